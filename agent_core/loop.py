@@ -1,0 +1,235 @@
+"""The turn loop (SPEC §3): inner loop = turns, outer loop = follow-ups.
+
+Pure asyncio. The model is reached only through ``config.stream_fn``; tools only through the
+:class:`~agent_core.tool.Tool` protocol. Nothing here knows a provider, a tool or a UI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent_core.abort import AbortSignal
+from agent_core.events import (
+    AgentEnd,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    TurnEnd,
+    TurnStart,
+)
+from agent_core.messages import AssistantMessage, Message
+from agent_core.stream import (
+    AssistantMessageBuilder,
+    LlmContext,
+    RetryNotice,
+    StreamFn,
+    StreamOptions,
+)
+from agent_core.tool import AfterToolCall, BeforeToolCall, Tool, tool_spec
+from agent_core.tool_execution import execute_tool_calls
+
+Emit = Callable[[Any], None]
+"""Receives every event, synchronously, in order. Must not raise (the Agent guards listeners)."""
+
+
+@dataclass
+class AgentContext:
+    """What the loop works on: system prompt, the message list (mutated in place), tools."""
+
+    system_prompt: str = ""
+    messages: list[Message] = field(default_factory=list)
+    tools: list[Tool] = field(default_factory=list)
+
+
+@dataclass
+class AgentLoopConfig:
+    """How to reach the model and how to run tools.
+
+    ``get_steering_messages`` / ``get_follow_up_messages`` drain the two queues (return ``[]``
+    when empty). ``transform_context`` may rewrite the messages sent to the model (not the
+    stored history), e.g. to compact.
+    """
+
+    stream_fn: StreamFn
+    model: str = ""
+    thinking: str = "off"
+    max_tokens: int | None = None
+    tool_execution: Literal["sequential", "parallel"] = "parallel"
+    get_steering_messages: Callable[[], list[Message]] | None = None
+    get_follow_up_messages: Callable[[], list[Message]] | None = None
+    before_tool_call: BeforeToolCall | None = None
+    after_tool_call: AfterToolCall | None = None
+    transform_context: Callable[[list[Message], AbortSignal], Awaitable[list[Message]]] | None = None
+    on_retry: Callable[[RetryNotice], None] | None = None
+    on_retry_end: Callable[[bool, int, str | None], None] | None = None
+    stream_extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _drain(getter: Callable[[], list[Message]] | None) -> list[Message]:
+    return list(getter()) if getter is not None else []
+
+
+async def run_agent_loop(
+    prompts: list[Message],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: Emit,
+    signal: AbortSignal | None = None,
+) -> list[Message]:
+    """Start a run with new prompt messages. Returns every message added during the run."""
+    signal = signal or AbortSignal()
+    new_messages: list[Message] = list(prompts)
+    emit(AgentStart())
+    emit(TurnStart())
+    for prompt in prompts:
+        context.messages.append(prompt)
+        emit(MessageStart(message=prompt))
+        emit(MessageEnd(message=prompt))
+    await run_loop(context, new_messages, config, emit, signal)
+    return new_messages
+
+
+async def run_agent_loop_continue(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: Emit,
+    signal: AbortSignal | None = None,
+) -> list[Message]:
+    """Continue from the current context (its last message must be a user or tool result)."""
+    if not context.messages:
+        raise ValueError("Cannot continue: no messages in context")
+    if isinstance(context.messages[-1], AssistantMessage):
+        raise ValueError("Cannot continue from message role: assistant")
+    signal = signal or AbortSignal()
+    new_messages: list[Message] = []
+    emit(AgentStart())
+    emit(TurnStart())
+    await run_loop(context, new_messages, config, emit, signal)
+    return new_messages
+
+
+async def run_loop(
+    context: AgentContext,
+    new_messages: list[Message],
+    config: AgentLoopConfig,
+    emit: Emit,
+    signal: AbortSignal,
+) -> None:
+    """SPEC §3, line by line. ``turn_start`` of the first turn was emitted by the caller."""
+    first_turn = True
+    pending = _drain(config.get_steering_messages)
+    while True:
+        has_more_tool_calls = True
+        while has_more_tool_calls or pending:
+            if first_turn:
+                first_turn = False
+            else:
+                emit(TurnStart())
+            for queued in pending:
+                context.messages.append(queued)
+                new_messages.append(queued)
+                emit(MessageStart(message=queued))
+                emit(MessageEnd(message=queued))
+            pending = []
+
+            message = await stream_assistant_response(context, config, emit, signal)
+            new_messages.append(message)
+            if message.stop_reason in ("error", "aborted"):
+                emit(TurnEnd(message=message, tool_results=[]))
+                emit(AgentEnd(messages=new_messages))
+                return
+
+            # Trust the content, not the declared stop reason.
+            tool_calls = message.tool_calls
+            has_more_tool_calls = bool(tool_calls)
+            results = []
+            if tool_calls:
+                batch = await execute_tool_calls(context, message, tool_calls, config, emit, signal)
+                results = batch.results
+                new_messages.extend(results)
+                pending.extend(batch.steering)
+                if batch.terminate:
+                    has_more_tool_calls = False
+            emit(TurnEnd(message=message, tool_results=results))
+            pending.extend(_drain(config.get_steering_messages))
+
+        if signal.aborted:
+            break
+        follow_ups = _drain(config.get_follow_up_messages)
+        if follow_ups:
+            pending = follow_ups
+            continue
+        break
+    emit(AgentEnd(messages=new_messages))
+
+
+async def stream_assistant_response(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: Emit,
+    signal: AbortSignal,
+) -> AssistantMessage:
+    """One model call: message_start, message_update per stream event, message_end.
+
+    The stream runs in its own task so that an abort cancels it at once, whatever the
+    provider does; the partial content received so far is kept in the aborted message.
+    """
+    builder = AssistantMessageBuilder(model=config.model)
+    emit(MessageStart(message=builder.message))
+    final: AssistantMessage | None = None
+    if signal.aborted:
+        final = builder.finish("aborted", error_message="Request was aborted")
+    else:
+        messages = context.messages
+        if config.transform_context is not None:
+            messages = await config.transform_context(list(messages), signal)
+        llm_context = LlmContext(
+            system_prompt=context.system_prompt,
+            messages=list(messages),
+            tools=[tool_spec(tool) for tool in context.tools],
+        )
+        options = StreamOptions(
+            model=config.model,
+            cancel=signal,
+            thinking=config.thinking,
+            max_tokens=config.max_tokens,
+            on_retry=config.on_retry,
+            on_retry_end=config.on_retry_end,
+            extra=dict(config.stream_extra),
+        )
+
+        async def consume() -> AssistantMessage | None:
+            stream = config.stream_fn(llm_context, options)
+            closer = stream if hasattr(stream, "aclose") else None
+            async with contextlib.aclosing(closer) if closer else contextlib.nullcontext():
+                async for item in stream:
+                    if isinstance(item, AssistantMessage):
+                        return item
+                    builder.apply(item)
+                    emit(MessageUpdate(message=builder.message, assistant_message_event=item))
+            return None
+
+        task = asyncio.ensure_future(consume())
+        remove = signal.on_abort(task.cancel)
+        try:
+            final = await task
+        except asyncio.CancelledError:
+            if not signal.aborted:
+                raise
+            final = builder.finish("aborted", error_message="Request was aborted")
+        except Exception as exc:  # the StreamFn broke its contract; never crash the loop
+            final = builder.finish("error", error_message=f"Model stream failed: {type(exc).__name__}: {exc}")
+        finally:
+            remove()
+        if final is None:
+            final = builder.finish("error", error_message="Model stream ended without a final message")
+    if not final.model:
+        final.model = config.model
+    context.messages.append(final)
+    emit(MessageEnd(message=final))
+    return final

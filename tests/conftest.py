@@ -1,0 +1,35 @@
+"""Shared fixtures: every test runs with a temporary PI_HOME and no provider keys."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+_PROVIDER_ENV = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GEMINI_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "XAI_API_KEY",
+    "MISTRAL_API_KEY",
+    "OPENAI_BASE_URL",
+    "PI_MODEL",
+    "PI_TRANSPORT",
+)
+
+
+@pytest.fixture(autouse=True)
+def pi_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh PI_HOME per test; provider keys removed so nothing reaches the network."""
+    home = tmp_path_factory.mktemp("pi_home")
+    monkeypatch.setenv("PI_HOME", str(home))
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    monkeypatch.setenv("PI_NO_LOCAL_PROBE", "1")
+    for name in _PROVIDER_ENV:
+        monkeypatch.delenv(name, raising=False)
+    os.environ.pop("NO_COLOR", None)
+    return home
