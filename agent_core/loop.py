@@ -156,7 +156,8 @@ async def run_loop(
                 if batch.terminate:
                     has_more_tool_calls = False
             emit(TurnEnd(message=message, tool_results=results))
-            pending.extend(_drain(config.get_steering_messages))
+            if not pending:  # a steer drained mid-batch is this turn's delivery (one-at-a-time)
+                pending = _drain(config.get_steering_messages)
 
         if signal.aborted:
             break
