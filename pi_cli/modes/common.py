@@ -1,0 +1,23 @@
+"""Shared start-up for non-TUI modes: build the shell or explain why it cannot start."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pi_cli.launch import EXIT_USAGE, LaunchArgs, error, shell_options
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import CodingAgent
+
+
+def build_shell(args: LaunchArgs) -> CodingAgent | int:
+    """The shell, or an exit code after printing a clear message (never a traceback)."""
+    from pi_cli.shell.coding_agent import CodingAgent, ConfigError
+    from pi_cli.shell.session_store import SessionError
+    from pi_cli.shell.settings import SettingsError
+
+    try:
+        return CodingAgent(shell_options(args))
+    except (ConfigError, SettingsError, SessionError) as exc:
+        error(str(exc))
+        return EXIT_USAGE

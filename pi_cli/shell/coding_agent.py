@@ -1,0 +1,343 @@
+"""The CodingAgent: builds the agent (model, tools, system prompt, session) for any front end.
+
+It runs no model and no tool itself: it expands slash commands, persists the session, turns
+provider retries into events, and calls ``agent.prompt``. Front ends subscribe to one event
+stream carrying agent_core events plus the shell events of :mod:`pi_cli.shell.events`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_core import Agent, AssistantMessage, MessageEnd, RetryNotice, StreamFn
+from pi_cli.shell.context_files import ContextFile, load_context_files, read_prompt_override
+from pi_cli.shell.events import AutoRetryEnd, AutoRetryStart, ModelChanged, Notice, SessionChanged
+from pi_cli.shell.session_store import (
+    SessionStore,
+    find_latest_session,
+    resolve_session,
+)
+from pi_cli.shell.settings import Settings, load_settings
+from pi_cli.shell.slash_commands import (
+    CommandResult,
+    SlashCommandRegistry,
+    builtin_commands,
+    parse_command_line,
+)
+from pi_cli.shell.system_prompt import build_system_prompt
+from pi_cli.shell.usage import SessionUsage, context_tokens
+
+Listener = Callable[[Any], None]
+InputTransform = Callable[[str], Awaitable[str | None]]
+
+
+class ConfigError(Exception):
+    """The shell cannot start (no model, bad flag...). The message is meant for the user."""
+
+
+@dataclass
+class ShellOptions:
+    """How to build the shell (CLI flags, RPC options, test overrides)."""
+
+    cwd: Path = field(default_factory=Path.cwd)
+    model: str | None = None
+    api_base: str | None = None
+    api_key: str | None = None
+    thinking: str | None = None
+    tools: list[str] | None = None
+    no_tools: bool = False
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    persist_session: bool = True
+    continue_session: bool = False
+    session: str | None = None
+    skill_paths: list[str] = field(default_factory=list)
+    stream_fn: StreamFn | None = None  # tests: bypass provider resolution
+    settings: Settings | None = None
+
+
+class CodingAgent:
+    """The shell around one :class:`agent_core.Agent`."""
+
+    def __init__(self, options: ShellOptions) -> None:
+        self.options = options
+        self.cwd = options.cwd.resolve()
+        self.settings = options.settings or load_settings(self.cwd)
+        self.commands = SlashCommandRegistry()
+        for command in builtin_commands():
+            self.commands.register(command)
+        self.input_transforms: list[InputTransform] = []
+        self._listeners: list[Listener] = []
+        self.thinking = options.thinking or self.settings.thinking
+        self.resolved_model: Any = None
+        self.model_id = ""
+        stream_fn = self._resolve_model(options.model)
+        self.tools = self._create_tools()
+        self.context_files: list[ContextFile] = load_context_files(self.cwd)
+        self.agent = Agent(
+            stream_fn,
+            model=self.model_id,
+            tools=self.tools,
+            thinking=self.thinking,
+            tool_execution=self.settings.tool_execution,
+            steering_mode=self.settings.steering_mode,
+            follow_up_mode=self.settings.follow_up_mode,
+        )
+        self.agent.on_retry = self._on_retry
+        self.agent.on_retry_end = self._on_retry_end
+        self.agent.subscribe(self._on_agent_event)
+        self.session = self._open_session()
+        self.rebuild_system_prompt()
+
+    # ------------------------------------------------------------------ building
+
+    def _resolve_model(self, spec: str | None) -> StreamFn:
+        if self.options.stream_fn is not None:
+            self.model_id = spec or self.settings.model or "test/scripted"
+            return self.options.stream_fn
+        from agent_core import providers
+
+        env = dict(os.environ)
+        chosen = spec or self.settings.model or providers.default_model_spec(env)
+        if chosen is None:
+            raise ConfigError(no_model_message())
+        try:
+            model = providers.resolve_model(
+                chosen,
+                api_base=self.options.api_base or self.settings.api_base,
+                api_key=self.options.api_key,
+                models_file=_models_file(),
+                env=env,
+                transport=os.environ.get("PI_TRANSPORT") or self.settings.transport,
+            )
+        except providers.ModelConfigError as exc:
+            raise ConfigError(str(exc)) from None
+        retry = self.settings.retry
+        self.resolved_model = model
+        self.model_id = model.id
+        return providers.make_stream_fn(
+            model,
+            retry=providers.RetryConfig(
+                max_retries=retry.max_retries if retry.enabled else 0,
+                base_delay_s=retry.base_delay_ms / 1000,
+            ),
+        )
+
+    def _create_tools(self) -> list[Any]:
+        if self.options.no_tools:
+            return []
+        import tools
+
+        names = self.options.tools if self.options.tools is not None else self.settings.tools
+        try:
+            return tools.create_tools(list(names or tools.DEFAULT_TOOL_NAMES), self.cwd)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+
+    def _open_session(self) -> SessionStore:
+        persist = self.options.persist_session
+        path: Path | None = None
+        if self.options.session:
+            path = resolve_session(self.options.session, self.cwd)
+        elif self.options.continue_session:
+            path = find_latest_session(self.cwd)
+            if path is None:
+                self.notify("No previous session for this directory; starting a new one.", "warning")
+        if path is None:
+            return SessionStore.create(self.cwd, persist=persist)
+        store = SessionStore.open(path)
+        self._load_into_agent(store)
+        return store
+
+    def _load_into_agent(self, store: SessionStore) -> None:
+        for warning in store.warnings:
+            self.notify(warning, "warning")
+        self.agent.replace_messages(store.build_context())
+        change = store.latest("model_change")
+        if change and not self.options.model and self.options.stream_fn is None:
+            try:
+                self.set_model(str(change["model"]), record=False)
+            except ConfigError as exc:
+                self.notify(f"Could not restore model {change['model']}: {exc}", "warning")
+
+    def rebuild_system_prompt(self, skills_block: str | None = None) -> None:
+        """Recompute the system prompt (after tools, context files or skills change)."""
+        custom = self.options.system_prompt or read_prompt_override(self.cwd, "SYSTEM.md")
+        append_parts = [read_prompt_override(self.cwd, "APPEND_SYSTEM.md"), self.options.append_system_prompt]
+        self.agent.system_prompt = build_system_prompt(
+            cwd=self.cwd,
+            tools=self.tools,
+            context_files=self.context_files,
+            custom_prompt=custom,
+            append_prompt="\n\n".join(p for p in append_parts if p) or None,
+            skills_block=skills_block,
+        )
+
+    # ------------------------------------------------------------------ events
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive agent and shell events. Returns an unsubscribe function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def emit(self, event: Any) -> None:
+        """Send an event to every listener (a failing listener never breaks the shell)."""
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # noqa: BLE001
+                import logging
+
+                logging.getLogger("pi_cli").exception("listener failed")
+
+    def notify(self, text: str, level: str = "info") -> None:
+        """Emit a :class:`Notice`."""
+        self.emit(Notice(text=text, level=level))  # type: ignore[arg-type]
+
+    def _on_agent_event(self, event: Any) -> None:
+        if isinstance(event, MessageEnd):
+            self.session.append_message(event.message)
+        self.emit(event)
+
+    def _on_retry(self, notice: RetryNotice) -> None:
+        self.emit(AutoRetryStart(attempt=notice.attempt, max_attempts=notice.max_attempts,
+                                 delay_ms=int(notice.delay_s * 1000), error_message=notice.error_message))
+
+    def _on_retry_end(self, success: bool, attempt: int, final_error: str | None) -> None:
+        self.emit(AutoRetryEnd(success=success, attempt=attempt, final_error=final_error))
+
+    # ------------------------------------------------------------------ input
+
+    @property
+    def is_streaming(self) -> bool:
+        """True while a run is live."""
+        return self.agent.state.is_streaming
+
+    async def submit(self, text: str) -> CommandResult | None:
+        """Handle one line of user input: a slash command, or a prompt run to the end."""
+        for transform in self.input_transforms:
+            transformed = await transform(text)
+            if transformed is None:
+                return CommandResult()
+            text = transformed
+        parsed = parse_command_line(text)
+        if parsed is not None:
+            name, args = parsed
+            command = self.commands.get(name)
+            if command is not None:
+                result = await command.handler(self, args)
+                if result.prompt is not None:
+                    await self.prompt(result.prompt)
+                return result
+        await self.prompt(text)
+        return None
+
+    async def prompt(self, text: str) -> None:
+        """Run the model on ``text`` to the end of the run."""
+        await self.agent.prompt(text)
+
+    def steer(self, text: str) -> None:
+        """Queue a message for the next turn of the live run."""
+        self.agent.steer(text)
+
+    def follow_up(self, text: str) -> None:
+        """Queue a message for after the live run would stop."""
+        self.agent.follow_up(text)
+
+    def abort(self) -> None:
+        """Abort the live run."""
+        self.agent.abort()
+
+    # ------------------------------------------------------------------ model & session
+
+    def set_model(self, spec: str, *, record: bool = True) -> None:
+        """Switch the model (raises :class:`ConfigError` with a user-facing message)."""
+        stream_fn = self._resolve_model(spec)
+        self.agent.stream_fn = stream_fn
+        self.agent.model = self.model_id
+        if record:
+            self.session.append("model_change", model=self.model_id)
+        self.emit(ModelChanged(model=self.model_id, thinking=self.thinking))
+
+    def set_thinking(self, level: str) -> None:
+        """Change the reasoning level for the next requests."""
+        self.thinking = level
+        self.agent.thinking = level
+        self.session.append("thinking_level_change", thinkingLevel=level)
+        self.emit(ModelChanged(model=self.model_id, thinking=level))
+
+    def new_session(self) -> None:
+        """Start a fresh session file and an empty conversation."""
+        self.agent.reset()
+        self.session = SessionStore.create(self.cwd, persist=self.options.persist_session)
+        self.emit(SessionChanged(session_id=self.session.session_id, path=_str(self.session.path), reason="new"))
+
+    def switch_session(self, ref: str | Path) -> None:
+        """Resume another session (path or id) of this project."""
+        path = ref if isinstance(ref, Path) else resolve_session(ref, self.cwd)
+        store = SessionStore.open(path)
+        self.agent.reset()
+        self.session = store
+        self._load_into_agent(store)
+        self.emit(SessionChanged(session_id=store.session_id, path=str(path), reason="resume"))
+
+    @property
+    def usage(self) -> SessionUsage:
+        """Token and cost totals of the messages in the current context."""
+        return SessionUsage.of(self.agent.state.messages)
+
+    @property
+    def context_window(self) -> int:
+        """The model's context window in tokens (a budget from settings wins if smaller)."""
+        window = int(getattr(self.resolved_model, "context_window", 0) or 128_000)
+        budget = self.settings.compaction.context_budget
+        return min(window, budget) if budget else window
+
+    def context_usage(self) -> tuple[int, int]:
+        """(tokens in the current context, context window)."""
+        return context_tokens(self.agent.state.messages), self.context_window
+
+    def session_summary(self) -> str:
+        """Text for /session."""
+        usage = self.usage
+        used, window = self.context_usage()
+        messages = self.agent.state.messages
+        return "\n".join([
+            f"Session: {self.session.session_id}",
+            f"File: {self.session.path or '(not saved: --no-session)'}",
+            f"Model: {self.model_id} (thinking: {self.thinking})",
+            f"Messages: {len(messages)} ({sum(isinstance(m, AssistantMessage) for m in messages)} from the model)",
+            f"Tokens: {usage.input} in, {usage.output} out, {usage.cache_read} cache read, {usage.cache_write} cache write",
+            f"Cost: ${usage.cost:.4f}",
+            f"Context: {used} / {window} tokens ({100 * used / max(window, 1):.0f}%)",
+        ])
+
+
+def _str(path: Path | None) -> str | None:
+    return str(path) if path is not None else None
+
+
+def _models_file() -> Path:
+    from pi_cli.shell.paths import pi_home
+
+    return pi_home() / "models.json"
+
+
+def no_model_message() -> str:
+    """How to configure a model, for a user who has none."""
+    return (
+        "No model configured. Set an API key, for example:\n"
+        "  export ANTHROPIC_API_KEY=...    (Anthropic, default anthropic/claude-sonnet-4-5)\n"
+        "  export OPENAI_API_KEY=...       (OpenAI)\n"
+        "  export OPENROUTER_API_KEY=...   (OpenRouter)\n"
+        "or choose a model and key explicitly:\n"
+        "  pi --model openai/gpt-4o-mini --api-key ... \"your prompt\"\n"
+        "or use a local OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM):\n"
+        "  pi --model ollama/qwen2.5-coder:7b \"your prompt\"\n"
+        "  pi --model openai/local --api-base http://127.0.0.1:8080/v1 \"your prompt\"\n"
+        "A default model can also be set in ~/.pi/settings.json: {\"model\": \"provider/model\"}."
+    )

@@ -1,0 +1,29 @@
+"""Where pi keeps its files: ``PI_HOME`` (default ``~/.pi``) and per-project ``.pi/``."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+
+def pi_home() -> Path:
+    """The global pi directory (``$PI_HOME`` or ``~/.pi``)."""
+    value = os.environ.get("PI_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".pi"
+
+
+def project_dir(cwd: Path) -> Path:
+    """The project's ``.pi`` directory."""
+    return cwd / ".pi"
+
+
+def cwd_slug(cwd: Path) -> str:
+    """A file-name-safe slug of a working directory (``/a/b c`` -> ``--a-b-c--``)."""
+    text = str(cwd.resolve()).strip("/\\")
+    return "--" + re.sub(r"[^A-Za-z0-9._-]+", "-", text) + "--"
+
+
+def sessions_dir(cwd: Path) -> Path:
+    """The directory holding this working directory's session files."""
+    return pi_home() / "sessions" / cwd_slug(cwd)

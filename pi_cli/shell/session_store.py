@@ -1,0 +1,325 @@
+"""Append-only JSONL session files, indexed by byte offset.
+
+Layout: a header line, then one entry per line. Every entry has ``id`` and ``parentId``, so the
+file is a tree; the *leaf* is the entry new entries attach to (the last one written, unless the
+user moved it with /tree). Each line is flushed as it is written, so a crash loses at most the
+entry being written; a corrupt or truncated line is skipped with a warning on load.
+
+Loading scans the file once and keeps only ``(id, parentId, type, offset, length)`` per entry;
+entries are parsed when needed, so resuming a large session does not parse it all.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_core import Message, message_from_wire, to_wire
+from pi_cli.shell.paths import sessions_dir
+
+SESSION_VERSION = 1
+_ENTRY_PREFIX = re.compile(rb'^\{"type":"([a-z_]+)","id":"([0-9a-f]+)","parentId":(?:null|"([0-9a-f]+)")')
+
+
+class SessionError(Exception):
+    """A session file cannot be found or opened."""
+
+
+@dataclass(slots=True)
+class EntryRef:
+    """Where one entry lives in the file."""
+
+    id: str
+    parent_id: str | None
+    type: str
+    offset: int
+    length: int
+
+
+@dataclass
+class SessionHeader:
+    """The first line of a session file."""
+
+    id: str
+    cwd: str
+    timestamp: str
+    parent_session: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "type": "session",
+            "version": SESSION_VERSION,
+            "id": self.id,
+            "timestamp": self.timestamp,
+            "cwd": self.cwd,
+        }
+        if self.parent_session:
+            data["parentSession"] = self.parent_session
+        return data
+
+
+def _iso_now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _new_entry_id(existing: dict[str, EntryRef]) -> str:
+    while True:
+        candidate = uuid.uuid4().hex[:8]
+        if candidate not in existing:
+            return candidate
+
+
+@dataclass
+class SessionStore:
+    """One session: its file (or none with ``--no-session``), index and leaf."""
+
+    header: SessionHeader
+    path: Path | None
+    entries: dict[str, EntryRef] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    leaf_id: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    _memory: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _written_header: bool = False
+    _needs_newline: bool = False
+
+    # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def create(cls, cwd: Path, *, persist: bool = True, directory: Path | None = None,
+               parent_session: str | None = None) -> SessionStore:
+        """A new session for ``cwd``; the file is written on the first entry."""
+        session_id = str(uuid.uuid4())
+        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H-%M-%S-%f")[:-3] + "Z"
+        path = None
+        if persist:
+            path = (directory or sessions_dir(cwd)) / f"{stamp}_{session_id}.jsonl"
+        header = SessionHeader(id=session_id, cwd=str(cwd), timestamp=_iso_now(), parent_session=parent_session)
+        return cls(header=header, path=path)
+
+    @classmethod
+    def open(cls, path: Path) -> SessionStore:
+        """Index an existing session file; corrupt lines are skipped with a warning."""
+        try:
+            handle = path.open("rb")
+        except OSError as exc:
+            raise SessionError(f"Cannot open session {path}: {exc.strerror or exc}") from None
+        store: SessionStore | None = None
+        warnings: list[str] = []
+        entries: dict[str, EntryRef] = {}
+        order: list[str] = []
+        with handle:
+            offset = 0
+            last_line_ended = True
+            for line_no, line in enumerate(handle, start=1):
+                length = len(line)
+                last_line_ended = line.endswith(b"\n")
+                stripped = line.rstrip(b"\r\n")
+                ref = cls._index_line(stripped, offset, length, complete=last_line_ended)
+                if isinstance(ref, SessionHeader):
+                    if store is None:
+                        store = cls(header=ref, path=path)
+                elif isinstance(ref, EntryRef):
+                    entries[ref.id] = ref
+                    order.append(ref.id)
+                elif stripped.strip():
+                    warnings.append(f"{path.name}: skipped unreadable line {line_no}")
+                offset += length
+        if store is None:
+            raise SessionError(f"{path} is not a pi session file (no header line)")
+        store.entries, store.order, store.warnings = entries, order, warnings
+        store.leaf_id = order[-1] if order else None
+        store._written_header = True
+        store._needs_newline = not last_line_ended
+        return store
+
+    @staticmethod
+    def _index_line(line: bytes, offset: int, length: int, *, complete: bool) -> SessionHeader | EntryRef | None:
+        match = _ENTRY_PREFIX.match(line)
+        if match and complete and line.endswith(b"}"):
+            parent = match.group(3)
+            return EntryRef(match.group(2).decode(), parent.decode() if parent else None,
+                            match.group(1).decode(), offset, length)
+        try:
+            data = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            return None
+        if not isinstance(data, dict):
+            return None
+        if data.get("type") == "session" and "id" in data:
+            return SessionHeader(id=str(data["id"]), cwd=str(data.get("cwd", "")),
+                                 timestamp=str(data.get("timestamp", "")),
+                                 parent_session=data.get("parentSession"))
+        if isinstance(data.get("id"), str) and isinstance(data.get("type"), str):
+            return EntryRef(data["id"], data.get("parentId"), data["type"], offset, length)
+        return None
+
+    # ------------------------------------------------------------------ writing
+
+    @property
+    def session_id(self) -> str:
+        """The session's id."""
+        return self.header.id
+
+    def append(self, entry_type: str, **fields: Any) -> str:
+        """Append an entry under the current leaf; returns its id (which becomes the leaf)."""
+        entry_id = _new_entry_id(self.entries)
+        data: dict[str, Any] = {"type": entry_type, "id": entry_id, "parentId": self.leaf_id,
+                                "timestamp": _iso_now(), **fields}
+        line = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        offset = 0
+        if self.path is not None:
+            offset = self._write(line)
+        else:
+            self._memory[entry_id] = data
+        self.entries[entry_id] = EntryRef(entry_id, self.leaf_id, entry_type, offset, len(line))
+        self.order.append(entry_id)
+        self.leaf_id = entry_id
+        return entry_id
+
+    def append_message(self, message: Message) -> str:
+        """Persist one message (secrets never live in messages)."""
+        return self.append("message", message=to_wire(message))
+
+    def _write(self, line: bytes) -> int:
+        assert self.path is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("ab") as handle:
+            if not self._written_header:
+                handle.write((json.dumps(self.header.to_json(), separators=(",", ":")) + "\n").encode())
+                self._written_header = True
+            elif self._needs_newline:
+                handle.write(b"\n")
+            self._needs_newline = False
+            offset = handle.tell()
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return offset
+
+    def set_leaf(self, entry_id: str | None) -> None:
+        """Move the leaf (branching): the next entry attaches under ``entry_id``."""
+        if entry_id is not None and entry_id not in self.entries:
+            raise SessionError(f"No entry {entry_id} in this session")
+        self.leaf_id = entry_id
+
+    # ------------------------------------------------------------------ reading
+
+    def read_entry(self, entry_id: str) -> dict[str, Any] | None:
+        """Parse one entry (``None`` if its line is corrupt)."""
+        if entry_id in self._memory:
+            return self._memory[entry_id]
+        ref = self.entries[entry_id]
+        if self.path is None:
+            return None
+        with self.path.open("rb") as handle:
+            return self._read_at(handle, ref)
+
+    def _read_at(self, handle: Any, ref: EntryRef) -> dict[str, Any] | None:
+        handle.seek(ref.offset)
+        try:
+            data = json.loads(handle.read(ref.length))
+        except (ValueError, UnicodeDecodeError):
+            self.warnings.append(f"skipped corrupt entry {ref.id}")
+            return None
+        return data if isinstance(data, dict) else None
+
+    def path_to(self, entry_id: str | None = None) -> list[EntryRef]:
+        """Entries from the root to ``entry_id`` (default: the leaf)."""
+        refs: list[EntryRef] = []
+        current = entry_id if entry_id is not None else self.leaf_id
+        seen: set[str] = set()
+        while current is not None and current in self.entries and current not in seen:
+            seen.add(current)
+            ref = self.entries[current]
+            refs.append(ref)
+            current = ref.parent_id
+        refs.reverse()
+        return refs
+
+    def iter_entries(self, refs: list[EntryRef]) -> Iterator[dict[str, Any]]:
+        """Parse the given entries, reading the file once in order."""
+        if self.path is None or not self._written_header:
+            for ref in refs:
+                if ref.id in self._memory:
+                    yield self._memory[ref.id]
+            return
+        with self.path.open("rb") as handle:
+            for ref in refs:
+                data = self._read_at(handle, ref)
+                if data is not None:
+                    yield data
+
+    def build_context(self) -> list[Message]:
+        """The messages on the path to the leaf, starting at the last compaction if any."""
+        refs = self.path_to()
+        start = 0
+        summary: str | None = None
+        compaction_index = next((i for i in range(len(refs) - 1, -1, -1) if refs[i].type == "compaction"), None)
+        if compaction_index is not None:
+            entry = next(iter(self.iter_entries([refs[compaction_index]])), None)
+            if entry is not None:
+                summary = str(entry.get("summary", ""))
+                first_kept = entry.get("firstKeptEntryId")
+                kept = [i for i, ref in enumerate(refs[:compaction_index]) if ref.id == first_kept]
+                start = kept[0] if kept else compaction_index
+        messages: list[Message] = []
+        if summary is not None:
+            messages.append(compaction_summary_message(summary))
+        wanted = [ref for ref in refs[start:] if ref.type == "message"]
+        for data in self.iter_entries(wanted):
+            try:
+                messages.append(message_from_wire(data["message"]))
+            except Exception:  # noqa: BLE001 - a bad entry must not make the session unloadable
+                self.warnings.append(f"skipped invalid message entry {data.get('id')}")
+        return messages
+
+    def latest(self, entry_type: str) -> dict[str, Any] | None:
+        """The newest entry of ``entry_type`` on the current path."""
+        for ref in reversed(self.path_to()):
+            if ref.type == entry_type:
+                return next(iter(self.iter_entries([ref])), None)
+        return None
+
+
+def compaction_summary_message(summary: str) -> Message:
+    """The user message that stands for compacted history."""
+    from agent_core import user_message
+
+    return user_message(
+        "The conversation history before this point was compacted into the following summary:\n\n"
+        f"<summary>\n{summary}\n</summary>"
+    )
+
+
+def find_latest_session(cwd: Path) -> Path | None:
+    """The most recently modified session file of ``cwd``."""
+    directory = sessions_dir(cwd)
+    if not directory.is_dir():
+        return None
+    files = [p for p in directory.glob("*.jsonl") if p.is_file()]
+    return max(files, key=lambda p: p.stat().st_mtime, default=None)
+
+
+def resolve_session(ref: str, cwd: Path) -> Path:
+    """A session path from a file path or a (partial) session id."""
+    candidate = Path(ref).expanduser()
+    if candidate.is_file():
+        return candidate
+    directory = sessions_dir(cwd)
+    matches = sorted(directory.glob(f"*_{ref}*.jsonl")) if directory.is_dir() else []
+    if not matches:
+        all_dirs = sessions_dir(cwd).parent
+        matches = sorted(all_dirs.glob(f"*/*_{ref}*.jsonl")) if all_dirs.is_dir() else []
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise SessionError(f"Session id {ref!r} is ambiguous ({len(matches)} matches); give more characters")
+    raise SessionError(f"No session found for {ref!r} (give a file path or a session id)")

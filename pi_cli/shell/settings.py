@@ -1,0 +1,126 @@
+"""Settings: ``~/.pi/settings.json`` merged under ``.pi/settings.json`` (the project wins)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from pi_cli.shell.paths import pi_home, project_dir
+
+
+class SettingsError(Exception):
+    """A settings file is unreadable or invalid; the message names the file and the key."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class CompactionSettings(_Section):
+    """When and how to compact the context."""
+
+    enabled: bool = True
+    reserve_tokens: int = Field(default=16384, ge=0)
+    keep_recent_tokens: int = Field(default=20000, ge=0)
+    context_budget: int | None = Field(default=None, ge=1000)
+
+
+class RetrySettings(_Section):
+    """Automatic retries of transient provider errors."""
+
+    enabled: bool = True
+    max_retries: int = Field(default=3, ge=0, le=10)
+    base_delay_ms: int = Field(default=2000, ge=0)
+
+
+class Settings(_Section):
+    """Every setting pi reads. Unknown keys are ignored (newer files stay loadable)."""
+
+    model: str | None = None
+    thinking: Literal["off", "minimal", "low", "medium", "high", "xhigh"] = "off"
+    tools: list[str] | None = None
+    transport: Literal["auto", "native", "litellm"] = "auto"
+    api_base: str | None = None
+    theme: str = "dark"
+    ui: Literal["tui", "plain"] = "tui"
+    steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    tool_execution: Literal["sequential", "parallel"] = "parallel"
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+    hooks: dict[str, Any] = Field(default_factory=dict)
+    skills: list[str] = Field(default_factory=list)
+    local_probe_ports: dict[str, int] | None = None
+    bash_timeout_s: float | None = Field(default=None, gt=0)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise SettingsError(f"Cannot read settings file {path}: {exc.strerror or exc}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SettingsError(
+            f"Settings file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+        ) from None
+    if not isinstance(data, dict):
+        raise SettingsError(f"Settings file {path} must contain a JSON object, not {type(data).__name__}")
+    return data
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _validate(data: dict[str, Any], source: str) -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for item in exc.errors(include_url=False):
+            key = ".".join(str(part) for part in item.get("loc", ()))
+            problems.append(f'"{key}": {item.get("msg", "invalid")}')
+        raise SettingsError(f"Invalid settings in {source}: " + "; ".join(problems)) from None
+
+
+def settings_paths(cwd: Path) -> tuple[Path, Path]:
+    """(global settings file, project settings file)."""
+    return pi_home() / "settings.json", project_dir(cwd) / "settings.json"
+
+
+def load_settings(cwd: Path) -> Settings:
+    """Load and merge the global and project settings; raise :class:`SettingsError` if bad."""
+    global_path, project_path = settings_paths(cwd)
+    global_data = _read_json(global_path)
+    project_data = _read_json(project_path)
+    # Validate each file alone first so the error names the file that holds the bad key.
+    _validate(global_data, str(global_path))
+    _validate(project_data, str(project_path))
+    return _validate(_merge(global_data, project_data), f"{global_path} + {project_path}")
+
+
+def save_global_setting(key: str, value: Any) -> None:
+    """Persist one top-level key in the global settings file (e.g. the last used model)."""
+    path = pi_home() / "settings.json"
+    data = _read_json(path)
+    data[key] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,55 @@
+"""Token and cost accounting from provider usage."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent_core import AssistantMessage, Message
+
+
+@dataclass
+class SessionUsage:
+    """Totals over assistant messages."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+    @classmethod
+    def of(cls, messages: Sequence[Message]) -> SessionUsage:
+        """Sum the usage of every assistant message."""
+        total = cls()
+        for message in messages:
+            if isinstance(message, AssistantMessage):
+                usage = message.usage
+                total.input += usage.input
+                total.output += usage.output
+                total.cache_read += usage.cache_read
+                total.cache_write += usage.cache_write
+                total.cost += usage.cost.total
+        return total
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count (4 characters per token) for text without provider usage."""
+    return (len(text) + 3) // 4
+
+
+def message_tokens(message: Message) -> int:
+    """Estimated tokens of one message."""
+    return estimate_tokens(message.model_dump_json())
+
+
+def context_tokens(messages: Sequence[Message]) -> int:
+    """Tokens in the context: the last successful response's usage plus estimates after it."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
+            usage = message.usage
+            reported = usage.input + usage.output + usage.cache_read + usage.cache_write
+            if reported > 0:
+                return reported + sum(message_tokens(m) for m in messages[index + 1 :])
+    return sum(message_tokens(m) for m in messages)
