@@ -27,6 +27,7 @@ class WireModel(BaseModel):
         populate_by_name=True,
         serialize_by_alias=True,
         extra="ignore",
+        defer_build=True,
     )
 
 
