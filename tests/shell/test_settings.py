@@ -1,0 +1,70 @@
+"""Settings: merge order, validation errors naming file and key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pi_cli.shell.settings import SettingsError, load_settings, save_global_setting
+
+
+def _write(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+
+
+def test_defaults_without_files(tmp_path: Path) -> None:
+    settings = load_settings(tmp_path)
+    assert settings.model is None
+    assert settings.compaction.reserve_tokens == 16384
+    assert settings.steering_mode == "one-at-a-time"
+
+
+def test_project_wins_over_global_and_sections_merge(tmp_path: Path, pi_home: Path) -> None:
+    _write(pi_home / "settings.json", {"model": "openai/gpt-4o", "theme": "light",
+                                       "compaction": {"reserveTokens": 1000, "keepRecentTokens": 5}})
+    _write(tmp_path / ".pi" / "settings.json", {"model": "anthropic/claude-sonnet-4-5",
+                                                "compaction": {"reserveTokens": 2000}})
+    settings = load_settings(tmp_path)
+    assert settings.model == "anthropic/claude-sonnet-4-5"
+    assert settings.theme == "light"
+    assert settings.compaction.reserve_tokens == 2000
+    assert settings.compaction.keep_recent_tokens == 5
+
+
+def test_invalid_json_names_file_and_position(tmp_path: Path) -> None:
+    _write(tmp_path / ".pi" / "settings.json", '{"model": "x",,}')
+    with pytest.raises(SettingsError) as info:
+        load_settings(tmp_path)
+    message = str(info.value)
+    assert str(tmp_path / ".pi" / "settings.json") in message
+    assert "line 1" in message
+
+
+def test_invalid_value_names_file_and_key(tmp_path: Path, pi_home: Path) -> None:
+    _write(pi_home / "settings.json", {"compaction": {"reserveTokens": "lots"}})
+    with pytest.raises(SettingsError) as info:
+        load_settings(tmp_path)
+    message = str(info.value)
+    assert str(pi_home / "settings.json") in message
+    assert "compaction.reserveTokens" in message
+
+
+def test_non_object_settings_rejected(tmp_path: Path, pi_home: Path) -> None:
+    _write(pi_home / "settings.json", "[1, 2]")
+    with pytest.raises(SettingsError, match="JSON object"):
+        load_settings(tmp_path)
+
+
+def test_unknown_keys_are_ignored(tmp_path: Path, pi_home: Path) -> None:
+    _write(pi_home / "settings.json", {"someFutureKey": 1, "thinking": "high"})
+    assert load_settings(tmp_path).thinking == "high"
+
+
+def test_save_global_setting_keeps_other_keys(tmp_path: Path, pi_home: Path) -> None:
+    _write(pi_home / "settings.json", {"theme": "light"})
+    save_global_setting("model", "openai/gpt-4o")
+    data = json.loads((pi_home / "settings.json").read_text())
+    assert data == {"theme": "light", "model": "openai/gpt-4o"}
