@@ -160,16 +160,17 @@ class RendezvousTool:
         self.arrived = asyncio.Event()
         self.partner: RendezvousTool | None = None
         self.delay_after_meet = delay_after_meet
+        self.timeout = 1.0
         self.finish_order: list[str] | None = None
 
     async def execute(
         self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: OnToolUpdate | None = None
     ) -> ToolResult:
-        """Meet the partner (1 s timeout: a sequential run fails instead of hanging)."""
+        """Meet the partner (``timeout``: a sequential run fails instead of hanging)."""
         assert self.partner is not None
         self.arrived.set()
         try:
-            await asyncio.wait_for(self.partner.arrived.wait(), timeout=1.0)
+            await asyncio.wait_for(self.partner.arrived.wait(), timeout=self.timeout)
         except TimeoutError as exc:
             raise ToolError(f"{self.name}: partner never arrived (not run concurrently)") from exc
         for _ in range(int(self.delay_after_meet)):
