@@ -1,0 +1,91 @@
+"""Path handling shared by the tools: resolution against the working directory, atomic writes."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import unicodedata
+from pathlib import Path
+
+# Unicode spaces models (and macOS screenshot names) use where a plain space is meant.
+_ODD_SPACES = dict.fromkeys(map(ord, "\u00a0\u2007\u202f\u2000\u2001\u2002\u2003\u2009\u200a"), " ")
+
+
+def resolve_path(cwd: str | Path, path: str) -> Path:
+    """Resolve ``path`` relative to ``cwd``; absolute paths and a leading ``~`` are honoured.
+
+    A leading ``@`` (a common model habit from mention syntax) is dropped. When the literal path
+    does not exist, Unicode variants are tried (NFC/NFD forms, odd spaces such as the narrow
+    no-break space in macOS screenshot names) so a model's retyped name still finds the file.
+    """
+    text = path.strip()
+    if text.startswith("@"):
+        text = text[1:]
+    if text == "~" or text.startswith("~/"):
+        text = os.path.expanduser(text)
+    candidate = Path(text)
+    if not candidate.is_absolute():
+        candidate = Path(cwd) / candidate
+    if candidate.exists() or not text:
+        return candidate
+    for variant in _variants(str(candidate)):
+        if os.path.exists(variant):
+            return Path(variant)
+    return candidate
+
+
+def _variants(path: str) -> list[str]:
+    forms = [unicodedata.normalize("NFC", path), unicodedata.normalize("NFD", path)]
+    plain = path.translate(_ODD_SPACES)
+    forms.append(plain)
+    # macOS writes "10.00.00\u202fAM"; a model usually types a plain space there.
+    forms.append(plain.replace(" AM.", "\u202fAM.").replace(" PM.", "\u202fPM."))
+    return [form for form in forms if form != path]
+
+
+def display_path(cwd: str | Path, path: Path) -> str:
+    """``path`` relative to ``cwd`` when it lies inside it, else absolute (for messages)."""
+    try:
+        relative = path.relative_to(Path(cwd))
+    except ValueError:
+        return str(path)
+    return str(relative) or "."
+
+
+_UMASK: int | None = None
+
+
+def _umask() -> int:
+    global _UMASK
+    if _UMASK is None:
+        # os.umask can only be read by setting it; do it once and restore at once.
+        _UMASK = os.umask(0o022)
+        os.umask(_UMASK)
+    return _UMASK
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temp file in the same directory and ``os.replace``.
+
+    A crash leaves either the old file or the new one, never a half-written one. An existing
+    file keeps its permission bits; a symlink is followed so the link itself survives.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

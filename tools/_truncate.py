@@ -1,0 +1,145 @@
+"""Shared output truncation: keep the head or the tail of a text by lines and bytes.
+
+Every tool that returns potentially large text goes through here, so the limits and the notes the
+model reads are the same everywhere. Truncation never cuts inside a line, except when a single
+line is itself larger than the byte budget (then :func:`truncate_tail` keeps the end of it and
+says so, because returning nothing would be worse).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+DEFAULT_MAX_LINES = 2000
+DEFAULT_MAX_BYTES = 50 * 1024
+GREP_MAX_LINE_LENGTH = 500
+
+
+@dataclass
+class Truncation:
+    """The kept text plus the numbers needed to tell the model what was left out."""
+
+    content: str
+    truncated: bool
+    truncated_by: Literal["lines", "bytes"] | None
+    total_lines: int
+    total_bytes: int
+    output_lines: int
+    output_bytes: int
+    max_lines: int
+    max_bytes: int
+    first_line_exceeds_limit: bool = False
+    last_line_partial: bool = False
+
+    def to_details(self) -> dict[str, Any]:
+        """JSON-ready summary for ``ToolResult.details`` (the kept text itself left out)."""
+        data = asdict(self)
+        data.pop("content")
+        return data
+
+
+def format_size(num_bytes: int) -> str:
+    """Human-readable size: ``512B``, ``50.0KB``, ``1.2MB``."""
+    if num_bytes < 1024:
+        return f"{num_bytes}B"
+    if num_bytes < 1024 * 1024:
+        return f"{num_bytes / 1024:.1f}KB"
+    return f"{num_bytes / (1024 * 1024):.1f}MB"
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines without their ``\\n``; a final newline does not start an extra empty line."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _byte_len(line: str) -> int:
+    return len(line.encode("utf-8", "surrogatepass"))
+
+
+def truncate_head(
+    text: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+) -> Truncation:
+    """Keep whole lines from the start until either limit is reached (for file reads)."""
+    lines = split_lines(text)
+    sizes = [_byte_len(line) for line in lines]
+    total_bytes = _byte_len(text)
+    kept: list[str] = []
+    used = 0
+    by: Literal["lines", "bytes"] | None = None
+    for line, size in zip(lines, sizes, strict=True):
+        if len(kept) >= max_lines:
+            by = "lines"
+            break
+        cost = size + (1 if kept else 0)
+        if used + cost > max_bytes:
+            by = "bytes"
+            break
+        kept.append(line)
+        used += cost
+    first_too_big = bool(lines) and not kept and by == "bytes"
+    return Truncation(
+        content="\n".join(kept),
+        truncated=by is not None,
+        truncated_by=by,
+        total_lines=len(lines),
+        total_bytes=total_bytes,
+        output_lines=len(kept),
+        output_bytes=used,
+        max_lines=max_lines,
+        max_bytes=max_bytes,
+        first_line_exceeds_limit=first_too_big,
+    )
+
+
+def truncate_tail(
+    text: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+) -> Truncation:
+    """Keep whole lines from the end until either limit is reached (for command output)."""
+    lines = split_lines(text)
+    total_bytes = _byte_len(text)
+    kept: list[str] = []
+    used = 0
+    by: Literal["lines", "bytes"] | None = None
+    partial = False
+    for line in reversed(lines):
+        if len(kept) >= max_lines:
+            by = "lines"
+            break
+        cost = _byte_len(line) + (1 if kept else 0)
+        if used + cost > max_bytes:
+            by = "bytes"
+            if not kept:
+                # One enormous last line: keep its end rather than nothing at all.
+                tail = line.encode("utf-8", "surrogatepass")[-max_bytes:]
+                kept.append(tail.decode("utf-8", "ignore"))
+                used = _byte_len(kept[0])
+                partial = True
+            break
+        kept.append(line)
+        used += cost
+    kept.reverse()
+    return Truncation(
+        content="\n".join(kept),
+        truncated=by is not None,
+        truncated_by=by,
+        total_lines=len(lines),
+        total_bytes=total_bytes,
+        output_lines=len(kept),
+        output_bytes=used,
+        max_lines=max_lines,
+        max_bytes=max_bytes,
+        last_line_partial=partial,
+    )
+
+
+def truncate_line(line: str, max_chars: int = GREP_MAX_LINE_LENGTH) -> tuple[str, bool]:
+    """Cut one line to ``max_chars`` characters. Returns (text, was_cut)."""
+    if len(line) <= max_chars:
+        return line, False
+    return line[:max_chars] + "... [truncated]", True

@@ -1,0 +1,171 @@
+"""The ``edit`` tool: exact-text replacements, several per call, applied atomically."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core.tool import OnToolUpdate
+from tools._match import find_match
+from tools._paths import atomic_write, display_path, resolve_path
+
+_BOM = "\ufeff"
+
+
+class EditItem(BaseModel):
+    """One replacement."""
+
+    old_text: str = Field(
+        description="Exact text to find; must occur exactly once in the file (include enough context)"
+    )
+    new_text: str = Field(description="Text that replaces old_text")
+
+
+class EditArgs(BaseModel):
+    """Arguments of the edit tool."""
+
+    path: str = Field(description="Path to the file to edit (relative to the working directory or absolute)")
+    edits: list[EditItem] = Field(
+        min_length=1,
+        description=(
+            "Replacements, each matched against the original file; they must not overlap. "
+            "Use several edits to change several places in one call."
+        ),
+    )
+
+
+class EditTool:
+    """Replace exact snippets of a file; each must match once and edits must not overlap."""
+
+    name = "edit"
+    summary = "Edit a file by replacing exact text snippets"
+    description = (
+        "Edit a file by replacing exact text. Each old_text must match exactly one place in the "
+        "original file (whitespace must match; if no exact match exists, a match tolerant of "
+        "trailing whitespace, smart quotes and unicode dashes is tried). Edits must not overlap. "
+        "Read the file first, and include enough surrounding lines to make each old_text unique."
+    )
+    parameters = EditArgs
+
+    def __init__(self, cwd: str | Path) -> None:
+        self.cwd = Path(cwd)
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: EditArgs,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
+    ) -> ToolResult:
+        """Apply ``args.edits``; on any failure nothing is written."""
+        if cancel.aborted:
+            raise ToolError("Aborted")
+        return await asyncio.to_thread(self._edit, args)
+
+    def _edit(self, args: EditArgs) -> ToolResult:
+        path = resolve_path(self.cwd, args.path)
+        shown = display_path(self.cwd, path)
+        if not path.exists():
+            raise ToolError(f"File not found: {shown}")
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory, not a file.")
+        try:
+            original = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise ToolError(f"{shown} is not valid UTF-8 text; edit only changes text files.") from None
+        except OSError as exc:
+            raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from None
+
+        bom = original.startswith(_BOM)
+        text = original[1:] if bom else original
+        # Only a file whose every line ends in CRLF is normalized; mixed files are matched as
+        # they are (the tolerant pass treats a stray "\r" as trailing whitespace).
+        crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+        if crlf:
+            text = text.replace("\r\n", "\n")
+
+        new_text, first_start = apply_edits(text, args.edits, multiple=len(args.edits) > 1)
+        if new_text == text:
+            raise ToolError(f"No changes made to {shown}: the replacements produce identical content.")
+
+        diff = "".join(
+            difflib.unified_diff(
+                text.splitlines(keepends=True),
+                new_text.splitlines(keepends=True),
+                fromfile=f"a/{shown}",
+                tofile=f"b/{shown}",
+                n=3,
+            )
+        )
+        first_line = text.count("\n", 0, first_start) + 1
+        output = new_text.replace("\n", "\r\n") if crlf else new_text
+        if bom:
+            output = _BOM + output
+        try:
+            atomic_write(path, output.encode("utf-8"))
+        except OSError as exc:
+            raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}") from None
+        count = len(args.edits)
+        noun = "edit" if count == 1 else "edits"
+        return ToolResult.of_text(
+            f"Successfully applied {count} {noun} to {shown}.",
+            details={"diff": diff, "first_changed_line": first_line},
+        )
+
+
+def apply_edits(text: str, edits: list[EditItem], multiple: bool = True) -> tuple[str, int]:
+    """Apply ``edits`` to ``text`` (all matched against the original).
+
+    Returns the new text and the offset of the first change.
+
+    Raises:
+        ToolError: naming the failing edit and why (empty, not found, ambiguous, no change,
+            overlapping).
+    """
+    spans: list[tuple[int, int, str, int]] = []
+    for number, item in enumerate(edits, 1):
+        label = f"Edit {number}" if multiple else "Edit"
+        old = item.old_text.replace("\r\n", "\n")
+        new = item.new_text.replace("\r\n", "\n")
+        if not old:
+            raise ToolError(f"{label}: old_text is empty; give the exact text to replace.")
+        if old == new:
+            raise ToolError(f"{label}: old_text and new_text are identical (no change).")
+        match = find_match(text, old)
+        if match.count == 0:
+            raise ToolError(
+                f"{label}: old_text not found in the file. It must match exactly, including "
+                "whitespace and indentation; read the file again and copy the text."
+            )
+        if match.count > 1:
+            times = f"{match.count}+" if match.count >= 100 else str(match.count)
+            raise ToolError(
+                f"{label}: old_text found {times} times; it must be unique. Include more "
+                "surrounding lines to pick one occurrence."
+            )
+        spans.append((match.start, match.end, new, number))
+
+    spans.sort()
+    for before, after in zip(spans, spans[1:], strict=False):
+        if after[0] < before[1]:
+            raise ToolError(
+                f"Edits {before[3]} and {after[3]} overlap; merge them into one edit or make "
+                "them target separate parts of the file."
+            )
+    parts: list[str] = []
+    cursor = 0
+    for start, end, new, _number in spans:
+        parts.append(text[cursor:start])
+        parts.append(new)
+        cursor = end
+    parts.append(text[cursor:])
+    return "".join(parts), spans[0][0]
+
+
+def create_edit_tool(cwd: str | Path) -> EditTool:
+    """An edit tool resolving relative paths against ``cwd``."""
+    return EditTool(cwd)

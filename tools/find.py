@@ -1,0 +1,86 @@
+"""The ``find`` tool: list files matching a glob with ripgrep (respects .gitignore)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core.tool import OnToolUpdate
+from tools._paths import display_path, resolve_path
+from tools._rg import run_rg
+from tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+
+DEFAULT_LIMIT = 1000
+
+
+class FindArgs(BaseModel):
+    """Arguments of the find tool."""
+
+    pattern: str = Field(
+        description="Glob pattern to match files, e.g. '*.py', '**/*.json' or 'src/**/test_*.py'"
+    )
+    path: str | None = Field(default=None, description="Directory to search in (default: working directory)")
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, description=f"Maximum number of results (default {DEFAULT_LIMIT})")
+
+
+class FindTool:
+    """Find files by glob; paths are relative to the working directory when inside it."""
+
+    name = "find"
+    summary = "Find files by glob pattern (respects .gitignore)"
+    description = (
+        "Search for files by glob pattern. A pattern without '/' matches file names at any depth "
+        "('*.py'); one with '/' matches paths relative to the search directory. Respects "
+        f".gitignore. Returns at most {DEFAULT_LIMIT} paths by default, sorted."
+    )
+    parameters = FindArgs
+
+    def __init__(self, cwd: str | Path) -> None:
+        self.cwd = Path(cwd)
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: FindArgs,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
+    ) -> ToolResult:
+        """List matching files."""
+        if cancel.aborted:
+            raise ToolError("Aborted")
+        target = resolve_path(self.cwd, args.path) if args.path else self.cwd
+        shown = display_path(self.cwd, target)
+        if not target.exists():
+            raise ToolError(f"Path not found: {shown}")
+        if not target.is_dir():
+            raise ToolError(f"Not a directory: {shown}")
+        rg_args = [
+            "--files", "--hidden", "--no-require-git", "--glob=!.git", "--no-messages",
+            f"--glob={args.pattern}",
+        ]
+        # rg matches globs relative to the directory it searches, so run it there and prefix.
+        out = await run_rg(rg_args, target, args.limit)
+        if out.returncode == 2 and not out.lines:
+            raise ToolError(f"find failed: {out.stderr or 'ripgrep exited with an error'}")
+        prefix = "" if target == self.cwd else shown.rstrip("/") + "/"
+        paths = sorted(prefix + raw.decode("utf-8", "replace") for raw in out.lines if raw)
+        if not paths:
+            return ToolResult.of_text("No files found matching pattern", details={"count": 0})
+        cut = truncate_head("\n".join(paths), max_lines=10**9, max_bytes=DEFAULT_MAX_BYTES)
+        notes = []
+        details: dict[str, object] = {"count": len(paths)}
+        if out.stopped_early:
+            notes.append(f"{args.limit} results limit reached. Use limit={args.limit * 2} for more, or refine the pattern")
+            details["result_limit_reached"] = args.limit
+        if cut.truncated:
+            notes.append(f"{format_size(DEFAULT_MAX_BYTES)} output limit reached")
+            details["truncation"] = cut.to_details()
+        text = cut.content + ("\n\n[" + ". ".join(notes) + "]" if notes else "")
+        return ToolResult.of_text(text, details=details)
+
+
+def create_find_tool(cwd: str | Path) -> FindTool:
+    """A find tool searching relative to ``cwd``."""
+    return FindTool(cwd)

@@ -1,0 +1,87 @@
+"""The ``ls`` tool: list one directory, sorted, directories marked with ``/``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core.tool import OnToolUpdate
+from tools._paths import display_path, resolve_path
+
+DEFAULT_LIMIT = 500
+
+
+class LsArgs(BaseModel):
+    """Arguments of the ls tool."""
+
+    path: str | None = Field(default=None, description="Directory to list (default: working directory)")
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, description=f"Maximum number of entries (default {DEFAULT_LIMIT})")
+
+
+class LsTool:
+    """List a directory: sorted case-insensitively, ``/`` after directories, dotfiles included."""
+
+    name = "ls"
+    summary = "List directory contents"
+    description = (
+        "List the entries of a directory, sorted alphabetically, with '/' after directories. "
+        f"Includes dotfiles. Returns at most {DEFAULT_LIMIT} entries by default."
+    )
+    parameters = LsArgs
+
+    def __init__(self, cwd: str | Path) -> None:
+        self.cwd = Path(cwd)
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: LsArgs,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
+    ) -> ToolResult:
+        """List ``args.path``."""
+        if cancel.aborted:
+            raise ToolError("Aborted")
+        return await asyncio.to_thread(self._list, args)
+
+    def _list(self, args: LsArgs) -> ToolResult:
+        target = resolve_path(self.cwd, args.path) if args.path else self.cwd
+        shown = display_path(self.cwd, target)
+        if not target.exists():
+            raise ToolError(f"Path not found: {shown}")
+        if not target.is_dir():
+            raise ToolError(f"Not a directory: {shown}")
+        try:
+            with os.scandir(target) as entries:
+                names = [entry.name + ("/" if _is_dir(entry) else "") for entry in entries]
+        except OSError as exc:
+            raise ToolError(f"Cannot list {shown}: {exc.strerror or exc}") from None
+        if not names:
+            return ToolResult.of_text("(empty directory)", details={"count": 0})
+        names.sort(key=lambda name: (name.lower(), name))
+        shown_names = names[: args.limit]
+        text = "\n".join(shown_names)
+        details: dict[str, object] = {"count": len(names)}
+        if len(names) > args.limit:
+            text += (
+                f"\n\n[{args.limit} entries limit reached ({len(names)} total). "
+                f"Use limit={min(len(names), args.limit * 2)} for more]"
+            )
+            details["entry_limit_reached"] = args.limit
+        return ToolResult.of_text(text, details=details)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # follows symlinks, so a link to a directory gets "/" too
+    except OSError:
+        return False
+
+
+def create_ls_tool(cwd: str | Path) -> LsTool:
+    """An ls tool listing relative to ``cwd``."""
+    return LsTool(cwd)

@@ -1,0 +1,164 @@
+"""The ``read`` tool: text files (paged and truncated) and images."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent_core import AbortSignal, ImageContent, TextContent, ToolError, ToolResult
+from agent_core.tool import OnToolUpdate
+from tools._paths import display_path, resolve_path
+from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+_SNIFF_BYTES = 8192
+
+
+class ReadArgs(BaseModel):
+    """Arguments of the read tool."""
+
+    path: str = Field(description="Path to the file to read (relative to the working directory or absolute)")
+    offset: int | None = Field(
+        default=None, ge=1, description="Line number to start reading from (1-based)"
+    )
+    limit: int | None = Field(default=None, ge=1, description="Maximum number of lines to read")
+
+
+def sniff_image(head: bytes) -> str | None:
+    """The MIME type when ``head`` starts like a png/jpeg/gif/webp file, else None."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+class ReadTool:
+    """Read a text file (truncated, pageable with offset/limit) or an image."""
+
+    name = "read"
+    summary = "Read file contents (text or images), paged with offset/limit"
+    description = (
+        "Read the contents of a file. Supports text files and images (png, jpg, gif, webp); "
+        f"images are returned as attachments. Text output is truncated to {DEFAULT_MAX_LINES} "
+        f"lines or {DEFAULT_MAX_BYTES // 1024}KB, whichever comes first; use offset/limit for "
+        "large files and keep reading with the offset the note gives until you have what you need."
+    )
+    parameters = ReadArgs
+
+    def __init__(self, cwd: str | Path) -> None:
+        self.cwd = Path(cwd)
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: ReadArgs,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
+    ) -> ToolResult:
+        """Read ``args.path``; raises ToolError with a clear reason on failure."""
+        if cancel.aborted:
+            raise ToolError("Aborted")
+        # File I/O off the event loop so a big read never stalls the UI.
+        return await asyncio.to_thread(self._read, args)
+
+    def _read(self, args: ReadArgs) -> ToolResult:
+        path = resolve_path(self.cwd, args.path)
+        shown = display_path(self.cwd, path)
+        if not path.exists():
+            raise ToolError(f"File not found: {shown}")
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory, not a file. Use ls to list it.")
+        try:
+            handle = path.open("rb")
+        except OSError as exc:
+            raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from None
+        with handle:
+            head = handle.read(_SNIFF_BYTES)
+            mime = sniff_image(head)
+            if mime is not None:
+                return self._image(path, shown, mime)
+            if b"\x00" in head:
+                raise ToolError(f"{shown} appears to be a binary file; read only supports text and images.")
+            handle.seek(0)
+            return self._text(handle, shown, args)
+
+    def _image(self, path: Path, shown: str, mime: str) -> ToolResult:
+        size = path.stat().st_size
+        if size > MAX_IMAGE_BYTES:
+            raise ToolError(
+                f"Image {shown} is {format_size(size)}, over the {format_size(MAX_IMAGE_BYTES)} limit."
+            )
+        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        return ToolResult(
+            content=[
+                TextContent(text=f"Read image file {shown} [{mime}, {format_size(size)}]"),
+                ImageContent(data=data, mime_type=mime),
+            ],
+            details={"path": shown, "mime_type": mime, "bytes": size},
+        )
+
+    def _text(self, handle: Any, shown: str, args: ReadArgs) -> ToolResult:
+        start = args.offset or 1
+        wanted = min(args.limit or DEFAULT_MAX_LINES, DEFAULT_MAX_LINES)
+        window: list[str] = []
+        window_bytes = 0
+        total = 0
+        # Stream the file: only the requested window is decoded and kept in memory.
+        for number, raw in enumerate(handle, 1):
+            total = number
+            if number < start or len(window) >= wanted or window_bytes > DEFAULT_MAX_BYTES:
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ToolError(
+                    f"{shown} is not valid UTF-8 text (line {number}); it may be binary or use "
+                    "another encoding. Use bash (e.g. iconv or xxd) to inspect it."
+                ) from None
+            line = line.removesuffix("\n").removesuffix("\r")
+            window.append(line)
+            window_bytes += len(raw)
+        if total == 0 and start == 1:
+            return ToolResult.of_text("", details={"path": shown, "total_lines": 0})
+        if start > total:
+            raise ToolError(f"Offset {start} is beyond end of file ({total} lines total)")
+
+        cut = truncate_head("\n".join(window), DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
+        end = start + cut.output_lines - 1
+        details: dict[str, Any] = {"path": shown, "total_lines": total, "start_line": start}
+        if cut.first_line_exceeds_limit:
+            size = len(window[0].encode("utf-8"))
+            text = (
+                f"[Line {start} is {format_size(size)}, exceeds the {format_size(DEFAULT_MAX_BYTES)} "
+                f"limit. Use bash: sed -n '{start}p' {shown} | head -c {DEFAULT_MAX_BYTES}]"
+            )
+            details["truncation"] = cut.to_details()
+            return ToolResult.of_text(text, details=details)
+        text = cut.content
+        user_limited = args.limit is not None and cut.output_lines == args.limit
+        if cut.truncated or (end < total and not user_limited):
+            limit_note = f" ({format_size(DEFAULT_MAX_BYTES)} limit)" if cut.truncated_by == "bytes" else ""
+            text += (
+                f"\n\n[Showing lines {start}-{end} of {total}{limit_note}. "
+                f"Use offset={end + 1} to continue.]"
+            )
+            by = cut.truncated_by or "lines"
+            details["truncation"] = {**cut.to_details(), "truncated": True, "truncated_by": by}
+        elif end < total:
+            text += f"\n\n[{total - end} more lines in file. Use offset={end + 1} to continue.]"
+        details["end_line"] = end
+        return ToolResult.of_text(text, details=details)
+
+
+def create_read_tool(cwd: str | Path) -> ReadTool:
+    """A read tool resolving relative paths against ``cwd``."""
+    return ReadTool(cwd)

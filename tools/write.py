@@ -1,0 +1,70 @@
+"""The ``write`` tool: create or overwrite a file atomically."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core.tool import OnToolUpdate
+from tools._paths import atomic_write, display_path, resolve_path
+
+
+class WriteArgs(BaseModel):
+    """Arguments of the write tool."""
+
+    path: str = Field(description="Path to the file to write (relative to the working directory or absolute)")
+    content: str = Field(description="The complete content to write to the file")
+
+
+class WriteTool:
+    """Write a whole file, creating parent directories; atomic (temp file + rename)."""
+
+    name = "write"
+    summary = "Create or overwrite a file (parent directories created)"
+    description = (
+        "Write content to a file. Creates the file if it does not exist and overwrites it if it "
+        "does; parent directories are created automatically. Prefer edit for changing part of an "
+        "existing file."
+    )
+    parameters = WriteArgs
+
+    def __init__(self, cwd: str | Path) -> None:
+        self.cwd = Path(cwd)
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: WriteArgs,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
+    ) -> ToolResult:
+        """Write ``args.content`` to ``args.path`` and report the byte count."""
+        if cancel.aborted:
+            raise ToolError("Aborted")
+        return await asyncio.to_thread(self._write, args)
+
+    def _write(self, args: WriteArgs) -> ToolResult:
+        path = resolve_path(self.cwd, args.path)
+        shown = display_path(self.cwd, path)
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory; give a file path.")
+        data = args.content.encode("utf-8")
+        existed = path.exists()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, data)
+        except OSError as exc:
+            raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}") from None
+        verb = "Overwrote" if existed else "Created"
+        return ToolResult.of_text(
+            f"{verb} {shown} ({len(data)} bytes written)",
+            details={"path": shown, "bytes": len(data), "created": not existed},
+        )
+
+
+def create_write_tool(cwd: str | Path) -> WriteTool:
+    """A write tool resolving relative paths against ``cwd``."""
+    return WriteTool(cwd)
