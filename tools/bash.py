@@ -201,6 +201,10 @@ async def kill_process_tree(proc: asyncio.subprocess.Process) -> None:
     while time.monotonic() < deadline and _group_alive(pgid):
         await asyncio.sleep(0.02)
     _signal_group(pgid, signal.SIGKILL)
+    # SIGKILL is delivered asynchronously; wait briefly so callers can rely on "tree is gone".
+    deadline = time.monotonic() + KILL_GRACE
+    while time.monotonic() < deadline and _group_alive(pgid):
+        await asyncio.sleep(0.01)
     with suppress(TimeoutError):
         await asyncio.wait_for(proc.wait(), 5)
 
