@@ -21,7 +21,7 @@ def resolve_path(cwd: str | Path, path: str) -> Path:
     text = path.strip()
     if text.startswith("@"):
         text = text[1:]
-    if text == "~" or text.startswith("~/"):
+    if text.startswith("~"):
         text = os.path.expanduser(text)
     candidate = Path(text)
     if not candidate.is_absolute():

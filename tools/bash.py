@@ -96,9 +96,11 @@ class BashTool:
                 stderr=write_fd,
                 start_new_session=True,
             )
-        except OSError as exc:
+        except BaseException as exc:
             os.close(read_fd)
-            raise ToolError(f"Cannot start shell: {exc}") from None
+            if isinstance(exc, OSError):
+                raise ToolError(f"Cannot start shell: {exc}") from None
+            raise
         finally:
             os.close(write_fd)
 

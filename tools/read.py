@@ -125,6 +125,8 @@ class ReadTool:
                     "another encoding. Use bash (e.g. iconv or xxd) to inspect it."
                 ) from None
             line = line.removesuffix("\n").removesuffix("\r")
+            if number == 1:
+                line = line.removeprefix("\ufeff")  # edit preserves the BOM; the model needn't see it
             window.append(line)
             window_bytes += len(raw)
         if total == 0 and start == 1:

@@ -158,3 +158,8 @@ async def test_write_to_directory_fails(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     with pytest.raises(ToolError, match="is a directory"):
         await run(create_write_tool(tmp_path), path="d", content="x")
+
+
+async def test_read_hides_bom_and_crlf(tmp_path: Path) -> None:
+    (tmp_path / "w.txt").write_bytes(b"\xef\xbb\xbfone\r\ntwo\r\n")
+    assert (await run(create_read_tool(tmp_path), path="w.txt")).text == "one\ntwo"
