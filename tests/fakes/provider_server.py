@@ -182,6 +182,7 @@ class FakeProviderServer:
         self._headers: list[dict[str, str]] = []
         self._served = 0
         self._http: _HttpServer | None = None
+        self._bound_port: int | None = None
         self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ lifecycle
@@ -191,7 +192,8 @@ class FakeProviderServer:
         self._stop.clear()
         self._http = _HttpServer(("127.0.0.1", self._port), _Handler)
         self._http.fake = self
-        self._thread = threading.Thread(target=self._http.serve_forever, name="fake-provider", daemon=True)
+        self._bound_port = int(self._http.server_address[1])
+        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), name="fake-provider", daemon=True)
         self._thread.start()
         return self
 
@@ -216,9 +218,9 @@ class FakeProviderServer:
 
     @property
     def port(self) -> int:
-        """The bound port (after :meth:`start`)."""
-        assert self._http is not None, "server not started"
-        return int(self._http.server_address[1])
+        """The bound port (after :meth:`start`; still known after :meth:`stop`)."""
+        assert self._bound_port is not None, "server not started"
+        return self._bound_port
 
     @property
     def openai_base_url(self) -> str:

@@ -1,0 +1,191 @@
+"""Anthropic Messages API streaming: text, thinking (signed / redacted), tool_use, prompt caching."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from agent_core.events import (
+    TextDelta,
+    TextEnd,
+    TextStart,
+    ThinkingDelta,
+    ThinkingEnd,
+    ThinkingStart,
+    ToolCallDelta,
+    ToolCallStart,
+)
+from agent_core.messages import AssistantMessage, TextContent, ThinkingContent, Usage
+from agent_core.providers.convert import anthropic_messages, anthropic_tools
+from agent_core.providers.errors import ProviderError, stream_error
+from agent_core.providers.models import ResolvedModel
+from agent_core.providers.transport import (
+    TransportConfig,
+    finalize_usage,
+    run_accumulated,
+    sse_json_source,
+)
+from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions
+
+API_VERSION = "2023-06-01"
+REDACTED_TEXT = "[Redacted thinking]"
+THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32000}
+DEFAULT_MAX_TOKENS_CAP = 32_000
+_STOP = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "max_tokens": "length",
+         "tool_use": "toolUse", "model_context_window_exceeded": "length"}
+
+
+class MessagesAccumulator:
+    """Folds Messages API SSE events into stream events and the final message."""
+
+    def __init__(self, model: ResolvedModel) -> None:
+        self.model = model
+        self.builder = AssistantMessageBuilder(api="anthropic-messages", provider=model.provider, model=model.name)
+        self.usage = Usage()
+        self._blocks: dict[int, tuple[str, int]] = {}  # wire index -> (kind, content index)
+        self._signatures: dict[int, str] = {}
+        self.stop_reason: str | None = None
+        self.done = False
+
+    def _emit(self, out: list[Any], event: Any) -> None:
+        self.builder.apply(event)
+        out.append(event)
+
+    def feed(self, event: str, data: Any) -> list[Any]:
+        """One parsed SSE data item."""
+        out: list[Any] = []
+        if not isinstance(data, dict):
+            return out
+        kind = data.get("type", event)
+        if kind == "message_start":
+            self._read_usage((data.get("message") or {}).get("usage") or {})
+        elif kind == "content_block_start":
+            self._start(out, int(data.get("index", 0)), data.get("content_block") or {})
+        elif kind == "content_block_delta":
+            self._delta(out, int(data.get("index", 0)), data.get("delta") or {})
+        elif kind == "content_block_stop":
+            self._stop(out, int(data.get("index", 0)))
+        elif kind == "message_delta":
+            self.stop_reason = (data.get("delta") or {}).get("stop_reason") or self.stop_reason
+            self._read_usage(data.get("usage") or {})
+        elif kind == "message_stop":
+            self.done = True
+        elif kind == "error":
+            err = data.get("error") or {}
+            raise stream_error(self.model.provider, str(err.get("type", "error")), str(err.get("message", err)),
+                               self.model.api_key)
+        return out
+
+    def _start(self, out: list[Any], wire: int, block: dict[str, Any]) -> None:
+        index = len(self.builder.message.content)
+        btype = block.get("type")
+        if btype == "text":
+            self._blocks[wire] = ("text", index)
+            self._emit(out, TextStart(content_index=index))
+            if block.get("text"):
+                self._emit(out, TextDelta(content_index=index, delta=block["text"]))
+        elif btype in ("thinking", "redacted_thinking"):
+            self._blocks[wire] = (btype, index)
+            self._emit(out, ThinkingStart(content_index=index))
+            if btype == "redacted_thinking":
+                self._signatures[index] = block.get("data", "")
+                self._emit(out, ThinkingDelta(content_index=index, delta=REDACTED_TEXT))
+        elif btype == "tool_use":
+            self._blocks[wire] = ("tool", index)
+            self._emit(out, ToolCallStart(content_index=index, id=block.get("id", f"toolu_{index}"),
+                                          name=block.get("name", "")))
+
+    def _delta(self, out: list[Any], wire: int, delta: dict[str, Any]) -> None:
+        if wire not in self._blocks:
+            return
+        _, index = self._blocks[wire]
+        dtype = delta.get("type")
+        if dtype == "text_delta" and delta.get("text"):
+            self._emit(out, TextDelta(content_index=index, delta=delta["text"]))
+        elif dtype == "thinking_delta" and delta.get("thinking"):
+            self._emit(out, ThinkingDelta(content_index=index, delta=delta["thinking"]))
+        elif dtype == "signature_delta":
+            self._signatures[index] = self._signatures.get(index, "") + delta.get("signature", "")
+        elif dtype == "input_json_delta" and delta.get("partial_json"):
+            self._emit(out, ToolCallDelta(content_index=index, delta=delta["partial_json"]))
+
+    def _stop(self, out: list[Any], wire: int) -> None:
+        entry = self._blocks.pop(wire, None)
+        if entry is None:
+            return
+        kind, index = entry
+        block = self.builder.message.content[index]
+        if kind == "text" and isinstance(block, TextContent):
+            self._emit(out, TextEnd(content_index=index, content=block.text))
+        elif kind in ("thinking", "redacted_thinking") and isinstance(block, ThinkingContent):
+            self._emit(out, ThinkingEnd(content_index=index, content=block.thinking,
+                                        signature=self._signatures.get(index) or None))
+            if kind == "redacted_thinking":
+                self.builder.message.content[index].redacted = True  # type: ignore[union-attr]
+        elif kind == "tool":
+            out.append(self.builder.finish_tool_call(index))
+
+    def _read_usage(self, raw: dict[str, Any]) -> None:
+        usage = self.usage
+        if raw.get("input_tokens") is not None:
+            usage.input = int(raw["input_tokens"])
+        if raw.get("output_tokens") is not None:
+            usage.output = int(raw["output_tokens"])
+        if raw.get("cache_read_input_tokens") is not None:
+            usage.cache_read = int(raw["cache_read_input_tokens"])
+        if raw.get("cache_creation_input_tokens") is not None:
+            usage.cache_write = int(raw["cache_creation_input_tokens"])
+
+    def finish(self) -> tuple[list[Any], AssistantMessage]:
+        """Build the final message (error if the stream was cut short)."""
+        if not self.done and self.stop_reason is None:
+            raise ProviderError(f"Connection to {self.model.provider} closed before the response completed")
+        out: list[Any] = []
+        for wire in list(self._blocks):
+            self._stop(out, wire)
+        usage = finalize_usage(self.model, self.usage)
+        reason = _STOP.get(self.stop_reason or "end_turn")
+        if reason is None:
+            return out, self.builder.finish(
+                "error", usage=usage, error_message=f"{self.model.provider} stopped the response: {self.stop_reason}")
+        return out, self.builder.finish(reason, usage=usage)  # type: ignore[arg-type]
+
+
+def build_request(model: ResolvedModel, context: LlmContext, options: StreamOptions) -> dict[str, Any]:
+    """The Messages API request body (streaming, cache breakpoints, thinking budget)."""
+    system, messages = anthropic_messages(context, cache=options.extra.get("prompt_cache", True))
+    max_tokens = options.max_tokens or min(model.max_output_tokens, DEFAULT_MAX_TOKENS_CAP)
+    body: dict[str, Any] = {"model": model.name, "messages": messages, "stream": True}
+    if system:
+        body["system"] = system
+    if context.tools:
+        body["tools"] = anthropic_tools(context.tools)
+    budget = THINKING_BUDGETS.get(options.thinking or "off")
+    if budget and model.supports_reasoning:
+        if max_tokens <= budget:  # the budget must leave room for the answer
+            max_tokens = min(budget + 4096, max(model.max_output_tokens, budget + 1024))
+        budget = min(budget, max_tokens - 1024)
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    elif options.temperature is not None:
+        body["temperature"] = options.temperature  # not allowed together with thinking
+    body["max_tokens"] = max_tokens
+    body.update(options.extra.get("anthropic_body", {}))
+    return body
+
+
+async def stream_anthropic(
+    model: ResolvedModel, context: LlmContext, options: StreamOptions, config: TransportConfig
+) -> AsyncIterator[Any]:
+    """StreamFn body for the Anthropic Messages wire protocol."""
+
+    def items() -> AsyncIterator[tuple[str, Any]]:
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream",
+                   "anthropic-version": API_VERSION, **model.headers}
+        if model.api_key:
+            headers["x-api-key"] = model.api_key
+        body = build_request(model, context, options)
+        base = (model.base_url or "").removesuffix("/v1")
+        return sse_json_source(model, f"{base}/v1/messages", headers, body, options, config)
+
+    async for item in run_accumulated(model, MessagesAccumulator(model), items):
+        yield item

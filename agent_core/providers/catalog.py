@@ -1,0 +1,165 @@
+"""Model metadata: litellm's shipped cost map (read as JSON, never imported) and models.json.
+
+Both are parsed lazily, once; nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_COST_MAP_FILES = ("model_prices_and_context_window_backup.json", "model_prices_and_context_window.json")
+_lock = threading.Lock()
+_cost_map: dict[str, dict[str, Any]] | None = None
+
+API_KINDS = ("openai-completions", "anthropic-messages")
+
+
+class ModelConfigError(ValueError):
+    """A model cannot be used as configured; the message is one friendly paragraph for the user."""
+
+
+def cost_map() -> dict[str, dict[str, Any]]:
+    """litellm's model cost map, read from the installed package's JSON file ({} if absent)."""
+    global _cost_map
+    if _cost_map is not None:
+        return _cost_map
+    with _lock:
+        if _cost_map is None:
+            _cost_map = _load_cost_map()
+    return _cost_map
+
+
+def _load_cost_map() -> dict[str, dict[str, Any]]:
+    try:
+        spec = importlib.util.find_spec("litellm")  # locates the package without importing it
+    except (ImportError, ValueError):
+        return {}
+    if spec is None or not spec.origin:
+        return {}
+    folder = Path(spec.origin).parent
+    for name in _COST_MAP_FILES:
+        path = folder / name
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            return {k: v for k, v in data.items() if isinstance(v, dict) and k != "sample_spec"}
+    return {}
+
+
+def lookup_metadata(provider: str, name: str) -> dict[str, Any] | None:
+    """The cost-map entry for ``provider/name`` (tries the prefixed key, then the bare name)."""
+    table = cost_map()
+    aliases = {"together_ai": "together_ai", "xai": "xai", "lmstudio": "lm_studio"}
+    prefix = aliases.get(provider, provider)
+    for key in (f"{prefix}/{name}", name):
+        entry = table.get(key)
+        if entry is not None and (key != name or _provider_matches(entry, provider)):
+            return entry
+    return None
+
+
+def _provider_matches(entry: dict[str, Any], provider: str) -> bool:
+    owner = str(entry.get("litellm_provider", ""))
+    return owner == provider or owner.startswith(provider + "-") or provider in ("", owner)
+
+
+def provider_of_bare_name(name: str) -> str | None:
+    """The provider litellm records for a bare model name such as ``gpt-4o``."""
+    entry = cost_map().get(name)
+    if entry is None:
+        return None
+    owner = str(entry.get("litellm_provider", ""))
+    return owner.split("-")[0] or None
+
+
+# ---------------------------------------------------------------------------- models.json
+
+
+@dataclass
+class CustomModel:
+    """One model declared in models.json."""
+
+    id: str
+    context_window: int | None = None
+    max_tokens: int | None = None
+    cost: dict[str, float] = field(default_factory=dict)
+    reasoning: bool = False
+
+
+@dataclass
+class CustomProvider:
+    """One provider declared in models.json."""
+
+    name: str
+    base_url: str
+    api: str
+    api_key: str | None = None
+    api_key_env: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    models: dict[str, CustomModel] = field(default_factory=dict)
+
+
+def load_models_file(path: Path | None) -> dict[str, CustomProvider]:
+    """Parse models.json. Missing file = no custom providers; a bad file raises ModelConfigError."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ModelConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.") from None
+    except OSError as exc:
+        raise ModelConfigError(f"{path}: cannot be read ({exc.strerror}).") from None
+    providers = data.get("providers") if isinstance(data, dict) else None
+    if not isinstance(providers, dict):
+        raise ModelConfigError(f'{path}: expected an object with a "providers" object at the top level.')
+    return {name: _parse_provider(path, name, raw) for name, raw in providers.items()}
+
+
+def _parse_provider(path: Path, name: str, raw: Any) -> CustomProvider:
+    where = f'{path}: provider "{name}"'
+    if not isinstance(raw, dict):
+        raise ModelConfigError(f"{where} must be an object.")
+    base_url = raw.get("baseUrl")
+    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+        raise ModelConfigError(f'{where} needs "baseUrl", an http(s) URL.')
+    api = raw.get("api", "openai-completions")
+    if api not in API_KINDS:
+        raise ModelConfigError(f'{where}: "api" must be one of {", ".join(API_KINDS)} (got {api!r}).')
+    for key in ("apiKey", "apiKeyEnv"):
+        if key in raw and not isinstance(raw[key], str):
+            raise ModelConfigError(f'{where}: "{key}" must be a string.')
+    headers = raw.get("headers", {})
+    if not isinstance(headers, dict):
+        raise ModelConfigError(f'{where}: "headers" must be an object.')
+    models_raw = raw.get("models", [])
+    if not isinstance(models_raw, list):
+        raise ModelConfigError(f'{where}: "models" must be a list.')
+    models: dict[str, CustomModel] = {}
+    for item in models_raw:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            raise ModelConfigError(f'{where}: every entry of "models" needs a string "id".')
+        cost = item.get("cost", {})
+        if not isinstance(cost, dict) or not all(isinstance(v, int | float) for v in cost.values()):
+            raise ModelConfigError(f'{where}, model "{item["id"]}": "cost" must map names to numbers.')
+        for key in ("contextWindow", "maxTokens"):
+            if key in item and not isinstance(item[key], int):
+                raise ModelConfigError(f'{where}, model "{item["id"]}": "{key}" must be an integer.')
+        models[item["id"]] = CustomModel(
+            id=item["id"],
+            context_window=item.get("contextWindow"),
+            max_tokens=item.get("maxTokens"),
+            cost={k: float(v) for k, v in cost.items()},
+            reasoning=bool(item.get("reasoning", False)),
+        )
+    return CustomProvider(
+        name=name, base_url=base_url.rstrip("/"), api=api, api_key=raw.get("apiKey"),
+        api_key_env=raw.get("apiKeyEnv"), headers={str(k): str(v) for k, v in headers.items()},
+        models=models,
+    )

@@ -1,0 +1,126 @@
+"""Provider failures as one-line, key-free messages; context-overflow recognition."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agent_core.messages import AssistantMessage
+
+CONTEXT_OVERFLOW_PREFIX = "Context overflow:"
+RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+
+# Phrases providers use for "the prompt does not fit" (OpenAI, Anthropic, Gemini, Groq, local servers).
+_OVERFLOW = re.compile(
+    r"prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|context window|"
+    r"exceeds the (maximum|limit)|too many (input )?tokens|reduce the length of the messages|"
+    r"input is too long|greater than the context length|exceeds the available context|token limit",
+    re.IGNORECASE,
+)
+_KEYLIKE = re.compile(r"\b(sk|pk|rk|xai|gsk|key)[-_][A-Za-z0-9_\-\*\.]{6,}")
+
+
+class ProviderError(Exception):
+    """A request/stream failure; ``message`` is already one line and free of secrets."""
+
+    def __init__(self, message: str, *, retryable: bool = False, retry_after: float | None = None,
+                 status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.status = status
+
+
+class Aborted(Exception):
+    """The caller's AbortSignal fired."""
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Collapse whitespace and cut to ``limit`` characters."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def redact(text: str, secret: str | None) -> str:
+    """Remove the key (and anything that looks like one) from provider text."""
+    if secret:
+        text = text.replace(secret, "***")
+    return _KEYLIKE.sub(lambda m: m.group(1) + "-***", text)
+
+
+def body_message(body: bytes | str | Any) -> str:
+    """The human message inside an OpenAI/Anthropic/other error body (or the raw text)."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    data: Any = text
+    if isinstance(text, str):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return text.strip() or "(empty response body)"
+    if isinstance(data, list) and data:
+        data = data[0]
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict):
+            msg = err.get("message") or err.get("msg") or err.get("detail")
+            if msg:
+                return str(msg)
+        if isinstance(err, str):
+            return err
+        if data.get("message"):
+            return str(data["message"])
+    return str(text)
+
+
+def is_overflow_text(text: str) -> bool:
+    """True when a provider message says the prompt exceeds the context window."""
+    return bool(_OVERFLOW.search(text))
+
+
+def http_error(
+    provider: str,
+    status: int,
+    body: bytes | str,
+    *,
+    api_key: str | None,
+    key_env: str | None,
+    retry_after: float | None = None,
+) -> ProviderError:
+    """Turn an HTTP error response into a ProviderError with a friendly one-line message."""
+    detail = one_line(redact(body_message(body), api_key))
+    retryable = status in RETRYABLE_STATUS or "overloaded" in detail.lower()
+    if status in (401, 403):
+        what = key_env or "the API key"
+        hint = f"check {what}" if api_key else f"no API key was sent; set {what}"
+        message = f"Authentication failed for {provider} (HTTP {status}): {hint}. Server said: {detail}"
+    elif is_overflow_text(detail) or status == 413:
+        message = f"{CONTEXT_OVERFLOW_PREFIX} {detail} ({provider}, HTTP {status})"
+        retryable = False
+    elif status == 429:
+        message = f"Rate limited by {provider} (HTTP 429): {detail}"
+    elif status >= 500:
+        message = f"{provider} server error (HTTP {status}): {detail}"
+    else:
+        message = f"{provider} rejected the request (HTTP {status}): {detail}"
+    return ProviderError(one_line(message, 500), retryable=retryable, retry_after=retry_after, status=status)
+
+
+def stream_error(provider: str, error_type: str, detail: str, api_key: str | None) -> ProviderError:
+    """An error reported inside an SSE stream (e.g. Anthropic ``event: error``)."""
+    detail = one_line(redact(detail, api_key))
+    if is_overflow_text(detail):
+        return ProviderError(f"{CONTEXT_OVERFLOW_PREFIX} {detail} ({provider})")
+    return ProviderError(one_line(f"{provider} stream error ({error_type}): {detail}", 500))
+
+
+def is_context_overflow(message: AssistantMessage | str | None) -> bool:
+    """True if ``message`` (an assistant message or its error text) reports a context overflow."""
+    if message is None:
+        return False
+    if isinstance(message, AssistantMessage):
+        if message.stop_reason != "error" or not message.error_message:
+            return False
+        message = message.error_message
+    return message.startswith(CONTEXT_OVERFLOW_PREFIX)

@@ -1,0 +1,303 @@
+"""Model resolution: ``provider/model`` strings -> a :class:`ResolvedModel` (endpoint, key, metadata)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_core.messages import Cost, Usage
+from agent_core.providers.catalog import (
+    CustomProvider,
+    ModelConfigError,
+    cost_map,
+    load_models_file,
+    lookup_metadata,
+    provider_of_bare_name,
+)
+
+Api = Literal["openai-completions", "anthropic-messages", "litellm"]
+TRANSPORTS = ("auto", "native", "litellm")
+DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_MAX_OUTPUT = 16_384
+
+
+@dataclass(frozen=True)
+class _Native:
+    api: Api
+    base_url: str
+    key_envs: tuple[str, ...] = ()
+    base_env: str | None = None
+    litellm_known: bool = True  # False: route through litellm as "openai/<name>" + api_base
+
+
+_OPENAI = "openai-completions"
+NATIVE: dict[str, _Native] = {
+    "openai": _Native(_OPENAI, "https://api.openai.com/v1", ("OPENAI_API_KEY",), "OPENAI_BASE_URL"),
+    "anthropic": _Native("anthropic-messages", "https://api.anthropic.com", ("ANTHROPIC_API_KEY",)),
+    "openrouter": _Native(_OPENAI, "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",)),
+    "groq": _Native(_OPENAI, "https://api.groq.com/openai/v1", ("GROQ_API_KEY",)),
+    "deepseek": _Native(_OPENAI, "https://api.deepseek.com/v1", ("DEEPSEEK_API_KEY",)),
+    "xai": _Native(_OPENAI, "https://api.x.ai/v1", ("XAI_API_KEY",)),
+    "together_ai": _Native(_OPENAI, "https://api.together.xyz/v1", ("TOGETHER_API_KEY", "TOGETHERAI_API_KEY")),
+    # Local servers: no key needed.
+    "ollama": _Native(_OPENAI, "http://127.0.0.1:11434/v1", (), "OLLAMA_BASE_URL", False),
+    "lmstudio": _Native(_OPENAI, "http://127.0.0.1:1234/v1", (), "LMSTUDIO_BASE_URL", False),
+    "lm_studio": _Native(_OPENAI, "http://127.0.0.1:1234/v1", (), "LMSTUDIO_BASE_URL", False),
+    "llamacpp": _Native(_OPENAI, "http://127.0.0.1:8080/v1", (), "LLAMACPP_BASE_URL", False),
+    "vllm": _Native(_OPENAI, "http://127.0.0.1:8000/v1", (), "VLLM_BASE_URL", False),
+}
+
+# Env vars litellm reads for providers we do not speak natively (named in error messages).
+LITELLM_KEY_ENVS = {
+    "gemini": "GEMINI_API_KEY", "mistral": "MISTRAL_API_KEY", "cohere": "COHERE_API_KEY",
+    "azure": "AZURE_API_KEY", "bedrock": "AWS_ACCESS_KEY_ID", "vertex_ai": "GOOGLE_APPLICATION_CREDENTIALS",
+    "fireworks_ai": "FIREWORKS_AI_API_KEY", "perplexity": "PERPLEXITYAI_API_KEY",
+}
+
+# Which model to pick when only a key is known (first match wins).
+DEFAULTS_BY_KEY = (
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+    ("OPENAI_API_KEY", "openai/gpt-5"),
+    ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"),
+    ("GEMINI_API_KEY", "gemini/gemini-2.5-flash"),
+    ("XAI_API_KEY", "xai/grok-4"),
+    ("DEEPSEEK_API_KEY", "deepseek/deepseek-chat"),
+    ("GROQ_API_KEY", "groq/llama-3.3-70b-versatile"),
+    ("MISTRAL_API_KEY", "mistral/mistral-large-latest"),
+)
+
+
+class ResolvedModel(BaseModel):
+    """Everything needed to call one model. ``api_key`` never appears in repr or dumps."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    provider: str
+    name: str
+    api: Api
+    base_url: str | None = None
+    api_key: str | None = Field(default=None, exclude=True, repr=False)
+    api_key_env: str | None = None
+    """What to tell the user to set or check when authentication fails (never the key)."""
+    litellm_model: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT
+    input_cost: float = 0.0
+    output_cost: float = 0.0
+    cache_read_cost: float = 0.0
+    cache_write_cost: float = 0.0
+    supports_reasoning: bool = False
+    known: bool = False
+    """True when metadata came from the cost map or models.json (not defaults)."""
+
+
+def pi_home(env: Mapping[str, str] | None = None) -> Path:
+    """``$PI_HOME`` or ``~/.pi``."""
+    env = os.environ if env is None else env
+    return Path(env.get("PI_HOME") or Path.home() / ".pi")
+
+
+def compute_cost(model: ResolvedModel, usage: Usage) -> Cost:
+    """Dollar cost of ``usage`` at ``model``'s per-million-token prices."""
+    parts = {
+        "input": usage.input * model.input_cost / 1e6,
+        "output": usage.output * model.output_cost / 1e6,
+        "cache_read": usage.cache_read * model.cache_read_cost / 1e6,
+        "cache_write": usage.cache_write * model.cache_write_cost / 1e6,
+    }
+    return Cost(**parts, total=sum(parts.values()))
+
+
+def _metadata_fields(entry: dict[str, object] | None) -> dict[str, object]:
+    if not entry:
+        return {}
+
+    def per_million(key: str) -> float:
+        value = entry.get(key)
+        return float(value) * 1e6 if isinstance(value, int | float) else 0.0
+
+    fields: dict[str, object] = {
+        "input_cost": per_million("input_cost_per_token"),
+        "output_cost": per_million("output_cost_per_token"),
+        "cache_read_cost": per_million("cache_read_input_token_cost"),
+        "cache_write_cost": per_million("cache_creation_input_token_cost"),
+        "supports_reasoning": bool(entry.get("supports_reasoning", False)),
+        "known": True,
+    }
+    window = entry.get("max_input_tokens") or entry.get("max_tokens")
+    if isinstance(window, int):
+        fields["context_window"] = window
+    out = entry.get("max_output_tokens") or entry.get("max_tokens")
+    if isinstance(out, int):
+        fields["max_output_tokens"] = out
+    return fields
+
+
+def _custom_fields(provider: CustomProvider, name: str) -> dict[str, object]:
+    model = provider.models.get(name)
+    if model is None:
+        return {}
+    fields: dict[str, object] = {
+        "input_cost": model.cost.get("input", 0.0),
+        "output_cost": model.cost.get("output", 0.0),
+        "cache_read_cost": model.cost.get("cacheRead", 0.0),
+        "cache_write_cost": model.cost.get("cacheWrite", 0.0),
+        "supports_reasoning": model.reasoning,
+        "known": True,
+    }
+    if model.context_window:
+        fields["context_window"] = model.context_window
+    if model.max_tokens:
+        fields["max_output_tokens"] = model.max_tokens
+    return fields
+
+
+def _transport(transport: str, env: Mapping[str, str]) -> str:
+    chosen = transport if transport != "auto" else (env.get("PI_TRANSPORT") or "auto")
+    chosen = chosen.strip().lower()
+    if chosen not in TRANSPORTS:
+        raise ModelConfigError(f"Unknown transport {chosen!r}: use one of auto, native, litellm (PI_TRANSPORT).")
+    return chosen
+
+
+def resolve_model(
+    spec: str,
+    *,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    models_file: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    transport: str = "auto",
+) -> ResolvedModel:
+    """Resolve ``provider/model`` (litellm convention) to an endpoint, key and metadata.
+
+    Args:
+        spec: e.g. ``anthropic/claude-sonnet-4-5``, ``ollama/qwen3``, ``myprov/m1``, ``gpt-4o``.
+        api_base: overrides the base URL; with an unknown provider it means OpenAI-compatible.
+        api_key: overrides the key from the environment / models.json.
+        models_file: custom providers (default ``$PI_HOME/models.json``).
+        env: environment to read keys from (default ``os.environ``).
+        transport: ``auto`` | ``native`` | ``litellm`` (``auto`` defers to ``PI_TRANSPORT``).
+
+    Raises:
+        ModelConfigError: with a friendly message (unknown model, missing key, bad models.json).
+    """
+    env = os.environ if env is None else env
+    mode = _transport(transport, env)
+    spec = spec.strip()
+    if not spec:
+        raise ModelConfigError("No model given: pass --model provider/model, e.g. anthropic/claude-sonnet-4-5.")
+    provider, _, name = spec.partition("/")
+    if not name:
+        name = provider
+        provider = provider_of_bare_name(name) or ("openai" if api_base else "")
+        if not provider:
+            raise ModelConfigError(
+                f"Unknown model {spec!r}: write it as provider/model (for example anthropic/{spec} "
+                "or openai/{spec}), or declare it in models.json."
+            )
+    customs = load_models_file(models_file if models_file is not None else pi_home(env) / "models.json")
+    base: dict[str, object] = {"id": f"{provider}/{name}", "provider": provider, "name": name}
+    key = api_key or None
+    key_env = "--api-key" if key else None
+    native = NATIVE.get(provider)
+    if provider in customs:
+        custom = customs[provider]
+        if key is None and custom.api_key:
+            key, key_env = custom.api_key, f"the apiKey of provider {provider!r} in models.json"
+        if key is None and custom.api_key_env:
+            key = env.get(custom.api_key_env) or None
+        key_env = key_env or custom.api_key_env or f"apiKey/apiKeyEnv of provider {provider!r} in models.json"
+        fields = {**base, "api": custom.api, "base_url": api_base or custom.base_url,
+                  "headers": custom.headers, **_custom_fields(custom, name)}
+        litellm_model = ("anthropic/" if custom.api == "anthropic-messages" else "openai/") + name
+    elif native is not None:
+        base_url = api_base or (env.get(native.base_env) if native.base_env else None) or native.base_url
+        if key is None:
+            for var in native.key_envs:
+                if env.get(var):
+                    key, key_env = env[var], var
+                    break
+        if native.key_envs and key is None and not api_base:
+            raise ModelConfigError(
+                f"No API key for {provider}: set {native.key_envs[0]} in the environment "
+                f"(or pass --api-key) to use {provider}/{name}."
+            )
+        key_env = key_env or (native.key_envs[0] if native.key_envs else None)
+        fields = {**base, "api": native.api, "base_url": base_url.rstrip("/"),
+                  **_metadata_fields(lookup_metadata(provider, name))}
+        litellm_model = spec if native.litellm_known and "/" in spec else f"openai/{name}"
+        if not native.litellm_known:
+            key = key or "no-key"  # local servers ignore it; litellm's OpenAI client insists on one
+    elif api_base:
+        var = f"{provider.upper()}_API_KEY"
+        if key is None and env.get(var):
+            key, key_env = env[var], var
+        fields = {**base, "api": "openai-completions", "base_url": api_base.rstrip("/"),
+                  **_metadata_fields(lookup_metadata(provider, name))}
+        key_env = key_env or var
+        litellm_model = f"openai/{name}"
+    else:
+        if mode == "native":
+            raise ModelConfigError(
+                f"{provider}/ models have no native transport: use transport auto or litellm, or pass "
+                "--api-base to reach an OpenAI-compatible endpoint."
+            )
+        fields = {**base, "api": "litellm", **_metadata_fields(lookup_metadata(provider, name))}
+        key_env = key_env or LITELLM_KEY_ENVS.get(provider, f"{provider.upper()}_API_KEY")
+        litellm_model = f"{provider}/{name}"
+    if mode == "litellm":
+        fields["api"] = "litellm"
+    return ResolvedModel(**fields, api_key=key, api_key_env=key_env, litellm_model=litellm_model)
+
+
+def default_model_spec(env: Mapping[str, str] | None = None, settings_model: str | None = None) -> str | None:
+    """The model to use when none was given: ``PI_MODEL``, then settings, then by available key."""
+    env = os.environ if env is None else env
+    if env.get("PI_MODEL"):
+        return env["PI_MODEL"]
+    if settings_model:
+        return settings_model
+    for var, spec in DEFAULTS_BY_KEY:
+        if env.get(var):
+            return spec
+    return None
+
+
+def list_models(
+    filter: str | None = None,  # noqa: A002 - public API name
+    *,
+    models_file: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> list[ResolvedModel]:
+    """Known chat models (litellm's cost map + models.json), optionally filtered by substring."""
+    env = os.environ if env is None else env
+    needle = (filter or "").lower()
+    rows: dict[str, ResolvedModel] = {}
+    customs = load_models_file(models_file if models_file is not None else pi_home(env) / "models.json")
+    for prov in customs.values():
+        for model in prov.models.values():
+            row_id = f"{prov.name}/{model.id}"
+            rows[row_id] = ResolvedModel(id=row_id, provider=prov.name, name=model.id, api=prov.api,  # type: ignore[arg-type]
+                                         base_url=prov.base_url, **_custom_fields(prov, model.id))  # type: ignore[arg-type]
+    for key, entry in cost_map().items():
+        if entry.get("mode", "chat") != "chat":
+            continue
+        owner = str(entry.get("litellm_provider", "")).split("-")[0]
+        row_id = key if key.startswith(owner + "/") else f"{owner}/{key}"
+        if row_id in rows or (needle and needle not in row_id.lower()):
+            continue
+        provider, _, name = row_id.partition("/")
+        native = NATIVE.get(provider)
+        rows[row_id] = ResolvedModel(
+            id=row_id, provider=provider, name=name, api=native.api if native else "litellm",
+            base_url=native.base_url if native else None, **_metadata_fields(entry),  # type: ignore[arg-type]
+        )
+    return sorted((r for r in rows.values() if not needle or needle in r.id.lower()), key=lambda r: r.id)

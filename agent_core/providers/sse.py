@@ -1,0 +1,101 @@
+"""Server-sent events over httpx streaming, and an abortable pump around any async source.
+
+The pump runs the source (HTTP request + SSE reading) in its own task and hands items over a
+queue, so an abort cancels that task at once (closing the HTTP stream) whatever the consumer
+is doing, without cancelling the consumer's own task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agent_core.abort import AbortSignal
+from agent_core.providers.errors import Aborted
+
+
+@dataclass
+class SseEvent:
+    """One dispatched server-sent event."""
+
+    event: str
+    data: str
+
+
+async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
+    """Parse SSE lines (``event:``/``data:`` fields, blank line dispatches, ``:`` comments)."""
+    event = ""
+    data: list[str] = []
+    async for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not line:
+            if data:
+                yield SseEvent(event or "message", "\n".join(data))
+            event, data = "", []
+            continue
+        if line.startswith(":"):
+            continue
+        name, sep, value = line.partition(":")
+        if not sep:
+            # A bare field name; per the SSE spec it has an empty value. Keep it as data so a
+            # garbled line reaches the JSON parser and becomes a clear error, not silence.
+            name, value = "data", line
+        elif value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+    if data:
+        yield SseEvent(event or "message", "\n".join(data))
+
+
+_END = object()
+
+
+async def pump(
+    source: Callable[[Callable[[Any], None]], Any],
+    cancel: AbortSignal,
+) -> AsyncIterator[Any]:
+    """Run ``source(put)`` in a task and yield what it puts; raise :class:`Aborted` on abort.
+
+    ``source`` is an async function receiving ``put``. Exceptions it raises are re-raised here.
+    """
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    if cancel.aborted:
+        raise Aborted
+
+    async def run() -> None:
+        try:
+            await source(queue.put_nowait)
+            queue.put_nowait(_END)
+        except asyncio.CancelledError:
+            queue.put_nowait(Aborted())
+            raise
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            queue.put_nowait(exc)
+
+    task = asyncio.ensure_future(run())
+
+    def on_abort() -> None:
+        task.cancel()
+        queue.put_nowait(Aborted())
+
+    remove = cancel.on_abort(on_abort)
+    try:
+        while True:
+            item = await queue.get()
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        remove()
+        if not task.done():
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await task

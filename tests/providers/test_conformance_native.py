@@ -1,0 +1,13 @@
+"""Conformance cases through the native httpx transports (OpenAI Chat Completions, Anthropic)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.providers.conformance import CASES, PROTOCOLS, run_case
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("case", sorted(CASES))
+async def test_native(case: str, protocol: str) -> None:
+    await run_case(case, protocol, "native")
