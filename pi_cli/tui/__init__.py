@@ -1,0 +1,1 @@
+"""The interactive Textual TUI. The only package of pi that imports Textual."""

@@ -1,0 +1,364 @@
+"""PiApp: the interactive TUI around one :class:`CodingAgent` shell.
+
+The app posts no agent logic of its own: it subscribes a :class:`Bridge` to the shell, renders
+the messages it posts, and turns key presses into ``submit`` / ``steer`` / ``follow_up`` /
+``abort`` calls on the shell. Each run is a worker in the ``agent`` group.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import App, ComposeResult
+
+from pi_cli.tui import messages as m
+from pi_cli.tui.bridge import Bridge
+from pi_cli.tui.completion import Completer
+from pi_cli.tui.keymap import bindings, has_extended_keys, key_hints
+from pi_cli.tui.theming import DEFAULT_THEME, load_themes, token_defaults
+from pi_cli.tui.widgets.editor import CompletionMenu, Editor
+from pi_cli.tui.widgets.footer import Status, StatusFooter
+from pi_cli.tui.widgets.header import StartupHeader
+from pi_cli.tui.widgets.queue_view import QueueView
+from pi_cli.tui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell.slash_commands import CommandResult
+
+QUIT_WINDOW_S = 2.0  # second Ctrl+C within this many seconds quits
+
+
+@dataclass
+class TuiOptions:
+    """Presentation options; tests inject fixed values so pictures are deterministic."""
+
+    theme: str | None = None
+    keymap: dict[str, str] = field(default_factory=dict)
+    clock: Callable[[], float] = time.monotonic
+    cwd_label: str | None = None
+    session_label: str | None = None
+    extended_keys: bool | None = None  # None: guess from the environment
+    user_theme_dir: Path | None = None
+    persist_theme: bool = True
+    warnings: list[str] = field(default_factory=list)
+
+
+class PiApp(App[int]):
+    """The interactive app."""
+
+    CSS_PATH = "app.tcss"
+    BINDINGS = bindings("app")
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, shell: CodingAgent, options: TuiOptions | None = None) -> None:
+        super().__init__()
+        self.shell = shell
+        self.options = options or TuiOptions()
+        self.pi_themes, problems = load_themes(self.options.user_theme_dir)
+        for theme in self.pi_themes.values():
+            self.register_theme(theme)
+        self.startup_warnings = list(self.options.warnings)
+        self.startup_warnings += [f"Theme {p.path}: {p.reason}" for p in problems]
+        wanted = self.options.theme or shell.settings.theme or DEFAULT_THEME
+        if wanted not in self.pi_themes:
+            self.startup_warnings.append(f"Unknown theme {wanted!r}; using {DEFAULT_THEME}.")
+            wanted = DEFAULT_THEME
+        self.theme = wanted
+        self._busy = False  # a worker is handling input (a run, or a command)
+        self._ctrl_c_at = -1e9
+        self._unsubscribe = shell.subscribe(Bridge(self.post_message, lambda: shell.agent.state.error))
+        self._register_commands()
+
+    # ------------------------------------------------------------------ layout
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return token_defaults()
+
+    def compose(self) -> ComposeResult:
+        shell = self.shell
+        extended = self.options.extended_keys
+        hints = key_hints(self.options.keymap, has_extended_keys() if extended is None else extended)
+        skills = [getattr(s, "name", str(s)) for s in getattr(shell, "skills", None) or []]
+        files = [self._short_path(f.path) for f in shell.context_files]
+        self.transcript = Transcript(self.options.clock)
+        self.menu = CompletionMenu()
+        self.queue_view = QueueView()
+        self.editor = Editor(self.menu, Completer(shell.cwd, self._command_candidates))
+        self.footer = StatusFooter(id="footer")
+        with self.transcript:
+            yield StartupHeader(files, skills, hints)
+        yield self.queue_view
+        yield self.menu
+        yield self.editor
+        yield self.footer
+
+    async def on_mount(self) -> None:
+        if self.options.keymap:
+            self.set_keymap(self.options.keymap)
+        self.editor.focus()
+        self.refresh_status()
+        for warning in self.startup_warnings:
+            await self.transcript.notice(warning, "warning")
+
+    def _short_path(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.shell.cwd))
+        except ValueError:
+            home = Path.home()
+            return "~/" + str(path.relative_to(home)) if path.is_relative_to(home) else str(path)
+
+    def _command_candidates(self, prefix: str) -> list[tuple[str, str]]:
+        return [(c.name, c.description) for c in self.shell.commands.complete(prefix)]
+
+    # ------------------------------------------------------------------ status
+
+    def status(self) -> Status:
+        """What the footer shows now."""
+        shell = self.shell
+        usage = shell.usage
+        used, window = shell.context_usage()
+        cwd = self.options.cwd_label or str(shell.cwd)
+        home = str(Path.home())
+        if not self.options.cwd_label and cwd.startswith(home + "/"):
+            cwd = "~" + cwd[len(home):]
+        session = self.options.session_label or shell.session.session_id[:8]
+        return Status(cwd=cwd, session=session, model=shell.model_id, thinking=shell.thinking,
+                      input=usage.input, output=usage.output, cache_read=usage.cache_read,
+                      cache_write=usage.cache_write, cost=usage.cost, context_tokens=used, context_window=window)
+
+    def refresh_status(self) -> None:
+        """Refresh footer and queue view from the shell."""
+        self.footer.show(self.status())
+        self.refresh_queue()
+
+    def refresh_queue(self) -> None:
+        """Show what is still queued."""
+        state = self.shell.agent.state
+        self.queue_view.show_queues([q.text for q in state.steering_queue], [q.text for q in state.follow_up_queue])
+
+    @property
+    def is_live(self) -> bool:
+        """A run (or a command) is in progress."""
+        return self._busy or self.shell.is_streaming
+
+    # ------------------------------------------------------------------ input
+
+    @on(Editor.Submitted)
+    def _submitted(self, event: Editor.Submitted) -> None:
+        text = event.text
+        if not text.strip():
+            return
+        if self.is_live:
+            self.shell.steer(text)
+            self.editor.set_text("")
+            self.refresh_queue()
+            return
+        self.editor.set_text("")
+        self._busy = True
+        self.editor.live = True
+        self.run_input(text)
+
+    @on(Editor.FollowUpRequested)
+    def _follow_up(self, event: Editor.FollowUpRequested) -> None:
+        if not event.text.strip():
+            return
+        if not self.is_live:  # nothing to follow: send it now
+            self._submitted(Editor.Submitted(event.text))
+            return
+        self.shell.follow_up(event.text)
+        self.editor.set_text("")
+        self.refresh_queue()
+
+    @on(Editor.EscapePressed)
+    def _escape(self) -> None:
+        if not self.shell.is_streaming:
+            return
+        self._restore_queues()
+        self.shell.abort()
+
+    @on(Editor.DequeueRequested)
+    def _dequeue(self) -> None:
+        self._restore_queues()
+
+    def _restore_queues(self) -> None:
+        steering, follow_ups = self.shell.agent.clear_queues()
+        texts = [q.text for q in [*steering, *follow_ups]]
+        if texts:
+            current = self.editor.text
+            self.editor.set_text("\n".join([*texts, current] if current.strip() else texts))
+        self.refresh_queue()
+
+    def action_clear_or_quit(self) -> None:
+        """Ctrl+C: clear the editor; a second press within 2 s quits."""
+        now = time.monotonic()
+        if now - self._ctrl_c_at < QUIT_WINDOW_S:
+            self.action_quit_app()
+            return
+        self._ctrl_c_at = now
+        self.editor.set_text("")
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
+
+    def action_quit_if_empty(self) -> None:
+        """Ctrl+D on an empty editor quits."""
+        if not self.editor.text:
+            self.action_quit_app()
+
+    def action_quit_app(self) -> None:
+        """Abort any run and exit."""
+        if self.shell.is_streaming:
+            self.shell.abort()
+        self.exit(0)
+
+    def action_toggle_tools(self) -> None:
+        """Ctrl+O: hide or show tool output everywhere."""
+        self.transcript.toggle_class("-hide-tool-output")
+
+    def action_toggle_thinking(self) -> None:
+        """Ctrl+T: hide or show thinking blocks."""
+        self.transcript.toggle_class("-hide-thinking")
+
+    # ------------------------------------------------------------------ runs
+
+    @work(exclusive=True, group="agent")
+    async def run_input(self, text: str) -> None:
+        """Send one input to the shell (a command or a prompt run to its end)."""
+        try:
+            result = await self.shell.submit(text)
+        except Exception as exc:  # noqa: BLE001 - keep the app alive, show the reason
+            await self.transcript.notice(f"{type(exc).__name__}: {exc}", "error")
+            result = None
+        finally:
+            self._busy = False
+            self.editor.live = False
+        if result is not None:
+            await self._command_result(result)
+        self.refresh_status()
+
+    async def _command_result(self, result: CommandResult) -> None:
+        if result.quit:
+            self.action_quit_app()
+            return
+        if result.action == "pick_model":
+            self._pick_model()
+        elif result.action == "pick_session":
+            self._pick_session()
+        elif result.action == "pick_theme":
+            self._pick_theme()
+        elif result.output:
+            await self.transcript.notice(result.output, "error" if result.error else "info")
+
+    # ------------------------------------------------------------------ pickers & theme
+
+    def _register_commands(self) -> None:
+        from pi_cli.shell.slash_commands import CommandResult, SlashCommand
+
+        async def theme_command(shell: Any, args: str) -> CommandResult:
+            if not args:
+                return CommandResult(action="pick_theme", output=f"Theme: {self.theme}")
+            if args not in self.pi_themes:
+                return CommandResult(output=f"Unknown theme {args!r}. Themes: {', '.join(self.pi_themes)}",
+                                     error=True)
+            self.switch_theme(args)
+            return CommandResult(output=f"Theme set to {args}")
+
+        if self.shell.commands.get("theme") is None:
+            self.shell.commands.register(SlashCommand("theme", "Switch the colour theme", theme_command,
+                                                      usage="[name]", source="tui"))
+
+    def switch_theme(self, name: str) -> None:
+        """Apply a theme and remember it in the global settings."""
+        self.theme = name
+        if self.options.persist_theme:
+            from pi_cli.shell.settings import SettingsError, save_global_setting
+
+            try:
+                save_global_setting("theme", name)
+            except (OSError, SettingsError) as exc:
+                self.notify(f"Theme not saved: {exc}", severity="warning")
+
+    def _pick_theme(self) -> None:
+        from pi_cli.tui.screens.pickers import theme_picker
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.switch_theme(name)
+
+        self.push_screen(theme_picker(sorted(self.pi_themes), self.theme), chosen)
+
+    def _pick_model(self) -> None:
+        from pi_cli.tui.screens.pickers import model_picker
+
+        def chosen(spec: str | None) -> None:
+            if spec and spec != self.shell.model_id:
+                self.run_input(f"/model {spec}")
+
+        self.push_screen(model_picker(self.shell.model_id), chosen)
+
+    def _pick_session(self) -> None:
+        from pi_cli.shell.paths import sessions_dir
+        from pi_cli.tui.screens.pickers import session_picker
+
+        def chosen(path: str | None) -> None:
+            if path:
+                self.run_input(f"/resume {path}")
+
+        current = str(self.shell.session.path) if self.shell.session.path else None
+        self.push_screen(session_picker(sessions_dir(self.shell.cwd), current), chosen)
+
+    # ------------------------------------------------------------------ bridge messages
+
+    def on_run_started(self, message: m.RunStarted) -> None:
+        self.editor.live = True
+
+    async def on_run_ended(self, message: m.RunEnded) -> None:
+        if message.error:
+            await self.transcript.notice(f"Run failed: {message.error}", "error")
+        self.refresh_status()
+
+    async def on_turn_started(self, message: m.TurnStarted) -> None:
+        await self.transcript.start_turn()
+
+    async def on_turn_ended(self, message: m.TurnEnded) -> None:
+        await self.transcript.end_turn(message.tools, message.input_tokens, message.output_tokens)
+        self.refresh_status()
+
+    async def on_user_message_shown(self, message: m.UserMessageShown) -> None:
+        await self.transcript.user_message(message.text, message.injected)
+        self.refresh_queue()
+
+    async def on_assistant_text(self, message: m.AssistantText) -> None:
+        await self.transcript.text(message.index, message.delta)
+
+    async def on_assistant_thinking(self, message: m.AssistantThinking) -> None:
+        await self.transcript.thinking(message.index, message.delta)
+
+    async def on_assistant_ended(self, message: m.AssistantEnded) -> None:
+        await self.transcript.assistant_ended(message.stop_reason, message.error)
+
+    async def on_tool_started(self, message: m.ToolStarted) -> None:
+        await self.transcript.tool_started(message.call_id, message.name, message.args)
+
+    async def on_tool_progress(self, message: m.ToolProgress) -> None:
+        await self.transcript.tool_progress(message.call_id, message.text)
+
+    async def on_tool_finished(self, message: m.ToolFinished) -> None:
+        await self.transcript.tool_finished(message.call_id, message.name, message.text, message.is_error,
+                                            message.details)
+
+    async def on_notice_shown(self, message: m.NoticeShown) -> None:
+        await self.transcript.notice(message.text, message.level)
+
+    async def on_status_changed(self, message: m.StatusChanged) -> None:
+        self.refresh_status()
+
+    async def on_session_switched(self, message: m.SessionSwitched) -> None:
+        await self.transcript.reset()
+        await self.transcript.notice(f"Session {self.shell.session.session_id[:8]} ({message.reason}).")
+        await self.transcript.history(list(self.shell.agent.state.messages))
+        self.refresh_status()

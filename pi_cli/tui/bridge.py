@@ -1,0 +1,123 @@
+"""Bridge: agent_core and shell events -> the Textual messages of :mod:`pi_cli.tui.messages`.
+
+Events arrive synchronously on the asyncio loop thread (Textual's loop); the bridge converts each
+into a small message and posts it to the app, which keeps their order. Only this module knows
+the event classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.message import Message
+
+from agent_core import (
+    AgentEnd,
+    AgentStart,
+    AssistantMessage,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    TextDelta,
+    ThinkingDelta,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+    UserMessage,
+)
+from pi_cli.shell.events import (
+    AutoRetryEnd,
+    AutoRetryStart,
+    CompactionEnd,
+    CompactionStart,
+    ModelChanged,
+    Notice,
+    SessionChanged,
+)
+from pi_cli.tui import messages as m
+
+
+class Bridge:
+    """Converts events and posts them with ``post`` (normally ``App.post_message``)."""
+
+    def __init__(self, post: Callable[[Message], Any], agent_error: Callable[[], str | None] = lambda: None) -> None:
+        self.post = post
+        self.agent_error = agent_error
+        self._users_in_run = 0
+
+    def __call__(self, event: Any) -> None:
+        """Handle one event (the shell listener)."""
+        message = self.convert(event)
+        if message is not None:
+            self.post(message)
+
+    def convert(self, event: Any) -> Message | None:
+        """The Textual message for ``event`` (None for events the UI ignores)."""
+        if isinstance(event, MessageUpdate):  # hot path first
+            sub = event.assistant_message_event
+            if isinstance(sub, TextDelta):
+                return m.AssistantText(sub.content_index, sub.delta)
+            if isinstance(sub, ThinkingDelta):
+                return m.AssistantThinking(sub.content_index, sub.delta)
+            return None
+        if isinstance(event, MessageStart):
+            if isinstance(event.message, UserMessage):
+                self._users_in_run += 1
+                # The first user message of a run is the prompt; later ones were queued.
+                return m.UserMessageShown(event.message.text, injected=self._users_in_run > 1)
+            return None
+        if isinstance(event, MessageEnd):
+            message = event.message
+            if isinstance(message, AssistantMessage):
+                return m.AssistantEnded(message.stop_reason, message.error_message)
+            return None
+        if isinstance(event, ToolExecutionStart):
+            return m.ToolStarted(event.tool_call_id, event.tool_name, event.args)
+        if isinstance(event, ToolExecutionUpdate):
+            return m.ToolProgress(event.tool_call_id, event.partial_result.text)
+        if isinstance(event, ToolExecutionEnd):
+            result = event.result
+            return m.ToolFinished(event.tool_call_id, event.tool_name, result.text, event.is_error, result.details)
+        if isinstance(event, TurnStart):
+            return m.TurnStarted()
+        if isinstance(event, TurnEnd):
+            usage = event.message.usage
+            return m.TurnEnded(
+                tools=[call.name for call in event.message.tool_calls],
+                input_tokens=usage.input + usage.cache_read,
+                output_tokens=usage.output,
+                stop_reason=event.message.stop_reason,
+                error=event.message.error_message,
+            )
+        if isinstance(event, AgentStart):
+            self._users_in_run = 0
+            return m.RunStarted()
+        if isinstance(event, AgentEnd):
+            return m.RunEnded(self.agent_error() if not event.messages else None)
+        return self._shell_event(event)
+
+    def _shell_event(self, event: Any) -> Message | None:
+        if isinstance(event, Notice):
+            return m.NoticeShown(event.text, event.level)
+        if isinstance(event, AutoRetryStart):
+            return m.NoticeShown(
+                f"Retrying ({event.attempt}/{event.max_attempts}) in {event.delay_ms / 1000:.1f}s: "
+                f"{event.error_message}", "warning")
+        if isinstance(event, AutoRetryEnd):
+            if event.success:
+                return m.NoticeShown(f"Retry {event.attempt} succeeded.")
+            return m.NoticeShown(f"Retry gave up: {event.final_error}", "error")
+        if isinstance(event, CompactionStart):
+            return m.NoticeShown(f"Compacting context ({event.reason})…")
+        if isinstance(event, CompactionEnd):
+            if event.error_message:
+                return m.NoticeShown(f"Compaction failed: {event.error_message}", "error")
+            return m.NoticeShown(f"Compacted context: {event.tokens_before} → {event.tokens_after} tokens.")
+        if isinstance(event, SessionChanged):
+            return m.SessionSwitched(event.reason)
+        if isinstance(event, ModelChanged):
+            return m.StatusChanged()
+        return None

@@ -1,0 +1,147 @@
+"""Textual messages the bridge posts for agent and shell events (small dataclasses).
+
+They carry plain data only (strings, ints, dicts): never a live agent_core object, because
+assistant partial messages keep changing after the event was emitted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.message import Message
+
+
+@dataclass
+class RunStarted(Message):
+    """A run (``agent_start``) began."""
+
+
+@dataclass
+class RunEnded(Message):
+    """A run (``agent_end``) ended."""
+
+    error: str | None = None
+    """The agent's error, if the run failed outside the model (a bug)."""
+
+
+@dataclass
+class TurnStarted(Message):
+    """A turn (``turn_start``) began."""
+
+
+@dataclass
+class TurnEnded(Message):
+    """A turn (``turn_end``) ended."""
+
+    tools: list[str] = field(default_factory=list)
+    """Names of the tools called in this turn, in order."""
+    input_tokens: int = 0
+    """Input tokens of the turn's model call (cache reads included)."""
+    output_tokens: int = 0
+    """Output tokens of the turn's model call."""
+    stop_reason: str = "stop"
+    """The assistant message's stop reason (``error``/``aborted`` end the run)."""
+    error: str | None = None
+    """The assistant message's error message, if any."""
+
+
+@dataclass
+class UserMessageShown(Message):
+    """A user message reached the model (the prompt, or a delivered steer/follow-up)."""
+
+    text: str
+    """The message text."""
+    injected: bool = False
+    """True for a queued message delivered mid-run (steer or follow-up)."""
+
+
+@dataclass
+class AssistantText(Message):
+    """A text delta of the assistant message."""
+
+    index: int
+    """Content block index (a new index starts a new Markdown segment)."""
+    delta: str
+    """The new text."""
+
+
+@dataclass
+class AssistantThinking(Message):
+    """A thinking delta of the assistant message."""
+
+    index: int
+    """Content block index."""
+    delta: str
+    """The new thinking text."""
+
+
+@dataclass
+class AssistantEnded(Message):
+    """The assistant message is final."""
+
+    stop_reason: str
+    """Why the model stopped."""
+    error: str | None = None
+    """The provider's error (shown in the error colour)."""
+
+
+@dataclass
+class ToolStarted(Message):
+    """A tool call started executing."""
+
+    call_id: str
+    """The tool call id."""
+    name: str
+    """The tool name."""
+    args: Any = None
+    """The call's arguments (a dict when valid)."""
+
+
+@dataclass
+class ToolProgress(Message):
+    """A running tool reported output (accumulated, not a delta)."""
+
+    call_id: str
+    """The tool call id."""
+    text: str
+    """All output so far."""
+
+
+@dataclass
+class ToolFinished(Message):
+    """A tool call finished."""
+
+    call_id: str
+    """The tool call id."""
+    name: str
+    """The tool name."""
+    text: str
+    """The result text the model sees."""
+    is_error: bool = False
+    """True when the call failed."""
+    details: Any = None
+    """Tool details for the UI (``{"diff": ...}`` for edit)."""
+
+
+@dataclass
+class NoticeShown(Message):
+    """A line of information for the transcript (shell notices, retries, compaction)."""
+
+    text: str
+    """What to show."""
+    level: str = "info"
+    """``info``, ``warning`` or ``error``."""
+
+
+@dataclass
+class StatusChanged(Message):
+    """Model, thinking level, session or usage changed: refresh the footer."""
+
+
+@dataclass
+class SessionSwitched(Message):
+    """The shell switched session (``/new``, ``/resume``): re-render the transcript."""
+
+    reason: str = "new"
+    """Why (``new``, ``resume``, ``fork``, ``tree``)."""

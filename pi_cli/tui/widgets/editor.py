@@ -1,0 +1,166 @@
+"""The prompt editor: a TextArea whose keys come from the keymap table, plus a completion menu."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from pi_cli.tui.completion import Completer, Completion, CompletionRequest, token_at
+from pi_cli.tui.keymap import bindings
+
+
+class CompletionMenu(OptionList):
+    """Candidates for the token at the cursor; hidden (no ``-open`` class) when empty."""
+
+    def __init__(self) -> None:
+        super().__init__(id="completion")
+        self.can_focus = False  # keys stay in the editor
+        self.items: list[Completion] = []
+
+    @property
+    def is_open(self) -> bool:
+        """True when candidates are shown."""
+        return bool(self.items)
+
+    def show(self, items: list[Completion]) -> None:
+        """Show ``items`` (an empty list closes the menu)."""
+        self.items = items
+        self.clear_options()
+        self.add_options([Option(f"{c.label}  {c.detail}".rstrip()) for c in items])
+        if items:
+            self.highlighted = 0
+        self.set_class(bool(items), "-open")
+
+    def move(self, step: int) -> None:
+        """Move the highlight."""
+        if self.items:
+            self.highlighted = ((self.highlighted or 0) + step) % len(self.items)
+
+    def chosen(self) -> Completion | None:
+        """The highlighted candidate."""
+        if not self.items:
+            return None
+        return self.items[self.highlighted or 0]
+
+
+class Editor(TextArea):
+    """Multi-line prompt input. Key handling is data (:mod:`pi_cli.tui.keymap`), decisions are
+    the app's: the editor only posts what the user asked for."""
+
+    BINDINGS = bindings("editor")
+
+    @dataclass
+    class Submitted(Message):
+        """Enter: send (or steer, while a run is live)."""
+
+        text: str
+        """The editor text."""
+
+    @dataclass
+    class FollowUpRequested(Message):
+        """Ctrl+Enter / Alt+Enter / Tab while live: queue a follow-up."""
+
+        text: str
+        """The editor text."""
+
+    @dataclass
+    class EscapePressed(Message):
+        """Esc with no completion menu open: abort the live run."""
+
+    @dataclass
+    class DequeueRequested(Message):
+        """Alt+Up: pull the queued messages back into the editor."""
+
+    def __init__(self, menu: CompletionMenu, completer: Completer | None = None) -> None:
+        super().__init__(id="editor", soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
+                         compact=True, highlight_cursor_line=False,
+                         placeholder="Ask pi… (/ commands, @ files)")
+        self.menu = menu
+        self.completer = completer
+        self.live = False  # set by the app while a run is live: Tab then queues a follow-up
+        self._request: CompletionRequest | None = None
+
+    # ------------------------------------------------------------------ bindings
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False lets the key fall through to TextArea (Up/Down move the cursor without a menu).
+        if action == "complete_move":
+            return self.menu.is_open
+        return True
+
+    def action_submit(self) -> None:
+        """Enter: accept a completion, else submit."""
+        if self.menu.is_open and self._accept():
+            return
+        self.post_message(self.Submitted(self.text))
+
+    def action_follow_up(self) -> None:
+        """Queue the text as a follow-up."""
+        self.post_message(self.FollowUpRequested(self.text))
+
+    def action_tab(self) -> None:
+        """Tab: complete when a menu is open (or can open); while live, queue a follow-up."""
+        if self.menu.is_open:
+            self._accept()
+        elif self.live and self.text.strip():
+            self.post_message(self.FollowUpRequested(self.text))
+        else:
+            self.update_completions()
+
+    def action_newline(self) -> None:
+        """Insert a newline."""
+        self.insert("\n")
+
+    def action_complete_move(self, step: int) -> None:
+        """Move the completion highlight."""
+        self.menu.move(step)
+
+    def action_escape(self) -> None:
+        """Esc: close the menu, else ask the app to abort."""
+        if self.menu.is_open:
+            self.menu.show([])
+        else:
+            self.post_message(self.EscapePressed())
+
+    def action_dequeue(self) -> None:
+        """Alt+Up."""
+        self.post_message(self.DequeueRequested())
+
+    # ------------------------------------------------------------------ completion
+
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.update_completions()
+
+    def update_completions(self) -> None:
+        """Recompute the menu for the token at the cursor."""
+        if self.completer is None:
+            return
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        request = token_at(line, column, self.text)
+        if request is None:
+            self._request = None
+            self.menu.show([])
+            return
+        self._request = request
+        self.menu.show(self.completer.complete(request))
+
+    def _accept(self) -> bool:
+        choice, request = self.menu.chosen(), self._request
+        self.menu.show([])
+        if choice is None or request is None:
+            return False
+        row, _ = self.cursor_location
+        self.replace(choice.replacement, (row, request.start), (row, request.end))
+        self.menu.show([])
+        return True
+
+    def set_text(self, text: str) -> None:
+        """Replace the whole text, cursor at the end."""
+        self.text = text
+        self.move_cursor(self.document.end)
+        self.menu.show([])
+
