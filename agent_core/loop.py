@@ -186,14 +186,6 @@ async def stream_assistant_response(
     if signal.aborted:
         final = builder.finish("aborted", error_message="Request was aborted")
     else:
-        messages = context.messages
-        if config.transform_context is not None:
-            messages = await config.transform_context(list(messages), signal)
-        llm_context = LlmContext(
-            system_prompt=context.system_prompt,
-            messages=list(messages),
-            tools=[tool_spec(tool) for tool in context.tools],
-        )
         options = StreamOptions(
             model=config.model,
             cancel=signal,
@@ -205,6 +197,16 @@ async def stream_assistant_response(
         )
 
         async def consume() -> AssistantMessage | None:
+            # Inside the guarded task: a failing transform_context ends the turn with an error
+            # message (clean message_end/turn_end/agent_end), and an abort cancels it too.
+            messages = context.messages
+            if config.transform_context is not None:
+                messages = await config.transform_context(list(messages), signal)
+            llm_context = LlmContext(
+                system_prompt=context.system_prompt,
+                messages=list(messages),
+                tools=[tool_spec(tool) for tool in context.tools],
+            )
             stream = config.stream_fn(llm_context, options)
             closer = stream if hasattr(stream, "aclose") else None
             async with contextlib.aclosing(closer) if closer else contextlib.nullcontext():
