@@ -99,7 +99,7 @@ def _interactive(args: LaunchArgs) -> int:
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         error("no prompt given. Run `pi \"your prompt\"`, pipe a prompt with `-p`, or start pi in a terminal.")
         return EXIT_USAGE
-    plain = args.plain or os.environ.get("TERM") == "dumb"
+    plain = args.plain or os.environ.get("TERM") == "dumb" or _settings_ui(args) == "plain"
     try:
         if plain:
             from pi_cli.modes.plain_repl import run_plain
@@ -109,3 +109,13 @@ def _interactive(args: LaunchArgs) -> int:
         error("the interactive UI is not available yet in this build; run `pi \"your prompt\"`.")
         return EXIT_USAGE
     return run_plain(args)
+
+
+def _settings_ui(args: LaunchArgs) -> str:
+    """The ``ui`` setting (``tui`` or ``plain``); bad settings are reported later by the shell."""
+    from pi_cli.shell.settings import SettingsError, load_settings
+
+    try:
+        return load_settings(args.cwd).ui
+    except SettingsError:
+        return "tui"

@@ -103,12 +103,20 @@ class CodingAgent:
 
         env = dict(os.environ)
         chosen = spec or self.settings.model or providers.default_model_spec(env)
+        api_base = self.options.api_base or self.settings.api_base
         if chosen is None:
-            raise ConfigError(no_model_message())
+            # No model and no key: a local server (Ollama, llama.cpp, ...) before giving up.
+            from pi_cli.shell.local_models import announce, detect_local_model
+
+            local = detect_local_model(self.settings.local_probe_ports, env)
+            if local is None:
+                raise ConfigError(no_model_message())
+            chosen, api_base = local.spec, local.api_base
+            announce(local)
         try:
             model = providers.resolve_model(
                 chosen,
-                api_base=self.options.api_base or self.settings.api_base,
+                api_base=api_base,
                 api_key=self.options.api_key,
                 models_file=_models_file(),
                 env=env,

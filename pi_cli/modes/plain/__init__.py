@@ -1,0 +1,1 @@
+"""Pieces of the plain line-mode REPL (``pi --plain``)."""

@@ -1,0 +1,127 @@
+"""Input side of the plain REPL: key bindings and completion of slash commands and ``@file`` paths.
+
+Key facts (DESIGN.md "Terminal key facts"): without the kitty keyboard protocol, Shift+Enter and
+Ctrl+Enter arrive as plain Enter and Alt+Enter as ESC CR; only Ctrl+J is a newline chord every
+terminal sends. So: Enter submits (a steer while a run is live), ESC CR and Tab-while-running
+queue a follow-up, Ctrl+J inserts a newline. Terminals that do send CSI-u / modifyOtherKeys
+sequences get Shift+Enter (newline), Ctrl+Enter and Alt+Enter (follow-up) too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+
+if TYPE_CHECKING:
+    from pi_cli.modes.plain_repl import PlainRepl
+
+MAX_PATH_COMPLETIONS = 200
+FOLLOW_UP_KEY = Keys.F24  # stands for Ctrl+Enter / CSI-u Alt+Enter, which have no Keys member
+
+_EXTRA_SEQUENCES: dict[str, Any] = {
+    "\x1b[13;2u": Keys.ControlJ,  # Shift+Enter (CSI-u)
+    "\x1b[27;2;13~": Keys.ControlJ,  # Shift+Enter (xterm modifyOtherKeys)
+    "\x1b[13;5u": FOLLOW_UP_KEY,  # Ctrl+Enter
+    "\x1b[27;5;13~": FOLLOW_UP_KEY,
+    "\x1b[13;3u": FOLLOW_UP_KEY,  # Alt+Enter
+    "\x1b[27;3;13~": FOLLOW_UP_KEY,
+}
+
+
+def register_extra_sequences() -> None:
+    """Teach prompt-toolkit's VT100 parser the modified-Enter sequences (idempotent)."""
+    for sequence, key in _EXTRA_SEQUENCES.items():
+        ANSI_SEQUENCES.setdefault(sequence, key)
+
+
+def build_key_bindings(repl: PlainRepl) -> KeyBindings:
+    """The REPL's bindings; they take precedence over prompt-toolkit's defaults."""
+    kb = KeyBindings()
+    running = Condition(lambda: repl.running)
+
+    @kb.add("c-j")
+    def _newline(event: KeyPressEvent) -> None:
+        """Ctrl+J (and Shift+Enter where the terminal reports it): a newline in the input."""
+        event.current_buffer.insert_text("\n")
+
+    def follow_up(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if not buffer.text.strip():
+            return
+        repl.next_kind = "follow_up"
+        buffer.validate_and_handle()
+
+    # Alt+Enter = ESC CR; while idle it simply submits (there is nothing to follow up on).
+    kb.add("escape", "enter")(follow_up)
+    kb.add(FOLLOW_UP_KEY)(follow_up)
+    kb.add("tab", filter=running)(follow_up)
+
+    @kb.add("escape", filter=running)
+    def _abort(event: KeyPressEvent) -> None:
+        """Esc while a run is live aborts it."""
+        repl.abort(event.current_buffer)
+
+    @kb.add("c-c")
+    def _interrupt(event: KeyPressEvent) -> None:
+        """Ctrl+C aborts a live run; when idle it clears the input line."""
+        if repl.running:
+            repl.abort(event.current_buffer)
+        else:
+            event.current_buffer.reset()
+
+    return kb
+
+
+class PiCompleter(Completer):
+    """Completes ``/command`` at the start of the input and ``@path`` anywhere.
+
+    Args:
+        shell: the CodingAgent (its command registry and cwd).
+    """
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        """Yield completions for the text before the cursor."""
+        before = document.text_before_cursor
+        if before.startswith("/") and not any(c.isspace() for c in before):
+            for command in self.shell.commands.complete(before[1:]):
+                yield Completion("/" + command.name, start_position=-len(before),
+                                 display_meta=command.description)
+            return
+        word = before.split()[-1] if before and not before[-1].isspace() else ""
+        if word.startswith("@"):
+            yield from self._paths(word)
+
+    def _paths(self, word: str) -> Iterator[Completion]:
+        partial = word[1:]
+        folder, _, stem = partial.rpartition("/")
+        base = Path(self.shell.cwd)
+        directory = base / os.path.expanduser(folder) if folder else base
+        if partial.startswith("/"):
+            directory = Path(folder or "/")
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return
+        shown = 0
+        for entry in entries:
+            if not entry.name.startswith(stem) or (entry.name.startswith(".") and not stem.startswith(".")):
+                continue
+            is_dir = entry.is_dir()
+            prefix = f"{folder}/" if folder or partial.startswith("/") else ""
+            text = f"@{prefix}{entry.name}{'/' if is_dir else ''}"
+            yield Completion(text, start_position=-len(word), display=entry.name + ("/" if is_dir else ""))
+            shown += 1
+            if shown >= MAX_PATH_COMPLETIONS:
+                return
