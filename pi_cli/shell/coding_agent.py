@@ -72,6 +72,10 @@ class CodingAgent:
             self.commands.register(command)
         self.input_transforms: list[InputTransform] = []
         self._listeners: list[Listener] = []
+        # Notices raised while building (bad skills, hooks...) reach listeners that subscribe later.
+        self._startup_notices: list[Notice] | None = []
+        self.skills: list[Any] = []
+        self.skills_block: str | None = None
         self.thinking = options.thinking or self.settings.thinking
         self.resolved_model: Any = None
         self.model_id = ""
@@ -92,6 +96,11 @@ class CodingAgent:
         self.agent.subscribe(self._on_agent_event)
         self.session = self._open_session()
         self.rebuild_system_prompt()
+        from pi_cli.shell.extensions import install_extensions
+
+        install_extensions(self)
+        self.startup_notices = self._startup_notices or []
+        self._startup_notices = None
 
     # ------------------------------------------------------------------ building
 
@@ -174,6 +183,8 @@ class CodingAgent:
 
     def rebuild_system_prompt(self, skills_block: str | None = None) -> None:
         """Recompute the system prompt (after tools, context files or skills change)."""
+        if skills_block is None:
+            skills_block = self.skills_block
         custom = self.options.system_prompt or read_prompt_override(self.cwd, "SYSTEM.md")
         append_parts = [read_prompt_override(self.cwd, "APPEND_SYSTEM.md"), self.options.append_system_prompt]
         self.agent.system_prompt = build_system_prompt(
@@ -190,10 +201,14 @@ class CodingAgent:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive agent and shell events. Returns an unsubscribe function."""
         self._listeners.append(listener)
+        for notice in getattr(self, "startup_notices", []):
+            listener(notice)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def emit(self, event: Any) -> None:
         """Send an event to every listener (a failing listener never breaks the shell)."""
+        if self._startup_notices is not None and isinstance(event, Notice):
+            self._startup_notices.append(event)
         for listener in list(self._listeners):
             try:
                 listener(event)
@@ -245,8 +260,31 @@ class CodingAgent:
         return None
 
     async def prompt(self, text: str) -> None:
-        """Run the model on ``text`` to the end of the run."""
+        """Run the model on ``text`` to the end of the run (compacting after it if needed)."""
         await self.agent.prompt(text)
+        await self.compactor.after_run()
+
+    async def compact(self, instructions: str | None = None) -> Any:
+        """Summarise older messages now (``/compact``); raises ``CompactionError``."""
+        return await self.compactor.compact("manual", instructions)
+
+    def tree_entries(self) -> list[Any]:
+        """The session tree for a picker (:class:`pi_cli.shell.branching.TreeEntry` list)."""
+        from pi_cli.shell.branching import tree_entries
+
+        return tree_entries(self.session)
+
+    def navigate_to(self, entry_id: str) -> str | None:
+        """Continue from an earlier entry; returns a selected user message's text for the editor."""
+        from pi_cli.shell.branching import navigate_to
+
+        return navigate_to(self, entry_id)
+
+    def fork(self, entry_id: str | None = None) -> Path:
+        """Copy the path to ``entry_id`` (default: leaf) into a new session file and switch to it."""
+        from pi_cli.shell.branching import fork
+
+        return fork(self, entry_id)
 
     def steer(self, text: str) -> None:
         """Queue a message for the next turn of the live run."""
@@ -283,6 +321,7 @@ class CodingAgent:
         self.agent.reset()
         self.session = SessionStore.create(self.cwd, persist=self.options.persist_session)
         self.emit(SessionChanged(session_id=self.session.session_id, path=_str(self.session.path), reason="new"))
+        self.hooks.session_start()
 
     def switch_session(self, ref: str | Path) -> None:
         """Resume another session (path or id) of this project."""
@@ -292,6 +331,7 @@ class CodingAgent:
         self.session = store
         self._load_into_agent(store)
         self.emit(SessionChanged(session_id=store.session_id, path=str(path), reason="resume"))
+        self.hooks.session_start()
 
     @property
     def usage(self) -> SessionUsage:

@@ -1,0 +1,328 @@
+"""Context compaction: summarise older messages with the model, keep recent ones verbatim.
+
+Triggers: after a run, when the context exceeds ``window - reserve_tokens`` (``window`` is the
+model's, or the user's smaller ``compaction.contextBudget``), or when the run ended with a
+context-overflow error; then the request is retried once. ``/compact [instructions]`` does it by
+hand. A ``compaction`` entry (summary, firstKeptEntryId, tokensBefore) goes into the session
+file, whose full history stays; the agent's messages are rebuilt from the session.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agent_core import (
+    AbortSignal,
+    AssistantMessage,
+    LlmContext,
+    Message,
+    StreamOptions,
+    ToolResultMessage,
+    UserMessage,
+    message_from_wire,
+    user_message,
+)
+from pi_cli.shell.events import CompactionEnd, CompactionStart
+from pi_cli.shell.usage import context_tokens, message_tokens
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import CodingAgent
+
+TOOL_RESULT_CHARS = 2000
+_READ_TOOLS = {"read", "grep", "find", "ls"}
+_WRITE_TOOLS = {"write", "edit"}
+_OVERFLOW_PATTERNS = ("context_length_exceeded", "maximum context length", "prompt is too long",
+                      "context window", "too many tokens", "exceeds the context")
+
+SUMMARY_SYSTEM = (
+    "You are a context summarization assistant. You read a conversation between a user and an AI "
+    "coding assistant and write a structured summary that lets the assistant continue the work "
+    "without the original messages. Do not continue the conversation; output only the summary."
+)
+
+SUMMARY_FORMAT = """Write the summary in exactly this format:
+
+## Goal
+[What the user is trying to accomplish]
+
+## Constraints & Preferences
+- [Requirements, preferences and constraints stated by the user]
+
+## Progress
+### Done
+- [Completed work]
+### In Progress
+- [Current work]
+### Blocked
+- [Open problems, if any]
+
+## Key Decisions
+- [Decision and its reason]
+
+## Next Steps
+1. [What should happen next]
+
+## Critical Context
+- [Exact file paths, function names, error messages, data needed to continue]"""
+
+
+class CompactionError(Exception):
+    """Compaction could not run or the model could not summarise."""
+
+
+@dataclass
+class CompactionResult:
+    """What one compaction did."""
+
+    summary: str
+    first_kept_entry_id: str | None
+    tokens_before: int
+    tokens_after: int
+    entry_id: str
+
+
+# ---------------------------------------------------------------------------- pure helpers
+
+
+def is_context_overflow(message: AssistantMessage) -> bool:
+    """Whether a failed response means the context was too long for the model."""
+    if message.stop_reason != "error":
+        return False
+    try:  # the provider layer knows each vendor's wording; imported lazily (may be absent)
+        from agent_core.providers import is_context_overflow as provider_check  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001
+        provider_check = None
+    if provider_check is not None:
+        try:
+            if provider_check(message):
+                return True
+        except Exception:  # noqa: BLE001
+            pass
+    text = message.error_message or ""
+    return text.startswith("Context overflow") or any(p in text.lower() for p in _OVERFLOW_PATTERNS)
+
+
+def _short(value: str, limit: int) -> str:
+    return value if len(value) <= limit else value[:limit] + f"... [{len(value) - limit} more characters]"
+
+
+def serialize_conversation(messages: list[Message]) -> str:
+    """The conversation as plain text (the model must summarise it, not continue it)."""
+    lines: list[str] = []
+    for message in messages:
+        if isinstance(message, UserMessage):
+            lines.append(f"[User]: {message.text}")
+        elif isinstance(message, AssistantMessage):
+            if message.text:
+                lines.append(f"[Assistant]: {message.text}")
+            calls = [f"{c.name}({json.dumps(c.arguments, ensure_ascii=False)})" for c in message.tool_calls]
+            if calls:
+                lines.append("[Assistant tool calls]: " + "; ".join(calls))
+        elif isinstance(message, ToolResultMessage):
+            flag = " (error)" if message.is_error else ""
+            lines.append(f"[Tool result{flag}]: {_short(message.text, TOOL_RESULT_CHARS)}")
+    return "\n\n".join(lines)
+
+
+def file_operations(messages: list[Message]) -> tuple[set[str], set[str]]:
+    """(files read, files modified) according to the tool calls in ``messages``."""
+    read: set[str] = set()
+    modified: set[str] = set()
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            for call in message.tool_calls:
+                path = call.arguments.get("path")
+                if isinstance(path, str) and call.name in _WRITE_TOOLS:
+                    modified.add(path)
+                elif isinstance(path, str) and call.name in _READ_TOOLS:
+                    read.add(path)
+    return read - modified, modified
+
+
+def find_cut_point(messages: list[Message], keep_recent_tokens: int) -> int:
+    """Index of the first message kept verbatim (0 = nothing to summarise).
+
+    Walks back from the newest message until ``keep_recent_tokens`` are covered, then moves
+    further back while the cut would land on a tool result, so a tool call and its result are
+    never separated.
+    """
+    kept = 0
+    cut = 0
+    for index in range(len(messages) - 1, -1, -1):
+        kept += message_tokens(messages[index])
+        if kept >= keep_recent_tokens:
+            cut = index
+            break
+    while cut > 0 and isinstance(messages[cut], ToolResultMessage):
+        cut -= 1
+    return cut
+
+
+def last_user_index(messages: list[Message]) -> int:
+    """Index of the last user message (0 if none)."""
+    return next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], UserMessage)), 0)
+
+
+def build_summary_request(messages: list[Message], previous: str | None, instructions: str | None) -> str:
+    """The user message asking the model for the summary."""
+    parts = [f"<conversation>\n{serialize_conversation(messages)}\n</conversation>"]
+    if previous:
+        parts.append(
+            f"<previous-summary>\n{previous}\n</previous-summary>\n"
+            "The conversation above continues from this earlier summary: merge both into one."
+        )
+    parts.append(SUMMARY_FORMAT)
+    if instructions:
+        parts.append(f"Additional focus from the user: {instructions}")
+    return "\n\n".join(parts)
+
+
+# ---------------------------------------------------------------------------- the compactor
+
+
+class Compactor:
+    """Compaction for one shell."""
+
+    def __init__(self, shell: CodingAgent) -> None:
+        self.shell = shell
+        self.is_compacting = False
+
+    @property
+    def threshold(self) -> int:
+        """Context tokens above which a finished run triggers compaction."""
+        window = self.shell.context_window
+        reserve = self.shell.settings.compaction.reserve_tokens
+        return max(window - reserve, window // 2)  # a reserve near the window must not loop
+
+    def should_compact(self) -> bool:
+        """Whether the current context is over the threshold."""
+        if not self.shell.settings.compaction.enabled:
+            return False
+        return context_tokens(self.shell.agent.state.messages) > self.threshold
+
+    def _context_entries(self) -> tuple[list[tuple[str, Message]], str | None, dict[str, Any]]:
+        """The messages of the current context with their entry ids, the previous summary and details."""
+        session = self.shell.session
+        refs = session.path_to()
+        index = next((i for i in range(len(refs) - 1, -1, -1) if refs[i].type == "compaction"), None)
+        start, previous, details = 0, None, {}
+        if index is not None:
+            entry = next(iter(session.iter_entries([refs[index]])), None) or {}
+            previous = str(entry.get("summary", "")) or None
+            details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
+            first = entry.get("firstKeptEntryId")
+            start = next((i for i, ref in enumerate(refs[:index]) if ref.id == first), index)
+        items: list[tuple[str, Message]] = []
+        for data in session.iter_entries([r for r in refs[start:] if r.type == "message"]):
+            try:
+                items.append((str(data["id"]), message_from_wire(data["message"])))
+            except Exception:  # noqa: BLE001 - build_context skips such entries too
+                continue
+        return items, previous, details
+
+    async def _summarise(self, prompt: str) -> str:
+        agent = self.shell.agent
+        reserve = self.shell.settings.compaction.reserve_tokens
+        context = LlmContext(system_prompt=SUMMARY_SYSTEM, messages=[user_message(prompt)], tools=[])
+        options = StreamOptions(model=agent.model, cancel=AbortSignal(), thinking="off",
+                                max_tokens=max(int(reserve * 0.8), 1024))
+        final: AssistantMessage | None = None
+        async for item in agent.stream_fn(context, options):
+            if isinstance(item, AssistantMessage):
+                final = item
+                break
+        if final is None:
+            raise CompactionError("the model stream ended without a message")
+        if final.stop_reason in ("error", "aborted"):
+            raise CompactionError(final.error_message or f"summary request ended: {final.stop_reason}")
+        if not final.text.strip():
+            raise CompactionError("the model returned an empty summary")
+        return final.text.strip()
+
+    async def compact(self, reason: str = "manual", instructions: str | None = None,
+                      will_retry: bool = False) -> CompactionResult:
+        """Summarise older messages now. Raises :class:`CompactionError` (after emitting the end event)."""
+        if self.is_compacting:
+            raise CompactionError("compaction is already running")
+        shell = self.shell
+        tokens_before = context_tokens(shell.agent.state.messages)
+        shell.emit(CompactionStart(reason=reason))  # type: ignore[arg-type]
+        self.is_compacting = True
+        try:
+            result = await self._compact(reason, instructions, tokens_before)
+        except Exception as exc:
+            error = str(exc) if isinstance(exc, CompactionError) else f"{type(exc).__name__}: {exc}"
+            shell.emit(CompactionEnd(reason=reason, tokens_before=tokens_before, error_message=error))  # type: ignore[arg-type]
+            raise CompactionError(error) from None
+        finally:
+            self.is_compacting = False
+        shell.emit(CompactionEnd(reason=reason, summary=result.summary, tokens_before=tokens_before,  # type: ignore[arg-type]
+                                 tokens_after=result.tokens_after, will_retry=will_retry))
+        return result
+
+    async def _compact(self, reason: str, instructions: str | None, tokens_before: int) -> CompactionResult:
+        shell = self.shell
+        items, previous, details = self._context_entries()
+        messages = [m for _, m in items]
+        cut = find_cut_point(messages, shell.settings.compaction.keep_recent_tokens)
+        if cut == 0 and reason != "threshold":
+            cut = last_user_index(messages)  # overflow or by hand: keep only the latest exchange
+        if cut == 0:
+            raise CompactionError("nothing to compact yet")
+        older = messages[:cut]
+        summary = await self._summarise(build_summary_request(older, previous, instructions))
+        read, modified = file_operations(older)
+        read |= set(details.get("readFiles", []))
+        modified |= set(details.get("modifiedFiles", []))
+        read -= modified
+        if read:
+            summary += "\n\n<read-files>\n" + "\n".join(sorted(read)) + "\n</read-files>"
+        if modified:
+            summary += "\n\n<modified-files>\n" + "\n".join(sorted(modified)) + "\n</modified-files>"
+        first_kept = items[cut][0] if cut < len(items) else None
+        entry_id = shell.session.append(
+            "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before,
+            details={"readFiles": sorted(read), "modifiedFiles": sorted(modified)},
+        )
+        shell.agent.replace_messages(shell.session.build_context())
+        # Estimated: the kept messages' provider usage still describes the old, longer context.
+        tokens_after = sum(message_tokens(m) for m in shell.agent.state.messages)
+        return CompactionResult(summary, first_kept, tokens_before, tokens_after, entry_id)
+
+    async def after_run(self) -> None:
+        """After a run: compact on overflow (then retry once) or above the threshold."""
+        shell = self.shell
+        messages = shell.agent.state.messages
+        last = messages[-1] if messages else None
+        if not shell.settings.compaction.enabled:
+            return
+        if isinstance(last, AssistantMessage) and is_context_overflow(last):
+            await self._recover_from_overflow()
+        elif self.should_compact():
+            try:
+                await self.compact("threshold")
+            except CompactionError as exc:
+                shell.notify(f"Automatic compaction failed: {exc}", "warning")
+
+    async def _recover_from_overflow(self) -> None:
+        shell = self.shell
+        session = shell.session
+        error_entry = session.leaf_id
+        ref = session.entries.get(error_entry) if error_entry else None
+        if ref is not None and ref.type == "message":
+            session.set_leaf(ref.parent_id)  # the failed response stays in the file, off the path
+            shell.agent.replace_messages(session.build_context())
+        try:
+            await self.compact("overflow", will_retry=True)
+        except CompactionError as exc:
+            if ref is not None:
+                session.set_leaf(error_entry)
+                shell.agent.replace_messages(session.build_context())
+            shell.notify(f"Context overflow and compaction failed: {exc}", "error")
+            return
+        await shell.agent.continue_()  # the single retry
+        last = shell.agent.state.messages[-1] if shell.agent.state.messages else None
+        if isinstance(last, AssistantMessage) and is_context_overflow(last):
+            shell.notify("The context still overflows after compaction; not retrying again.", "error")

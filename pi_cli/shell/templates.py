@@ -1,0 +1,112 @@
+"""Prompt templates: ``$PI_HOME/prompts/*.md`` and ``.pi/prompts/*.md`` become ``/name`` commands.
+
+Arguments (shell-like split, quotes group words): ``$1 $2 ...``, ``$@`` / ``$ARGUMENTS`` (all),
+``${@:N}`` (from the N-th on), ``${@:N:L}`` (L arguments from the N-th). A project template
+overrides a global one of the same name; built-in commands are never replaced.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pi_cli.shell.frontmatter import FrontmatterError, parse_document
+from pi_cli.shell.paths import pi_home, project_dir
+from pi_cli.shell.slash_commands import CommandResult, SlashCommand, split_args
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import CodingAgent
+
+_SLICE = re.compile(r"\$\{@:(\d+)(?::(\d+))?\}")
+_ALL = re.compile(r"\$ARGUMENTS\b|\$@")
+_POSITIONAL = re.compile(r"\$(\d+)")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+
+
+@dataclass
+class PromptTemplate:
+    """One template file."""
+
+    name: str
+    description: str
+    body: str
+    path: Path
+    source: str  # "user" or "project"
+
+
+def expand_template(body: str, args: list[str]) -> str:
+    """Substitute the argument placeholders of ``body``."""
+
+    def _slice(match: re.Match[str]) -> str:
+        start = max(int(match.group(1)), 1) - 1
+        length = match.group(2)
+        chosen = args[start:] if length is None else args[start : start + int(length)]
+        return " ".join(chosen)
+
+    # One pass over all placeholder kinds, so an argument containing "$1" is never re-expanded.
+    pattern = re.compile(f"{_SLICE.pattern}|{_ALL.pattern}|{_POSITIONAL.pattern}")
+
+    def _replace(match: re.Match[str]) -> str:
+        text = match.group(0)
+        if text.startswith("${"):
+            return _slice(_SLICE.match(text))  # type: ignore[arg-type]
+        if text in ("$@", "$ARGUMENTS"):
+            return " ".join(args)
+        index = int(text[1:]) - 1
+        return args[index] if 0 <= index < len(args) else ""
+
+    return pattern.sub(_replace, body)
+
+
+def load_template(path: Path, source: str) -> PromptTemplate:
+    """Read one template (raises ``OSError``/``FrontmatterError`` if unreadable)."""
+    doc = parse_document(path.read_text(encoding="utf-8"))
+    description = doc.fields.get("description", "").strip()
+    if not description:
+        first = next((line.strip() for line in doc.body.splitlines() if line.strip()), "")
+        description = first.lstrip("# ")[:80]
+    return PromptTemplate(name=path.stem, description=description, body=doc.body, path=path, source=source)
+
+
+def discover_templates(cwd: Path) -> tuple[list[PromptTemplate], list[str]]:
+    """Templates by name (project wins over user) and problems to report."""
+    found: dict[str, PromptTemplate] = {}
+    problems: list[str] = []
+    for directory, source in ((pi_home() / "prompts", "user"), (project_dir(cwd) / "prompts", "project")):
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.glob("*.md")):
+            if not path.is_file():
+                continue
+            if not _NAME.match(path.stem):
+                problems.append(f"Skipped prompt template {path}: unusable command name {path.stem!r}")
+                continue
+            try:
+                found[path.stem] = load_template(path, source)
+            except (OSError, UnicodeDecodeError, FrontmatterError) as exc:
+                problems.append(f"Skipped prompt template {path}: {exc}")
+    return list(found.values()), problems
+
+
+def _template_command(template: PromptTemplate) -> SlashCommand:
+    async def handler(shell: CodingAgent, args: str) -> CommandResult:
+        return CommandResult(prompt=expand_template(template.body, split_args(args)))
+
+    return SlashCommand(template.name, template.description or f"Prompt template {template.path.name}",
+                        handler, usage="[args]", source=f"template:{template.source}")
+
+
+def install_templates(shell: CodingAgent) -> None:
+    """Register every template as a command (built-ins keep their names)."""
+    templates, problems = discover_templates(shell.cwd)
+    for template in templates:
+        existing = shell.commands.get(template.name)
+        if existing is not None and not existing.source.startswith("template"):
+            problems.append(f"Skipped prompt template {template.path}: /{template.name} is a built-in command")
+            continue
+        shell.commands.register(_template_command(template))
+    for problem in problems:
+        shell.notify(problem, "warning")
+    shell.templates = templates
