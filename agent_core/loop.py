@@ -156,7 +156,9 @@ async def run_loop(
                 if batch.terminate:
                     has_more_tool_calls = False
             emit(TurnEnd(message=message, tool_results=results))
-            if not pending:  # a steer drained mid-batch is this turn's delivery (one-at-a-time)
+            # A steer drained mid-batch is this turn's delivery (one-at-a-time). After an abort
+            # nothing more is consumed: queued messages stay for the user (like follow-ups).
+            if not pending and not signal.aborted:
                 pending = _drain(config.get_steering_messages)
 
         if signal.aborted:

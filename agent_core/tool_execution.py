@@ -136,6 +136,8 @@ class _BatchRunner:
         return None
 
     def _poll_steering(self) -> None:
+        if self.signal.aborted:  # aborted: leave queued messages for the user
+            return
         if self.config.get_steering_messages is not None and not self.batch.steering:
             self.batch.steering.extend(self.config.get_steering_messages())
 

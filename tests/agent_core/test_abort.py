@@ -176,3 +176,22 @@ async def test_stream_that_honours_cancel_itself() -> None:
     await asyncio.wait_for(agent.prompt("hi"), 2)
     assert rec.events[-2].message.stop_reason == "aborted"
     assert rec.types()[-1] == "agent_end"
+
+
+@pytest.mark.parametrize("mode", ["sequential", "parallel"])
+async def test_abort_leaves_queued_steering_in_the_queue(mode: str) -> None:
+    """After an abort no queued message is consumed: the UI can restore it (clear_queues)."""
+    slow = SlowTool()
+    stream = ScriptedStream(reply(tool_call("c1", "slow"), tool_call("c2", "slow")), reply(text("unused")))
+    agent = Agent(stream, tools=[slow], tool_execution=mode)  # type: ignore[arg-type]
+    rec = Recorder()
+    agent.subscribe(rec)
+    task = asyncio.create_task(agent.prompt("go"))
+    await asyncio.wait_for(slow.started.wait(), 2)
+    agent.steer("actually, do something else")
+    agent.abort()
+    await asyncio.wait_for(task, 2)
+    assert_clean_end(rec)
+    assert [m.role for m in agent.state.messages if m.role == "user"] == ["user"]
+    steering, _ = agent.clear_queues()
+    assert [m.text for m in steering] == ["actually, do something else"]
