@@ -146,7 +146,7 @@ def find_cut_point(messages: list[Message], keep_recent_tokens: int) -> int:
 
     Walks back from the newest message until ``keep_recent_tokens`` are covered, then moves
     further back while the cut would land on a tool result, so a tool call and its result are
-    never separated.
+    never separated, and to the start of that turn (its user message) when one precedes it.
     """
     kept = 0
     cut = 0
@@ -157,7 +157,9 @@ def find_cut_point(messages: list[Message], keep_recent_tokens: int) -> int:
             break
     while cut > 0 and isinstance(messages[cut], ToolResultMessage):
         cut -= 1
-    return cut
+    # Prefer a whole turn (from its user message) unless that would leave nothing to summarise.
+    turn_start = next((i for i in range(cut, -1, -1) if isinstance(messages[i], UserMessage)), 0)
+    return turn_start if turn_start > 0 else cut
 
 
 def last_user_index(messages: list[Message]) -> int:
