@@ -75,6 +75,8 @@ def truncate_result(text: str, max_lines: int = RESULT_LINES) -> tuple[list[str]
 
 
 def _short(count: int) -> str:
+    if count >= 10_000:
+        return f"{count // 1000}k"
     return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
 
 
