@@ -208,11 +208,16 @@ class Agent:
         if not messages:
             raise ValueError("No messages to continue from")
         if isinstance(messages[-1], AssistantMessage):
-            queued = self._drain_steering() or self._drain_follow_ups()
+            steering = self._drain_steering()
+            queued = steering or self._drain_follow_ups()
             if not queued:
                 raise ValueError("Cannot continue from message role: assistant")
             context = self._context()
-            await self._run(lambda signal: run_agent_loop(queued, context, self._config(), self._emit, signal))
+            await self._run(
+                lambda signal: run_agent_loop(
+                    queued, context, self._config(), self._emit, signal, skip_initial_steering=bool(steering)
+                )
+            )
             return
         context = self._context()
         await self._run(lambda signal: run_agent_loop_continue(context, self._config(), self._emit, signal))

@@ -80,8 +80,14 @@ async def run_agent_loop(
     config: AgentLoopConfig,
     emit: Emit,
     signal: AbortSignal | None = None,
+    *,
+    skip_initial_steering: bool = False,
 ) -> list[Message]:
-    """Start a run with new prompt messages. Returns every message added during the run."""
+    """Start a run with new prompt messages. Returns every message added during the run.
+
+    ``skip_initial_steering``: the prompts themselves were drained from the steering queue,
+    so the loop must not drain it again before the first turn (one-at-a-time delivery).
+    """
     signal = signal or AbortSignal()
     new_messages: list[Message] = list(prompts)
     emit(AgentStart())
@@ -90,7 +96,7 @@ async def run_agent_loop(
         context.messages.append(prompt)
         emit(MessageStart(message=prompt))
         emit(MessageEnd(message=prompt))
-    await run_loop(context, new_messages, config, emit, signal)
+    await run_loop(context, new_messages, config, emit, signal, skip_initial_steering=skip_initial_steering)
     return new_messages
 
 
@@ -119,10 +125,12 @@ async def run_loop(
     config: AgentLoopConfig,
     emit: Emit,
     signal: AbortSignal,
+    *,
+    skip_initial_steering: bool = False,
 ) -> None:
     """SPEC §3, line by line. ``turn_start`` of the first turn was emitted by the caller."""
     first_turn = True
-    pending = _drain(config.get_steering_messages)
+    pending = [] if skip_initial_steering else _drain(config.get_steering_messages)
     while True:
         has_more_tool_calls = True
         while has_more_tool_calls or pending:

@@ -279,3 +279,26 @@ async def test_clear_queues_returns_what_was_queued() -> None:
     assert [m.text for m in steering] == ["s"]
     assert [m.text for m in follow] == ["f"]
     assert agent.state.steering_queue == [] and agent.state.follow_up_queue == []
+
+
+async def test_continue_with_queued_steering_delivers_one_at_a_time() -> None:
+    stream = ScriptedStream(reply(text("a")), reply(text("b")), reply(text("c")))
+    agent = Agent(stream)
+    await agent.prompt("p")
+    agent.steer("s1")
+    agent.steer("s2")
+    await agent.continue_()
+    assert stream.calls == 3
+    assert stream.user_texts(1) == ["p", "s1"]
+    assert stream.user_texts(2) == ["p", "s1", "s2"]
+
+
+async def test_continue_with_queued_steering_all_mode() -> None:
+    stream = ScriptedStream(reply(text("a")), reply(text("b")))
+    agent = Agent(stream, steering_mode="all")
+    await agent.prompt("p")
+    agent.steer("s1")
+    agent.steer("s2")
+    await agent.continue_()
+    assert stream.calls == 2
+    assert stream.user_texts(1) == ["p", "s1", "s2"]
