@@ -7,6 +7,7 @@ retry policy, abort pump and final-message rules apply as on the native paths.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 import importlib
@@ -90,14 +91,28 @@ def _request(model: ResolvedModel, context: LlmContext, options: StreamOptions, 
     return kwargs
 
 
-def litellm_error(model: ResolvedModel, exc: BaseException, litellm: Any) -> ProviderError:
+def _detail(exc: BaseException) -> str:
+    raw = str(getattr(exc, "message", "") or exc)
+    # litellm prefixes "litellm.XError: ProviderException - <body>"; the body may be a bytes repr.
+    detail = raw.split(" - ", 1)[-1] if " - " in raw else raw
+    if detail.startswith(("b'", 'b"')):
+        with contextlib.suppress(ValueError, SyntaxError, UnicodeDecodeError):
+            detail = ast.literal_eval(detail).decode("utf-8", "replace")
+    return body_message(detail)
+
+
+def litellm_error(
+    model: ResolvedModel, exc: BaseException, litellm: Any, *, timeout_s: float, midstream: bool = False
+) -> ProviderError:
     """Map a litellm exception to our one-line, key-free ProviderError."""
     if isinstance(exc, ProviderError):
         return exc
-    raw = str(getattr(exc, "message", "") or exc)
-    detail = body_message(raw.split(" - ", 1)[-1]) if " - " in raw else raw
+    detail = _detail(exc)
     if isinstance(exc, litellm.Timeout):
-        return ProviderError(f"Request to {model.provider} timed out: no data for {_timeout_of(exc)}")
+        return ProviderError(f"Request to {model.provider} timed out: no data for {timeout_s:g}s")
+    if midstream:
+        text = one_line(redact(detail, model.api_key))
+        return ProviderError(one_line(f"Stream from {model.provider} failed mid-response: {text}", 500))
     if isinstance(exc, litellm.APIConnectionError):
         text = one_line(redact(detail, model.api_key))
         return ProviderError(one_line(f"Connection to {model.provider} failed: {text}", 500))
@@ -111,10 +126,6 @@ def litellm_error(model: ResolvedModel, exc: BaseException, litellm: Any) -> Pro
     return ProviderError(one_line(f"litellm request to {model.provider} failed: {text}", 500))
 
 
-def _timeout_of(exc: BaseException) -> str:
-    return "the configured timeout"
-
-
 async def _source(
     model: ResolvedModel, context: LlmContext, options: StreamOptions, config: TransportConfig
 ) -> AsyncIterator[tuple[str, Any]]:
@@ -125,7 +136,7 @@ async def _source(
         try:
             return await litellm.acompletion(**kwargs)
         except Exception as exc:  # noqa: BLE001 - every litellm failure becomes one line
-            raise litellm_error(model, exc, litellm) from None
+            raise litellm_error(model, exc, litellm, timeout_s=config.timeout_s) from None
 
     async def source(put: Callable[[Any], None]) -> None:
         stream = await with_retries(open_stream, config.retry, options)
@@ -135,7 +146,7 @@ async def _source(
         except ProviderError:
             raise
         except Exception as exc:  # noqa: BLE001
-            raise litellm_error(model, exc, litellm) from None
+            raise litellm_error(model, exc, litellm, timeout_s=config.timeout_s, midstream=True) from None
         finally:
             closer = getattr(getattr(stream, "completion_stream", None), "aclose", None)
             if closer is not None:

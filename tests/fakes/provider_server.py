@@ -152,6 +152,10 @@ class _HttpServer(ThreadingHTTPServer):
     allow_reuse_address = True
     fake: FakeProviderServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # clients hanging up is normal here
+            super().handle_error(request, client_address)
+
 
 class FakeProviderServer:
     """Replays scripted turns over both wire protocols on one loopback port.

@@ -92,6 +92,8 @@ class Harness:
                 start = time.perf_counter()
                 signal.abort()
         run.elapsed = time.perf_counter() - start
+        expected_api = "litellm" if self.transport == "litellm" else model.api
+        assert run.final.api == expected_api and model.api == expected_api  # the path under test ran
         return run
 
 

@@ -5,9 +5,15 @@ from __future__ import annotations
 import pytest
 
 from tests.providers.conformance import CASES, PROTOCOLS, run_case
+from tests.providers.seed import run_seed
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize("case", sorted(CASES))
 async def test_native(case: str, protocol: str) -> None:
     await run_case(case, protocol, "native")
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_seed_scenario_native(protocol: str) -> None:
+    await run_seed(protocol, "native")
