@@ -46,6 +46,7 @@ class TuiOptions:
     extended_keys: bool | None = None  # None: guess from the environment
     user_theme_dir: Path | None = None
     persist_theme: bool = True
+    cursor_blink: bool = True
     warnings: list[str] = field(default_factory=list)
 
 
@@ -72,7 +73,9 @@ class PiApp(App[int]):
         self.theme = wanted
         self._busy = False  # a worker is handling input (a run, or a command)
         self._ctrl_c_at = -1e9
-        self._unsubscribe = shell.subscribe(Bridge(self.post_message, lambda: shell.agent.state.error))
+        self.bridge = Bridge(self.post_message, lambda: shell.agent.state.error)
+        self.runs_rendered = 0
+        self._unsubscribe = shell.subscribe(self.bridge)
         self._register_commands()
 
     # ------------------------------------------------------------------ layout
@@ -90,6 +93,7 @@ class PiApp(App[int]):
         self.menu = CompletionMenu()
         self.queue_view = QueueView()
         self.editor = Editor(self.menu, Completer(shell.cwd, self._command_candidates))
+        self.editor.cursor_blink = self.options.cursor_blink
         self.footer = StatusFooter(id="footer")
         with self.transcript:
             yield StartupHeader(files, skills, hints)
@@ -146,6 +150,11 @@ class PiApp(App[int]):
     def is_live(self) -> bool:
         """A run (or a command) is in progress."""
         return self._busy or self.shell.is_streaming
+
+    @property
+    def is_settled(self) -> bool:
+        """No run is live and every run's events have been rendered (tests, benchmarks)."""
+        return not self.is_live and self.runs_rendered == self.bridge.runs_ended
 
     # ------------------------------------------------------------------ input
 
@@ -320,6 +329,7 @@ class PiApp(App[int]):
         if message.error:
             await self.transcript.notice(f"Run failed: {message.error}", "error")
         self.refresh_status()
+        self.runs_rendered += 1
 
     async def on_turn_started(self, message: m.TurnStarted) -> None:
         await self.transcript.start_turn()

@@ -47,6 +47,7 @@ class Bridge:
         self.post = post
         self.agent_error = agent_error
         self._users_in_run = 0
+        self.runs_ended = 0  # agent_end events converted (the app counts the ones it rendered)
 
     def __call__(self, event: Any) -> None:
         """Handle one event (the shell listener)."""
@@ -96,6 +97,7 @@ class Bridge:
             self._users_in_run = 0
             return m.RunStarted()
         if isinstance(event, AgentEnd):
+            self.runs_ended += 1
             return m.RunEnded(self.agent_error() if not event.messages else None)
         return self._shell_event(event)
 

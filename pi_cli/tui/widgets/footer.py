@@ -38,9 +38,12 @@ class Status:
 class StatusFooter(Horizontal):
     """One line of labels; the context label turns ``-warn`` > 70 % and ``-danger`` > 90 %."""
 
+    NAMES = ("cwd", "session", "model", "tokens", "cache", "cost", "context")
+
     def compose(self) -> ComposeResult:
-        for name in ("cwd", "session", "model", "tokens", "cache", "cost", "context"):
-            yield Label("", id=f"status-{name}", classes="status-item", markup=False)
+        # Kept as attributes, not queried: updates may arrive while the app shuts down.
+        self.labels = {n: Label("", id=f"status-{n}", classes="status-item", markup=False) for n in self.NAMES}
+        yield from self.labels.values()
 
     def show(self, status: Status) -> None:
         """Update every label."""
@@ -55,8 +58,8 @@ class StatusFooter(Horizontal):
             "context": f"ctx {status.context_percent:.0f}%",
         }
         for name, value in values.items():
-            self.query_one(f"#status-{name}", Label).update(value)
-        context = self.query_one("#status-context", Label)
+            self.labels[name].update(value)
+        context = self.labels["context"]
         percent = status.context_percent
         context.set_class(CTX_WARN < percent <= CTX_DANGER, "-warn")
         context.set_class(percent > CTX_DANGER, "-danger")

@@ -1,0 +1,192 @@
+"""Pilot tests: runs, streaming, steer and follow-up queues, abort (SPEC §5, issue 6)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_cli.tui.widgets.tool_block import ToolBlock
+from pi_cli.tui.widgets.transcript import UserMessageView
+from pi_cli.tui.widgets.turn_panel import TurnPanel
+from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
+from tests.fakes.provider_server import FakeProviderServer
+from tests.fakes.script import SEED_FINAL_TEXT, seed_script
+from tests.tui.helpers import (
+    SIZE,
+    GateTool,
+    make_app,
+    make_project,
+    make_shell,
+    type_text,
+    wait_until,
+)
+from tests.tui.screen_text import screen_text
+
+
+def _user_texts(request: dict) -> list[str]:
+    """User message texts of one OpenAI chat request."""
+    out = []
+    for message in request["messages"]:
+        if message["role"] == "user":
+            content = message["content"]
+            out.append(content if isinstance(content, str) else "".join(p.get("text", "") for p in content))
+    return out
+
+
+async def test_seed_scenario_renders_four_turn_panels(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    with FakeProviderServer(script=seed_script()) as server:
+        shell = make_shell(project, model="openai/fake", api_base=server.openai_base_url, api_key="x")
+        app = make_app(shell)
+        async with app.run_test(size=SIZE) as pilot:
+            await type_text(pilot, "List files, then tell me what this project is.")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.is_settled and len(app.transcript.turns) == 4)
+            await pilot.pause()
+            panels = list(app.query(TurnPanel))
+            assert [p.number for p in panels] == [1, 2, 3, 4]
+            titles = [str(p.title) for p in panels]
+            assert "bash" in titles[0] and "read" in titles[1] and "read" in titles[2]
+            assert all(t.startswith(f"Turn {i}") for i, t in enumerate(titles, 1))
+            assert "↑120 ↓20" in titles[0]
+            assert panels[3].text == SEED_FINAL_TEXT
+            blocks = list(app.query(ToolBlock))
+            assert [b.tool_name for b in blocks] == ["bash", "read", "read"]
+            assert all(b.has_class("-success") for b in blocks)
+            assert "hello.mjs" in str(blocks[0].query_one(".tool-output").render())
+            # The prompt is shown before the first panel, once.
+            users = list(app.query(UserMessageView))
+            assert [u.text for u in users] == ["List files, then tell me what this project is."]
+            assert "hello.mjs prints a greeting" in screen_text(app)
+        assert len(server.requests) == 4
+
+
+async def test_streaming_text_appears_before_the_turn_ends(tmp_path: Path) -> None:
+    stream = ScriptedStream(reply(text("Streaming ", "answer ", "part one", " part two"), hang=True, hang_after=4))
+    app = make_app(make_shell(tmp_path, stream, tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await stream.hanging.wait()
+        await wait_until(pilot, lambda: "Streaming answer part one" in screen_text(app))
+        panel = app.transcript.turns[0]
+        assert panel.has_class("-live") and "running" in str(panel.title)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.is_settled)
+        assert not panel.has_class("-live")
+        assert "Aborted." in screen_text(app)
+
+
+async def test_enter_while_live_steers_into_the_next_turn(tmp_path: Path) -> None:
+    gate = GateTool()
+    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "build"})), reply(text("steered answer")))
+    app = make_app(make_shell(tmp_path, stream, tools=[gate]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await gate.started.wait()
+        await type_text(pilot, "use make instead")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.editor.text == ""
+        assert app.queue_view.steering == ["use make instead"]
+        assert "Steering: use make instead" in screen_text(app)
+        gate.release.set()
+        await wait_until(pilot, lambda: app.is_settled)
+        await pilot.pause()
+        assert stream.calls == 2
+        assert stream.user_texts(0) == ["go"]
+        assert stream.user_texts(1) == ["go", "use make instead"]
+        assert app.queue_view.steering == [] and not app.queue_view.has_class("-shown")
+        # Delivered steer shows in the transcript right before the turn that received it.
+        children = list(app.transcript.children)
+        steer_view = next(c for c in children if isinstance(c, UserMessageView) and c.text == "use make instead")
+        assert steer_view.has_class("-injected")
+        assert children[children.index(steer_view) + 1] is app.transcript.turns[1]
+
+
+@pytest.mark.parametrize("chord", ["ctrl+enter", "alt+enter", "tab"])
+async def test_follow_up_chords_deliver_after_the_final_answer(tmp_path: Path, chord: str) -> None:
+    gate = GateTool()
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "build"})),
+        reply(text("final answer")),
+        reply(text("follow-up answer")),
+    )
+    app = make_app(make_shell(tmp_path, stream, tools=[gate]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await gate.started.wait()
+        await type_text(pilot, "then run tests")
+        await pilot.press(chord)
+        await pilot.pause()
+        assert app.queue_view.follow_ups == ["then run tests"]
+        assert app.queue_view.steering == []
+        assert "Follow-up: then run tests" in screen_text(app)
+        gate.release.set()
+        await wait_until(pilot, lambda: app.is_settled)
+        assert stream.calls == 3
+        assert stream.user_texts(1) == ["go"]  # not delivered as a steer
+        assert stream.user_texts(2) == ["go", "then run tests"]
+        assert [p.text for p in app.transcript.turns] == ["", "final answer", "follow-up answer"]
+
+
+async def test_tab_completes_when_idle_instead_of_queueing(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/mo")
+        await pilot.pause()
+        assert app.menu.is_open and app.menu.items[0].label == "/model"
+        await pilot.press("tab")
+        assert app.editor.text == "/model "
+        assert not app.menu.is_open
+
+
+async def test_escape_aborts_a_slow_bash_tool_and_restores_the_queue(tmp_path: Path) -> None:
+    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "for i in 1 2 3 4 5 6 7 8; do echo tick $i; sleep 0.3; done; sleep 30"})))
+    shell = make_shell(tmp_path, stream, tools=None)
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(app.query(ToolBlock)) and "tick 2" in str(
+            app.query_one(ToolBlock).query_one(".tool-output").render()))
+        await type_text(pilot, "steer me")
+        await pilot.press("enter")
+        await type_text(pilot, "follow me")
+        await pilot.press("alt+enter")
+        await pilot.pause()
+        assert app.queue_view.steering == ["steer me"] and app.queue_view.follow_ups == ["follow me"]
+        started = time.monotonic()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.is_settled)
+        assert time.monotonic() - started < 5  # the sleep was killed, not waited for
+        assert app.editor.text == "steer me\nfollow me"
+        assert not app.queue_view.has_class("-shown")
+        assert shell.agent.state.steering_queue == [] and shell.agent.state.follow_up_queue == []
+        assert stream.calls == 1
+        assert "Aborted." in screen_text(app)
+
+
+async def test_alt_up_pulls_queued_messages_back(tmp_path: Path) -> None:
+    gate = GateTool()
+    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "x"})), reply(text("ok")))
+    app = make_app(make_shell(tmp_path, stream, tools=[gate]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await gate.started.wait()
+        await type_text(pilot, "first")
+        await pilot.press("enter")
+        await type_text(pilot, "second")
+        await pilot.press("tab")
+        await pilot.press("alt+up")
+        await pilot.pause()
+        assert app.editor.text == "first\nsecond"
+        assert app.queue_view.steering == [] and app.queue_view.follow_ups == []
+        gate.release.set()
+        await wait_until(pilot, lambda: app.is_settled)
+        assert stream.user_texts(1) == ["go"]
