@@ -51,7 +51,8 @@ def make_stream_fn(
     )
 
     config = TransportConfig(retry=retry or RetryConfig(), timeout_s=timeout_s,
-                             connect_timeout_s=connect_timeout_s)
+                             connect_timeout_s=connect_timeout_s,
+                             plain_http=(model.base_url or "").startswith("http://"))
 
     def stream_fn(context: LlmContext, options: StreamOptions) -> AsyncIterator[Any]:
         if model.api == "anthropic-messages":

@@ -23,6 +23,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ EXHAUSTED = "fake provider: script exhausted"
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # else every small SSE write waits ~40 ms for a delayed ACK
     server: _HttpServer
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
@@ -184,6 +186,7 @@ class FakeProviderServer:
         self._requests: list[dict[str, Any]] = []
         self._paths: list[str] = []
         self._headers: list[dict[str, str]] = []
+        self._times: list[float] = []
         self._served = 0
         self._http: _HttpServer | None = None
         self._bound_port: int | None = None
@@ -255,6 +258,12 @@ class FakeProviderServer:
             return list(self._headers)
 
     @property
+    def request_times(self) -> list[float]:
+        """Wall-clock time (``time.time()``) each request arrived."""
+        with self._lock:
+            return list(self._times)
+
+    @property
     def remaining(self) -> int:
         """Turns not yet served."""
         with self._lock:
@@ -270,6 +279,7 @@ class FakeProviderServer:
             self._requests.append(body)
             self._paths.append(path)
             self._headers.append(headers)
+            self._times.append(time.time())
             if self.request_log is not None:
                 with self.request_log.open("a") as log:
                     log.write(json.dumps(body) + "\n")
