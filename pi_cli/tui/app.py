@@ -213,10 +213,9 @@ class PiApp(App[int]):
         self.editor.set_text("")
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
 
-    def action_quit_if_empty(self) -> None:
-        """Ctrl+D on an empty editor quits."""
-        if not self.editor.text:
-            self.action_quit_app()
+    @on(Editor.QuitRequested)
+    def _quit_requested(self) -> None:
+        self.action_quit_app()
 
     def action_quit_app(self) -> None:
         """Abort any run and exit."""

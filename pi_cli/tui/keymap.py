@@ -46,7 +46,7 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
     KeySpec("pi.abort", "escape", "escape", "Abort run / close menu", "editor"),
     KeySpec("pi.dequeue", "alt+up", "dequeue", "Edit queued messages", "editor"),
     KeySpec("pi.clear_or_quit", "ctrl+c", "clear_or_quit", "Clear editor, twice to quit", "app"),
-    KeySpec("pi.quit_if_empty", "ctrl+d", "quit_if_empty", "Quit (empty editor)", "app"),
+    KeySpec("pi.quit_if_empty", "ctrl+d", "quit_if_empty", "Quit (empty editor)", "editor"),
     KeySpec("pi.toggle_tools", "ctrl+o", "toggle_tools", "Toggle tool output", "app", show=True),
     KeySpec("pi.toggle_thinking", "ctrl+t", "toggle_thinking", "Toggle thinking", "app", show=True),
 )

@@ -71,6 +71,10 @@ class Editor(TextArea):
         """Esc with no completion menu open: abort the live run."""
 
     @dataclass
+    class QuitRequested(Message):
+        """Ctrl+D on an empty editor."""
+
+    @dataclass
     class DequeueRequested(Message):
         """Alt+Up: pull the queued messages back into the editor."""
 
@@ -89,12 +93,15 @@ class Editor(TextArea):
         # False lets the key fall through to TextArea (Up/Down move the cursor without a menu).
         if action == "complete_move":
             return self.menu.is_open
+        if action == "quit_if_empty":  # with text, Ctrl+D keeps TextArea's delete-right
+            return not self.text
         return True
 
     def action_submit(self) -> None:
-        """Enter: accept a completion, else submit."""
-        if self.menu.is_open and self._accept():
+        """Enter: accept a completion (unless the token is already complete), else submit."""
+        if self.menu.is_open and not self._token_is_complete() and self._accept():
             return
+        self.menu.show([])
         self.post_message(self.Submitted(self.text))
 
     def action_follow_up(self) -> None:
@@ -125,6 +132,10 @@ class Editor(TextArea):
         else:
             self.post_message(self.EscapePressed())
 
+    def action_quit_if_empty(self) -> None:
+        """Ctrl+D on an empty editor: ask the app to quit."""
+        self.post_message(self.QuitRequested())
+
     def action_dequeue(self) -> None:
         """Alt+Up."""
         self.post_message(self.DequeueRequested())
@@ -147,6 +158,14 @@ class Editor(TextArea):
             return
         self._request = request
         self.menu.show(self.completer.complete(request))
+
+    def _token_is_complete(self) -> bool:
+        choice, request = self.menu.chosen(), self._request
+        if choice is None or request is None:
+            return False
+        row, _ = self.cursor_location
+        typed = self.document.get_line(row)[request.start:request.end]
+        return typed == choice.replacement.strip()
 
     def _accept(self) -> bool:
         choice, request = self.menu.chosen(), self._request

@@ -1,0 +1,191 @@
+"""Pilot tests: collapse/expand, themes, completion, quitting keys, keymap overrides, footer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_cli.tui.keymap import DEFAULT_KEYS, key_hints, load_user_keymap
+from pi_cli.tui.screens.picker import PickerScreen
+from pi_cli.tui.theming import load_themes
+from pi_cli.tui.widgets.footer import Status, StatusFooter
+from pi_cli.tui.widgets.tool_block import ToolBlock
+from pi_cli.tui.widgets.turn_panel import ThinkingBlock
+from tests.agent_core.scripted_stream import ScriptedStream, reply, text, thinking, tool_call
+from tests.tui.helpers import (
+    SIZE,
+    GateTool,
+    make_app,
+    make_project,
+    make_shell,
+    seed_tools,
+    type_text,
+    wait_until,
+)
+
+
+def seed_stream() -> ScriptedStream:
+    """The seed scenario, scripted (with a thinking block in the last turn)."""
+    return ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "ls -la"})),
+        reply(tool_call("c2", "read", {"path": "package.json"})),
+        reply(tool_call("c3", "read", {"path": "hello.mjs"})),
+        reply(thinking("The entry file prints a greeting."), text("A tiny Node.js project.")),
+    )
+
+
+async def test_ctrl_o_and_ctrl_t_toggle_tool_output_and_thinking(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, seed_stream(), tools=seed_tools()))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.is_settled)
+        output = app.query_one(ToolBlock).query_one(".tool-output")
+        thinking_body = app.query_one(ThinkingBlock).body
+        assert output.display and thinking_body.visible
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.transcript.has_class("-hide-tool-output") and not output.display
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert output.display
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert app.transcript.has_class("-hide-thinking")
+        assert app.query_one(ThinkingBlock).query_one("Contents").styles.display == "none"
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert app.query_one(ThinkingBlock).query_one("Contents").styles.display == "block"
+
+
+async def test_turn_panels_collapse_and_expand(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, seed_stream(), tools=seed_tools()))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.is_settled)
+        panel = app.transcript.turns[0]
+        assert not panel.collapsed
+        panel.scroll_visible(animate=False)
+        await pilot.pause()
+        await pilot.click(panel.query_one("CollapsibleTitle"))
+        assert panel.collapsed
+        assert not panel.query_one("Contents").display
+        await pilot.click(panel.query_one("CollapsibleTitle"))
+        assert not panel.collapsed
+
+
+async def test_theme_command_switches_theme_and_css_variables(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    themes, _ = load_themes()
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.theme == "dark"
+        assert app.get_css_variables()["tool-error-bg"] == themes["dark"].variables["tool-error-bg"]
+        await type_text(pilot, "/theme light")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.theme == "light")
+        assert app.get_css_variables()["tool-error-bg"] == themes["light"].variables["tool-error-bg"]
+        # Without an argument /theme opens the picker.
+        await type_text(pilot, "/theme")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await type_text(pilot, "dark")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.theme == "dark")
+
+
+async def test_user_theme_file_is_loaded(tmp_path: Path, pi_home: Path) -> None:
+    (pi_home / "themes").mkdir()
+    (pi_home / "themes" / "mine.toml").write_text(
+        'dark = true\n[palette]\nprimary = "#ff0000"\n[tokens]\ntool-error-bg = "#123456"\n')
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]), theme="mine")
+    async with app.run_test(size=SIZE):
+        assert app.theme == "mine"
+        variables = app.get_css_variables()
+        assert variables["tool-error-bg"] == "#123456"
+        assert "diff-add" in variables  # inherited from the built-in dark theme
+
+
+async def test_at_completes_project_files_fuzzily(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    app = make_app(make_shell(project, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "look at @hlm")
+        await pilot.pause()
+        assert app.menu.is_open and app.menu.items[0].label == "hello.mjs"
+        await pilot.press("enter")  # Enter accepts the completion, it does not send
+        assert app.editor.text == "look at @hello.mjs "
+        assert app.transcript.turns == []
+
+
+async def test_slash_menu_lists_commands_and_escape_closes_it(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash")
+        await pilot.pause()
+        labels = [c.label for c in app.menu.items]
+        assert "/model" in labels and "/resume" in labels and "/theme" in labels
+        await pilot.press("down")
+        assert app.menu.highlighted == 1
+        await pilot.press("escape")
+        assert not app.menu.is_open and app.editor.text == "/"
+
+
+async def test_ctrl_c_clears_then_quits_and_ctrl_d_quits_on_empty(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "draft")
+        await pilot.press("ctrl+d")  # not empty: nothing happens
+        assert app.is_running and app.editor.text == "draft"
+        await pilot.press("ctrl+c")
+        assert app.editor.text == "" and app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.return_value == 0
+    app2 = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app2.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        assert app2.return_value == 0
+
+
+async def test_keybindings_json_remaps_follow_up(tmp_path: Path, pi_home: Path) -> None:
+    (pi_home / "keybindings.json").write_text(json.dumps({"pi.follow_up": "f2", "nope": "x"}))
+    keymap, warning = load_user_keymap()
+    assert keymap == {"pi.follow_up": "f2"} and warning and "nope" in warning
+    gate = GateTool()
+    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "x"})), reply(text("a")), reply(text("b")))
+    app = make_app(make_shell(tmp_path, stream, tools=[gate]), keymap=keymap)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await gate.started.wait()
+        await type_text(pilot, "later")
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.queue_view.follow_ups == ["later"]
+        gate.release.set()
+        await wait_until(pilot, lambda: app.is_settled)
+        assert stream.user_texts(2) == ["go", "later"]
+
+
+def test_keymap_table_has_unique_ids_and_hints_hide_chords_the_terminal_cannot_send() -> None:
+    ids = [spec.id for spec in DEFAULT_KEYS]
+    assert len(ids) == len(set(ids))
+    legacy = dict((meaning, keys) for keys, meaning in key_hints({}, extended=False))
+    assert legacy["queue a follow-up"] == "Alt+Enter / Tab (while running)"
+    assert legacy["newline"] == "Ctrl+J"
+    kitty = dict((meaning, keys) for keys, meaning in key_hints({}, extended=True))
+    assert kitty["queue a follow-up"].startswith("Ctrl+Enter / Alt+Enter")
+    assert kitty["newline"] == "Shift+Enter / Ctrl+J"
+
+
+async def test_footer_context_colours(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE):
+        footer = app.query_one(StatusFooter)
+        context = footer.labels["context"]
+        for used, warn, danger in [(50, False, False), (75, True, False), (95, False, True)]:
+            footer.show(Status("~/p", "s", "m", "off", context_tokens=used, context_window=100))
+            assert (context.has_class("-warn"), context.has_class("-danger")) == (warn, danger)
+            assert str(context.render()) == f"ctx {used}%"
