@@ -43,6 +43,65 @@ class EntryRef:
     length: int
 
 
+_CHUNK = 8 * 1024 * 1024
+_ENTRY_LINE = re.compile(
+    rb'^\{"type":"([a-z_]+)","id":"([0-9a-f]+)","parentId":(?:null|"([0-9a-f]+)")[^\n]*\}\n', re.MULTILINE
+)
+
+
+class _Scan:
+    """Accumulates the index while :meth:`SessionStore.open` reads the file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.header: SessionHeader | None = None
+        self.entries: dict[str, EntryRef] = {}
+        self.order: list[str] = []
+        self.warnings: list[str] = []
+        self.line_no = 0
+
+    def lines(self, data: bytes, base: int, end: int) -> None:
+        """Index the complete lines ``data[:end]`` (``base`` = file offset of ``data[0]``)."""
+        entries, order = self.entries, self.order
+        position = 0
+        fast = len(order)
+        for match in _ENTRY_LINE.finditer(data, 0, end):
+            start = match.start()
+            if start != position:  # lines the fast pattern did not take
+                self.line_no += len(order) - fast
+                self.slow(data[position:start], base + position)
+                fast = len(order)
+            kind, raw_id, parent = match.groups()
+            entry_id = raw_id.decode()
+            stop = match.end()
+            entries[entry_id] = EntryRef(entry_id, parent.decode() if parent else None,
+                                         kind.decode(), base + start, stop - start)
+            order.append(entry_id)
+            position = stop
+        self.line_no += len(order) - fast
+        if position != end:
+            self.slow(data[position:end], base + position)
+
+    def slow(self, block: bytes, offset: int) -> None:
+        """Index ``block`` line by line with a JSON parse (header, odd or corrupt lines)."""
+        start = 0
+        while start < len(block):
+            newline = block.find(b"\n", start)
+            end = len(block) if newline == -1 else newline + 1
+            line = block[start:end]
+            self.line_no += 1
+            ref = SessionStore._index_line(line.rstrip(b"\r\n"), offset + start, len(line), complete=newline != -1)
+            if isinstance(ref, SessionHeader):
+                if self.header is None:
+                    self.header = ref
+            elif isinstance(ref, EntryRef):
+                self.entries[ref.id] = ref
+                self.order.append(ref.id)
+            elif line.strip():
+                self.warnings.append(f"{self.path.name}: skipped unreadable line {self.line_no}")
+            start = end
+
+
 @dataclass
 class SessionHeader:
     """The first line of a session file."""
@@ -106,38 +165,39 @@ class SessionStore:
 
     @classmethod
     def open(cls, path: Path) -> SessionStore:
-        """Index an existing session file; corrupt lines are skipped with a warning."""
+        """Index an existing session file; corrupt lines are skipped with a warning.
+
+        The file is read once, in chunks: a regex over each chunk picks the id, parent id and
+        type of every well-formed entry line without parsing its JSON, so a 100 MB session
+        indexes in a fraction of a second with bounded memory. Other lines (the header,
+        hand-edited or corrupt ones) take the slow per-line path.
+        """
         try:
             handle = path.open("rb")
         except OSError as exc:
             raise SessionError(f"Cannot open session {path}: {exc.strerror or exc}") from None
-        store: SessionStore | None = None
-        warnings: list[str] = []
-        entries: dict[str, EntryRef] = {}
-        order: list[str] = []
+        scan = _Scan(path)
         with handle:
-            offset = 0
-            last_line_ended = True
-            for line_no, line in enumerate(handle, start=1):
-                length = len(line)
-                last_line_ended = line.endswith(b"\n")
-                stripped = line.rstrip(b"\r\n")
-                ref = cls._index_line(stripped, offset, length, complete=last_line_ended)
-                if isinstance(ref, SessionHeader):
-                    if store is None:
-                        store = cls(header=ref, path=path)
-                elif isinstance(ref, EntryRef):
-                    entries[ref.id] = ref
-                    order.append(ref.id)
-                elif stripped.strip():
-                    warnings.append(f"{path.name}: skipped unreadable line {line_no}")
-                offset += length
-        if store is None:
+            carry = b""
+            base = 0  # file offset of carry[0]
+            while chunk := handle.read(_CHUNK):
+                data = carry + chunk if carry else chunk
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    carry = data
+                    continue
+                scan.lines(data, base, cut)
+                carry = data[cut:]
+                base += cut
+            if carry:
+                scan.slow(carry, base)
+        if scan.header is None:
             raise SessionError(f"{path} is not a pi session file (no header line)")
-        store.entries, store.order, store.warnings = entries, order, warnings
-        store.leaf_id = order[-1] if order else None
+        store = cls(header=scan.header, path=path)
+        store.entries, store.order, store.warnings = scan.entries, scan.order, scan.warnings
+        store.leaf_id = scan.order[-1] if scan.order else None
         store._written_header = True
-        store._needs_newline = not last_line_ended
+        store._needs_newline = bool(carry) and not carry.endswith(b"\n")
         return store
 
     @staticmethod
@@ -258,28 +318,51 @@ class SessionStore:
                     yield data
 
     def build_context(self) -> list[Message]:
-        """The messages on the path to the leaf, starting at the last compaction if any."""
-        refs = self.path_to()
-        start = 0
-        summary: str | None = None
-        compaction_index = next((i for i in range(len(refs) - 1, -1, -1) if refs[i].type == "compaction"), None)
-        if compaction_index is not None:
-            entry = next(iter(self.iter_entries([refs[compaction_index]])), None)
-            if entry is not None:
-                summary = str(entry.get("summary", ""))
-                first_kept = entry.get("firstKeptEntryId")
-                kept = [i for i, ref in enumerate(refs[:compaction_index]) if ref.id == first_kept]
-                start = kept[0] if kept else compaction_index
+        """The messages on the path to the leaf, starting at the last compaction if any.
+
+        Walks back from the leaf only as far as needed: to the last compaction on the path and
+        then to the entry it kept first, so a long session with compactions resumes without
+        visiting (or parsing) its whole history.
+        """
+        refs, compaction = self._context_refs()
         messages: list[Message] = []
-        if summary is not None:
-            messages.append(compaction_summary_message(summary))
-        wanted = [ref for ref in refs[start:] if ref.type == "message"]
+        if compaction is not None:
+            messages.append(compaction_summary_message(str(compaction.get("summary", ""))))
+        wanted = [ref for ref in refs if ref.type == "message"]
         for data in self.iter_entries(wanted):
             try:
                 messages.append(message_from_wire(data["message"]))
             except Exception:  # noqa: BLE001 - a bad entry must not make the session unloadable
                 self.warnings.append(f"skipped invalid message entry {data.get('id')}")
         return messages
+
+    def _context_refs(self) -> tuple[list[EntryRef], dict[str, Any] | None]:
+        """(entries of the context in order, the last compaction entry on the path or None)."""
+        refs: list[EntryRef] = []
+        compaction: dict[str, Any] | None = None
+        compaction_at = -1  # index in refs (reversed order) of the compaction entry
+        first_kept: str | None = None
+        current = self.leaf_id
+        seen: set[str] = set()
+        while current is not None and current in self.entries and current not in seen:
+            seen.add(current)
+            ref = self.entries[current]
+            refs.append(ref)
+            if compaction is None and ref.type == "compaction":
+                entry = next(iter(self.iter_entries([ref])), None)
+                if entry is not None:
+                    compaction, compaction_at = entry, len(refs) - 1
+                    first_kept = entry.get("firstKeptEntryId")
+                    if not first_kept:
+                        break
+            elif compaction is not None and ref.id == first_kept:
+                break
+            current = ref.parent_id
+        else:
+            if compaction is not None:  # the kept entry is not an ancestor: start after the compaction
+                del refs[compaction_at + 1 :]
+        refs.reverse()
+        return refs, compaction
 
     def latest(self, entry_type: str) -> dict[str, Any] | None:
         """The newest entry of ``entry_type`` on the current path."""
