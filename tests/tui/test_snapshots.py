@@ -1,0 +1,106 @@
+"""Snapshot tests of the main states. Each docstring says what the picture must show.
+
+Deterministic by construction: fixed terminal size, cwd and session labels, a frozen clock
+(durations read 0.0s), scripted model and test-double tools, no blinking cursor.
+Update with ``make snapshot-update`` after an intended visual change, and look at the diff.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from tests.agent_core.scripted_stream import ScriptedStream, reply, text, thinking, tool_call
+from tests.tui.helpers import GateTool, StaticTool, make_app, make_shell, seed_tools, type_text, wait_until
+
+SIZE = (100, 40)
+DIFF = "--- a/hello.mjs\n+++ b/hello.mjs\n@@ -1 +1 @@\n-console.log(\"Hello, world!\");\n+console.log(\"Hi!\");\n"
+
+
+class EditArgs(BaseModel):
+    """Edit-like arguments."""
+
+    path: str
+
+
+def _seed_stream() -> ScriptedStream:
+    return ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "ls -la"})),
+        reply(tool_call("c2", "read", {"path": "package.json"})),
+        reply(tool_call("c3", "read", {"path": "hello.mjs"})),
+        reply(thinking("hello.mjs is the entry point and prints a greeting."),
+              text("This is a tiny **Node.js** project: `hello.mjs` prints a greeting.")),
+    )
+
+
+async def _send(pilot: Any, prompt: str) -> None:
+    await type_text(pilot, prompt)
+    await pilot.press("enter")
+
+
+def test_idle_with_header(snap_compare: Any, tmp_path: Path) -> None:
+    """Idle app: the startup header (title, 'Context: none', key hints listing Enter, Alt+Enter /
+    Tab (while running), Ctrl+J, Esc, Alt+Up, Ctrl+C, Ctrl+O / Ctrl+T, / and @ - no Ctrl+Enter
+    since this terminal has no kitty protocol), the empty editor with its placeholder, and the
+    footer: ~/project, test-session, test/scripted, zero tokens, $0.000, ctx 0%."""
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_mid_run_with_queued_messages(snap_compare: Any, tmp_path: Path) -> None:
+    """Mid-run: the prompt, Turn 1 still 'running…' with the streamed sentence and a pending
+    (grey) bash block showing '$ make' and its live output 'compiling…'; under the transcript
+    the queue shows 'Steering: use ninja' and 'Follow-up: then run the tests'."""
+    gate = GateTool(output="compiling…")
+    stream = ScriptedStream(reply(text("Let me build the project first."), tool_call("c1", "bash", {"command": "make"})))
+    app = make_app(make_shell(tmp_path, stream, tools=[gate]))
+
+    async def run_before(pilot: Any) -> None:
+        await _send(pilot, "build it")
+        await gate.started.wait()
+        await _send(pilot, "use ninja")
+        await type_text(pilot, "then run the tests")
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: "compiling" in str(app.query_one(".tool-output").render()))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_finished_seed_run(snap_compare: Any, tmp_path: Path) -> None:
+    """Finished seed run: four turn panels titled 'Turn 1 · bash · ↑0 ↓0 · 0.0s', 'Turn 2 · read',
+    'Turn 3 · read', 'Turn 4'; green (success) tool blocks with '$ ls -la' and the file names;
+    turn 4 has a dimmed 'Thinking' block and the Markdown answer with bold 'Node.js'."""
+    app = make_app(make_shell(tmp_path, _seed_stream(), tools=seed_tools()))
+
+    async def run_before(pilot: Any) -> None:
+        await _send(pilot, "List files, then tell me what this project is.")
+        await wait_until(pilot, lambda: app.is_settled)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_error_states(snap_compare: Any, tmp_path: Path) -> None:
+    """Errors: Turn 1 shows an edit block with a coloured diff (red '-' line, green '+' line on
+    their diff backgrounds) and a failed read block on the error background with 'no such entry:
+    missing.txt' in the error colour; Turn 2 ends with 'Error: HTTP 401: invalid api key' in the
+    error colour."""
+    tools = [
+        StaticTool("edit", EditArgs, {"hello.mjs": "Edited hello.mjs"}, details={"diff": DIFF}),
+        StaticTool("read", EditArgs, {}),
+    ]
+    stream = ScriptedStream(
+        reply(tool_call("c1", "edit", {"path": "hello.mjs"}), tool_call("c2", "read", {"path": "missing.txt"})),
+        reply(error="HTTP 401: invalid api key"),
+    )
+    app = make_app(make_shell(tmp_path, stream, tools=tools))
+
+    async def run_before(pilot: Any) -> None:
+        await _send(pilot, "Change the greeting.")
+        await wait_until(pilot, lambda: app.is_settled)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
