@@ -165,10 +165,8 @@ class PiApp(App[int]):
             return
         if self.is_live:
             self.shell.steer(text)
-            self.editor.set_text("")
             self.refresh_queue()
             return
-        self.editor.set_text("")
         self._busy = True
         self.editor.live = True
         self.run_input(text)
@@ -181,7 +179,6 @@ class PiApp(App[int]):
             self._submitted(Editor.Submitted(event.text))
             return
         self.shell.follow_up(event.text)
-        self.editor.set_text("")
         self.refresh_queue()
 
     @on(Editor.EscapePressed)

@@ -13,7 +13,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, thinking, tool_call
-from tests.tui.helpers import GateTool, StaticTool, make_app, make_shell, seed_tools, type_text, wait_until
+from tests.tui.helpers import (
+    GateTool,
+    StaticTool,
+    make_app,
+    make_shell,
+    seed_tools,
+    type_text,
+    wait_until,
+)
 
 SIZE = (100, 40)
 DIFF = "--- a/hello.mjs\n+++ b/hello.mjs\n@@ -1 +1 @@\n-console.log(\"Hello, world!\");\n+console.log(\"Hi!\");\n"

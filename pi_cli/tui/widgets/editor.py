@@ -102,18 +102,20 @@ class Editor(TextArea):
         if self.menu.is_open and not self._token_is_complete() and self._accept():
             return
         self.menu.show([])
-        self.post_message(self.Submitted(self.text))
+        if text := self._take_text():
+            self.post_message(self.Submitted(text))
 
     def action_follow_up(self) -> None:
         """Queue the text as a follow-up."""
-        self.post_message(self.FollowUpRequested(self.text))
+        if text := self._take_text():
+            self.post_message(self.FollowUpRequested(text))
 
     def action_tab(self) -> None:
         """Tab: complete when a menu is open (or can open); while live, queue a follow-up."""
         if self.menu.is_open:
             self._accept()
         elif self.live and self.text.strip():
-            self.post_message(self.FollowUpRequested(self.text))
+            self.action_follow_up()
         else:
             self.update_completions()
 
@@ -158,6 +160,18 @@ class Editor(TextArea):
             return
         self._request = request
         self.menu.show(self.completer.complete(request))
+
+    def _take_text(self) -> str:
+        """Empty the editor now and return what it held ('' if only whitespace).
+
+        Clearing here, not when the app handles the message, matters: keys typed right after
+        Enter are already queued for the editor and would otherwise be wiped with it.
+        """
+        text = self.text
+        if not text.strip():
+            return ""
+        self.set_text("")
+        return text
 
     def _token_is_complete(self) -> bool:
         choice, request = self.menu.chosen(), self._request
