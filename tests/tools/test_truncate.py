@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from tools._output import OutputBuffer
 from tools._truncate import format_size, truncate_head, truncate_line, truncate_tail
 
@@ -74,3 +76,4 @@ def test_output_buffer_spills_and_stays_bounded() -> None:
     assert buf.full_output_path is not None
     with open(buf.full_output_path, "rb") as handle:
         assert handle.read().count(b"\n") == 10_000
+    os.unlink(buf.full_output_path)
