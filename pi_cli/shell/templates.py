@@ -101,12 +101,14 @@ def _template_command(template: PromptTemplate) -> SlashCommand:
 def install_templates(shell: CodingAgent) -> None:
     """Register every template as a command (built-ins keep their names)."""
     templates, problems = discover_templates(shell.cwd)
+    registered: list[PromptTemplate] = []
     for template in templates:
         existing = shell.commands.get(template.name)
         if existing is not None and not existing.source.startswith("template"):
             problems.append(f"Skipped prompt template {template.path}: /{template.name} is a built-in command")
             continue
         shell.commands.register(_template_command(template))
+        registered.append(template)
     for problem in problems:
         shell.notify(problem, "warning")
-    shell.templates = templates
+    shell.templates = registered

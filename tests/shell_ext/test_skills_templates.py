@@ -113,3 +113,12 @@ def test_frontmatter_block_scalars() -> None:
     doc = parse_document("---\nname: x\ndescription: |\n  line one\n  line two\nmetadata:\n  k: v\n---\nBody")
     assert doc.fields["description"] == "line one\nline two"
     assert doc.body == "Body"
+
+
+async def test_template_cannot_replace_a_builtin(project: Path) -> None:
+    prompts = project / ".pi" / "prompts"
+    prompts.mkdir(parents=True)
+    (prompts / "help.md").write_text("Not the help command")
+    shell, _, recorder = make_shell(project)
+    assert any("/help is a built-in command" in n for n in notices(recorder, "warning"))
+    assert shell.templates == [] and (await shell.submit("/help")).output.startswith("Commands:")
