@@ -106,10 +106,18 @@ class BashTool:
 
         loop = asyncio.get_running_loop()
         eof: asyncio.Future[None] = loop.create_future()
-        last_update = time.monotonic()
+        last_update = float("-inf")
+        timer: asyncio.TimerHandle | None = None
+
+        def flush_update() -> None:
+            nonlocal last_update, timer
+            timer = None
+            last_update = time.monotonic()
+            if on_update is not None:
+                on_update(_partial(buf.tail()))
 
         def on_readable() -> None:
-            nonlocal last_update
+            nonlocal timer
             try:
                 chunk = os.read(read_fd, _READ_SIZE)
             except BlockingIOError:
@@ -122,10 +130,11 @@ class BashTool:
                     eof.set_result(None)
                 return
             buf.add(chunk)
-            now = time.monotonic()
-            if on_update is not None and now - last_update >= UPDATE_INTERVAL:
-                last_update = now
-                on_update(_partial(buf.tail()))
+            # Throttle: at most one update per interval, and a burst followed by silence is
+            # still shown (the deferred flush picks up the latest tail).
+            if on_update is not None and timer is None:
+                delay = max(0.0, UPDATE_INTERVAL - (time.monotonic() - last_update))
+                timer = loop.call_later(delay, flush_update)
 
         os.set_blocking(read_fd, False)
         loop.add_reader(read_fd, on_readable)
@@ -149,6 +158,8 @@ class BashTool:
                 with suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(eof), EXIT_DRAIN)
         finally:
+            if timer is not None:
+                timer.cancel()
             remove_abort()
             loop.remove_reader(read_fd)
             os.close(read_fd)

@@ -169,8 +169,14 @@ async def test_on_update_streams_throttled_tail(tmp_path: Path) -> None:
     command = "for i in $(seq 1 12); do echo tick $i; sleep 0.05; done"
     result = await run(create_bash_tool(tmp_path), on_update=updates.append, command=command)
     assert result.text.endswith("tick 12")
-    assert 2 <= len(updates) <= 8  # ~0.6 s of output at most one update per 100 ms
+    assert 2 <= len(updates) <= 9  # ~0.6 s of output, at most one update per 100 ms
     assert all(update.text.startswith("tick 1") for update in updates)
+
+
+async def test_on_update_shows_output_before_a_pause(tmp_path: Path) -> None:
+    updates: list[ToolResult] = []
+    await run(create_bash_tool(tmp_path), on_update=updates.append, command="echo first; sleep 0.4")
+    assert [update.text for update in updates] == ["first"]
 
 
 async def test_truncated_by_bytes_note(tmp_path: Path) -> None:
