@@ -339,9 +339,11 @@ class PiApp(App[int]):
         self.refresh_queue()
 
     async def on_assistant_text(self, message: m.AssistantText) -> None:
+        message.taken = True  # before any await: later deltas need a new message
         await self.transcript.text(message.index, message.delta)
 
     async def on_assistant_thinking(self, message: m.AssistantThinking) -> None:
+        message.taken = True
         await self.transcript.thinking(message.index, message.delta)
 
     async def on_assistant_ended(self, message: m.AssistantEnded) -> None:

@@ -48,6 +48,17 @@ class Bridge:
         self.agent_error = agent_error
         self._users_in_run = 0
         self.runs_ended = 0  # agent_end events converted (the app counts the ones it rendered)
+        self._open: m.AssistantText | m.AssistantThinking | None = None
+
+    def _delta(self, sub: TextDelta | ThinkingDelta) -> Message | None:
+        """Coalesce deltas into the last posted message while the app has not taken it yet."""
+        kind = m.AssistantText if isinstance(sub, TextDelta) else m.AssistantThinking
+        open_ = self._open
+        if open_ is not None and not open_.taken and type(open_) is kind and open_.index == sub.content_index:
+            open_.delta += sub.delta
+            return None
+        self._open = kind(sub.content_index, sub.delta)
+        return self._open
 
     def __call__(self, event: Any) -> None:
         """Handle one event (the shell listener)."""
@@ -59,11 +70,10 @@ class Bridge:
         """The Textual message for ``event`` (None for events the UI ignores)."""
         if isinstance(event, MessageUpdate):  # hot path first
             sub = event.assistant_message_event
-            if isinstance(sub, TextDelta):
-                return m.AssistantText(sub.content_index, sub.delta)
-            if isinstance(sub, ThinkingDelta):
-                return m.AssistantThinking(sub.content_index, sub.delta)
+            if isinstance(sub, TextDelta | ThinkingDelta):
+                return self._delta(sub)
             return None
+        self._open = None  # any other event closes coalescing: order must be kept
         if isinstance(event, MessageStart):
             if isinstance(event.message, UserMessage):
                 self._users_in_run += 1

@@ -63,7 +63,10 @@ class AssistantText(Message):
     index: int
     """Content block index (a new index starts a new Markdown segment)."""
     delta: str
-    """The new text."""
+    """The new text (grows while the message waits in the queue, see ``taken``)."""
+    taken: bool = False
+    """Set by the handler; until then the bridge appends further deltas here, so a fast stream
+    costs one message per UI tick instead of one per chunk."""
 
 
 @dataclass
@@ -73,7 +76,9 @@ class AssistantThinking(Message):
     index: int
     """Content block index."""
     delta: str
-    """The new thinking text."""
+    """The new thinking text (grows until ``taken``)."""
+    taken: bool = False
+    """Set by the handler (see :class:`AssistantText`)."""
 
 
 @dataclass

@@ -190,3 +190,23 @@ async def test_alt_up_pulls_queued_messages_back(tmp_path: Path) -> None:
         gate.release.set()
         await wait_until(pilot, lambda: app.is_settled)
         assert stream.user_texts(1) == ["go"]
+
+
+async def test_chords_see_all_text_typed_before_them(tmp_path: Path) -> None:
+    """Keys arriving in one burst (tmux send-keys, fast typists): Enter and Alt+Enter must act on
+    the full text even though priority bindings fire before queued characters are inserted."""
+    from textual import events
+
+    gate = GateTool()
+    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "x"})), reply(text("a")), reply(text("b")))
+    app = make_app(make_shell(tmp_path, stream, tools=[gate]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await gate.started.wait()
+        for key in [*"steer", "enter", *"later", "alt+enter"]:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await wait_until(pilot, lambda: app.queue_view.follow_ups == ["later"])
+        assert app.queue_view.steering == ["steer"] and app.editor.text == ""
+        gate.release.set()
+        await wait_until(pilot, lambda: app.is_settled)

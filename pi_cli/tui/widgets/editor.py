@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import wraps
+from typing import Any
 
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
@@ -44,6 +47,21 @@ class CompletionMenu(OptionList):
         if not self.items:
             return None
         return self.items[self.highlighted or 0]
+
+
+def in_key_order(action: Callable[..., None]) -> Callable[..., None]:
+    """Run a priority-binding action in the editor's own queue, after keys already sent to it.
+
+    Priority bindings fire when the *app* sees the key, but printable keys typed just before
+    are only *queued* for the editor. Without this, fast typing (tmux ``send-keys``, pastes)
+    makes Enter / Alt+Enter read the text before the last characters are inserted.
+    """
+
+    @wraps(action)
+    def deferred(self: Editor, *args: Any) -> None:
+        self.call_later(action, self, *args)
+
+    return deferred
 
 
 class Editor(TextArea):
@@ -97,6 +115,7 @@ class Editor(TextArea):
             return not self.text
         return True
 
+    @in_key_order
     def action_submit(self) -> None:
         """Enter: accept a completion (unless the token is already complete), else submit."""
         if self.menu.is_open and not self._token_is_complete() and self._accept():
@@ -105,11 +124,13 @@ class Editor(TextArea):
         if text := self._take_text():
             self.post_message(self.Submitted(text))
 
+    @in_key_order
     def action_follow_up(self) -> None:
         """Queue the text as a follow-up."""
         if text := self._take_text():
             self.post_message(self.FollowUpRequested(text))
 
+    @in_key_order
     def action_tab(self) -> None:
         """Tab: complete when a menu is open (or can open); while live, queue a follow-up."""
         if self.menu.is_open:
@@ -119,14 +140,17 @@ class Editor(TextArea):
         else:
             self.update_completions()
 
+    @in_key_order
     def action_newline(self) -> None:
         """Insert a newline."""
         self.insert("\n")
 
+    @in_key_order
     def action_complete_move(self, step: int) -> None:
         """Move the completion highlight."""
         self.menu.move(step)
 
+    @in_key_order
     def action_escape(self) -> None:
         """Esc: close the menu, else ask the app to abort."""
         if self.menu.is_open:
@@ -134,10 +158,12 @@ class Editor(TextArea):
         else:
             self.post_message(self.EscapePressed())
 
+    @in_key_order
     def action_quit_if_empty(self) -> None:
         """Ctrl+D on an empty editor: ask the app to quit."""
         self.post_message(self.QuitRequested())
 
+    @in_key_order
     def action_dequeue(self) -> None:
         """Alt+Up."""
         self.post_message(self.DequeueRequested())
