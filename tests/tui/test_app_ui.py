@@ -189,3 +189,15 @@ async def test_footer_context_colours(tmp_path: Path) -> None:
             footer.show(Status("~/p", "s", "m", "off", context_tokens=used, context_window=100))
             assert (context.has_class("-warn"), context.has_class("-danger")) == (warn, danger)
             assert str(context.render()) == f"ctx {used}%"
+
+
+async def test_model_and_resume_commands_open_pickers(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        for command in ("/model", "/resume"):
+            await type_text(pilot, command)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
+        assert app.shell.model_id == "test/scripted"
