@@ -16,6 +16,13 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["--version"], ["-v"]):  # fast path: no typer, no pydantic
         print(f"pi {__version__}")
         return EXIT_OK
+    if not args:  # bare `pi`: the interactive UI, without paying for typer before the first frame
+        from pi_cli.launch import LaunchArgs, launch
+
+        try:
+            return launch(LaunchArgs())
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED
     from pi_cli.cli_app import app
 
     try:

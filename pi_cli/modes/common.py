@@ -1,4 +1,4 @@
-"""Shared start-up for non-TUI modes: build the shell or explain why it cannot start."""
+"""Shared start-up for every front end: build the shell or explain why it cannot start."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent
 
 
-def build_shell(args: LaunchArgs) -> CodingAgent | int:
-    """The shell, or an exit code after printing a clear message (never a traceback)."""
+def try_build_shell(args: LaunchArgs) -> CodingAgent | str:
+    """The shell, or the user-facing reason it cannot start (never a traceback)."""
     from pi_cli.shell.coding_agent import CodingAgent, ConfigError
     from pi_cli.shell.session_store import SessionError
     from pi_cli.shell.settings import SettingsError
@@ -19,5 +19,13 @@ def build_shell(args: LaunchArgs) -> CodingAgent | int:
     try:
         return CodingAgent(shell_options(args))
     except (ConfigError, SettingsError, SessionError) as exc:
-        error(str(exc))
+        return str(exc)
+
+
+def build_shell(args: LaunchArgs) -> CodingAgent | int:
+    """The shell, or an exit code after printing a clear message (never a traceback)."""
+    shell = try_build_shell(args)
+    if isinstance(shell, str):
+        error(shell)
         return EXIT_USAGE
+    return shell

@@ -17,7 +17,6 @@ from textual import on, work
 from textual.app import App, ComposeResult
 
 from pi_cli.tui import messages as m
-from pi_cli.tui.bridge import Bridge
 from pi_cli.tui.completion import Completer
 from pi_cli.tui.keymap import bindings, has_extended_keys, key_hints
 from pi_cli.tui.theming import DEFAULT_THEME, load_themes, token_defaults
@@ -30,6 +29,7 @@ from pi_cli.tui.widgets.transcript import Transcript
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent
     from pi_cli.shell.slash_commands import CommandResult
+    from pi_cli.tui.bridge import Bridge
 
 QUIT_WINDOW_S = 2.0  # second Ctrl+C within this many seconds quits
 
@@ -48,6 +48,7 @@ class TuiOptions:
     persist_theme: bool = True
     cursor_blink: bool = True
     warnings: list[str] = field(default_factory=list)
+    cwd: Path | None = None  # shown until a deferred shell is ready
 
 
 class PiApp(App[int]):
@@ -57,24 +58,47 @@ class PiApp(App[int]):
     BINDINGS = bindings("app")
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, shell: CodingAgent, options: TuiOptions | None = None) -> None:
+    def __init__(
+        self,
+        shell: CodingAgent | None,
+        options: TuiOptions | None = None,
+        *,
+        shell_factory: Callable[[], CodingAgent | str] | None = None,
+    ) -> None:
+        """Args:
+            shell: the shell to drive, or ``None`` with ``shell_factory``.
+            options: presentation options.
+            shell_factory: builds the shell (or returns why it cannot) in a thread after the
+                first frame, so the user sees pi at once; input typed meanwhile is kept.
+        """
         super().__init__()
-        self.shell = shell
+        self.shell: CodingAgent | None = None
         self.options = options or TuiOptions()
+        self.startup_error: str | None = None
+        self._shell_factory = shell_factory
+        self._pending_inputs: list[str] = []
         self.pi_themes, problems = load_themes(self.options.user_theme_dir)
         for theme in self.pi_themes.values():
             self.register_theme(theme)
         self.startup_warnings = list(self.options.warnings)
         self.startup_warnings += [f"Theme {p.path}: {p.reason}" for p in problems]
-        wanted = self.options.theme or shell.settings.theme or DEFAULT_THEME
+        wanted = self.options.theme or (shell.settings.theme if shell else None) or DEFAULT_THEME
         if wanted not in self.pi_themes:
             self.startup_warnings.append(f"Unknown theme {wanted!r}; using {DEFAULT_THEME}.")
             wanted = DEFAULT_THEME
         self.theme = wanted
         self._busy = False  # a worker is handling input (a run, or a command)
         self._ctrl_c_at = -1e9
-        self.bridge = Bridge(self.post_message, lambda: shell.agent.state.error)
+        self.bridge: Bridge | None = None
         self.runs_rendered = 0
+        if shell is not None:
+            self._attach(shell)
+
+    def _attach(self, shell: CodingAgent) -> None:
+        from pi_cli.tui.bridge import Bridge  # imports agent_core: kept off the first-frame path
+
+        self.shell = shell
+        self.bridge = Bridge(self.post_message, lambda: shell.agent.state.error)
         self._unsubscribe = shell.subscribe(self.bridge)
         self._register_commands()
 
@@ -83,20 +107,33 @@ class PiApp(App[int]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return token_defaults()
 
-    def compose(self) -> ComposeResult:
+    def _header_parts(self) -> tuple[list[str], list[str], list[tuple[str, str]]]:
         shell = self.shell
         extended = self.options.extended_keys
         hints = key_hints(self.options.keymap, has_extended_keys() if extended is None else extended)
+        if shell is None:
+            return [], [], hints
         skills = [getattr(s, "name", str(s)) for s in getattr(shell, "skills", None) or []]
         files = [self._short_path(f.path) for f in shell.context_files]
+        return files, skills, hints
+
+    def _header(self) -> StartupHeader:
+        return StartupHeader(*self._header_parts(), loading=self.shell is None)
+
+    @property
+    def cwd(self) -> Path:
+        """The working directory (known before the shell is built)."""
+        return self.shell.cwd if self.shell is not None else (self.options.cwd or Path.cwd()).resolve()
+
+    def compose(self) -> ComposeResult:
         self.transcript = Transcript(self.options.clock)
         self.menu = CompletionMenu()
         self.queue_view = QueueView()
-        self.editor = Editor(self.menu, Completer(shell.cwd, self._command_candidates))
+        self.editor = Editor(self.menu, Completer(self.cwd, self._command_candidates))
         self.editor.cursor_blink = self.options.cursor_blink
         self.footer = StatusFooter(id="footer")
         with self.transcript:
-            yield StartupHeader(files, skills, hints)
+            yield self._header()
         yield self.queue_view
         yield self.menu
         yield self.editor
@@ -109,6 +146,34 @@ class PiApp(App[int]):
         self.refresh_status()
         for warning in self.startup_warnings:
             await self.transcript.notice(warning, "warning")
+        if self.shell is None and self._shell_factory is not None:
+            # After the first frame, so building the shell never delays it.
+            self.call_after_refresh(self.run_worker, self._build_shell, thread=True, group="boot")
+
+    def _build_shell(self) -> None:
+        """Thread worker: build the shell, then hand it to the app's thread."""
+        assert self._shell_factory is not None
+        try:
+            result = self._shell_factory()
+        except Exception as exc:  # noqa: BLE001 - a bug; report it instead of hanging on "starting"
+            result = f"internal error while starting: {type(exc).__name__}: {exc}"
+        self.call_from_thread(self._shell_ready, result)
+
+    async def _shell_ready(self, result: CodingAgent | str) -> None:
+        if isinstance(result, str):
+            self.startup_error = result
+            self.exit(2, return_code=2)
+            return
+        self._attach(result)
+        self.query_one(StartupHeader).show(*self._header_parts())
+        self.refresh_status()
+        pending, self._pending_inputs = self._pending_inputs, []
+        for index, text in enumerate(pending):
+            if index == 0:
+                self._submitted(Editor.Submitted(text))
+            else:
+                result.follow_up(text)
+        self.refresh_queue()
 
     def _short_path(self, path: Path) -> str:
         try:
@@ -118,6 +183,8 @@ class PiApp(App[int]):
             return "~/" + str(path.relative_to(home)) if path.is_relative_to(home) else str(path)
 
     def _command_candidates(self, prefix: str) -> list[tuple[str, str]]:
+        if self.shell is None:
+            return []
         return [(c.name, c.description) for c in self.shell.commands.complete(prefix)]
 
     # ------------------------------------------------------------------ status
@@ -125,16 +192,22 @@ class PiApp(App[int]):
     def status(self) -> Status:
         """What the footer shows now."""
         shell = self.shell
+        if shell is None:
+            return Status(cwd=self._cwd_label(), session="…", model="starting…", thinking="")
         usage = shell.usage
         used, window = shell.context_usage()
-        cwd = self.options.cwd_label or str(shell.cwd)
-        home = str(Path.home())
-        if not self.options.cwd_label and cwd.startswith(home + "/"):
-            cwd = "~" + cwd[len(home):]
+        cwd = self._cwd_label()
         session = self.options.session_label or shell.session.session_id[:8]
         return Status(cwd=cwd, session=session, model=shell.model_id, thinking=shell.thinking,
                       input=usage.input, output=usage.output, cache_read=usage.cache_read,
                       cache_write=usage.cache_write, cost=usage.cost, context_tokens=used, context_window=window)
+
+    def _cwd_label(self) -> str:
+        cwd = self.options.cwd_label or str(self.cwd)
+        home = str(Path.home())
+        if not self.options.cwd_label and cwd.startswith(home + "/"):
+            cwd = "~" + cwd[len(home):]
+        return cwd
 
     def refresh_status(self) -> None:
         """Refresh footer and queue view from the shell."""
@@ -143,18 +216,21 @@ class PiApp(App[int]):
 
     def refresh_queue(self) -> None:
         """Show what is still queued."""
+        if self.shell is None:
+            self.queue_view.show_queues(list(self._pending_inputs), [])
+            return
         state = self.shell.agent.state
         self.queue_view.show_queues([q.text for q in state.steering_queue], [q.text for q in state.follow_up_queue])
 
     @property
     def is_live(self) -> bool:
         """A run (or a command) is in progress."""
-        return self._busy or self.shell.is_streaming
+        return self._busy or (self.shell is not None and self.shell.is_streaming)
 
     @property
     def is_settled(self) -> bool:
         """No run is live and every run's events have been rendered (tests, benchmarks)."""
-        return not self.is_live and self.runs_rendered == self.bridge.runs_ended
+        return self.bridge is not None and not self.is_live and self.runs_rendered == self.bridge.runs_ended
 
     # ------------------------------------------------------------------ input
 
@@ -162,6 +238,10 @@ class PiApp(App[int]):
     def _submitted(self, event: Editor.Submitted) -> None:
         text = event.text
         if not text.strip():
+            return
+        if self.shell is None:  # still starting: keep it, send it when the shell is ready
+            self._pending_inputs.append(text)
+            self.refresh_queue()
             return
         if self.is_live:
             self.shell.steer(text)
@@ -175,7 +255,7 @@ class PiApp(App[int]):
     def _follow_up(self, event: Editor.FollowUpRequested) -> None:
         if not event.text.strip():
             return
-        if not self.is_live:  # nothing to follow: send it now
+        if self.shell is None or not self.is_live:  # nothing to follow: send it now
             self._submitted(Editor.Submitted(event.text))
             return
         self.shell.follow_up(event.text)
@@ -183,7 +263,7 @@ class PiApp(App[int]):
 
     @on(Editor.EscapePressed)
     def _escape(self) -> None:
-        if not self.shell.is_streaming:
+        if self.shell is None or not self.shell.is_streaming:
             return
         self._restore_queues()
         self.shell.abort()
@@ -193,6 +273,8 @@ class PiApp(App[int]):
         self._restore_queues()
 
     def _restore_queues(self) -> None:
+        if self.shell is None:
+            return
         steering, follow_ups = self.shell.agent.clear_queues()
         texts = [q.text for q in [*steering, *follow_ups]]
         if texts:
@@ -216,7 +298,7 @@ class PiApp(App[int]):
 
     def action_quit_app(self) -> None:
         """Abort any run and exit."""
-        if self.shell.is_streaming:
+        if self.shell is not None and self.shell.is_streaming:
             self.shell.abort()
         self.exit(0)
 

@@ -1,26 +1,58 @@
-"""``run_tui``: the entry point ``pi`` (no prompt, in a terminal) calls."""
+"""``run_tui``: the entry point ``pi`` (no prompt, in a terminal) calls.
+
+The first frame is drawn before the shell exists: building it (agent_core, providers, tools,
+pydantic, settings, session) costs about as much as importing Textual, so it runs in a thread
+right after the first refresh and the app attaches it when ready.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_cli.launch import LaunchArgs
 
 
-def run_tui(args: LaunchArgs) -> int:
-    """Build the shell, run the app until the user quits; returns the exit code."""
-    from pi_cli.modes.common import build_shell
+def _theme_setting(cwd: Path) -> str | None:
+    """The ``theme`` setting, read without pydantic so the first frame has the right colours.
 
-    shell = build_shell(args)
-    if isinstance(shell, int):
-        return shell
+    The full settings (validated, with clear errors) are loaded with the shell.
+    """
+    from pi_cli.shell.paths import pi_home
+
+    theme = None
+    for path in (pi_home() / "settings.json", cwd / ".pi" / "settings.json"):
+        try:
+            value = json.loads(path.read_text(encoding="utf-8")).get("theme")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(value, str):
+            theme = value
+    return theme
+
+
+def run_tui(args: LaunchArgs) -> int:
+    """Run the app until the user quits; returns the exit code."""
     from pi_cli.tui.app import PiApp, TuiOptions
     from pi_cli.tui.keymap import load_user_keymap
     from pi_cli.tui.parser import install
 
     install()  # ESC CR -> alt+enter (see parser.py)
     keymap, warning = load_user_keymap()
-    app = PiApp(shell, TuiOptions(theme=args.theme, keymap=keymap, warnings=[warning] if warning else []))
+
+    def factory():  # noqa: ANN202 - CodingAgent | str, imported in the thread
+        from pi_cli.modes.common import try_build_shell
+
+        return try_build_shell(args)
+
+    options = TuiOptions(theme=args.theme or _theme_setting(args.cwd), keymap=keymap,
+                         warnings=[warning] if warning else [], cwd=args.cwd)
+    app = PiApp(None, options, shell_factory=factory)
     result = app.run()
+    if app.startup_error:
+        print(f"pi: {app.startup_error}", file=sys.stderr, flush=True)
+        return 2
     return result if isinstance(result, int) else 0
