@@ -4,15 +4,20 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint bench snapshot-update clean
+.PHONY: install test lint bench snapshot-update clean compile
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	@# PYTHONDONTWRITEBYTECODE is common here: precompile so start-up does not recompile pi's own code.
+	$(BIN)/python -m compileall -q agent_core tools pi_cli > /dev/null
 	touch $(STAMP)
 
 install: $(STAMP)
+
+compile: $(STAMP)
+	$(BIN)/python -m compileall -q agent_core tools pi_cli > /dev/null
 
 test: $(STAMP)
 	$(BIN)/ruff check .
@@ -21,7 +26,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-bench: $(STAMP)
+bench: compile
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 snapshot-update: $(STAMP)
