@@ -73,6 +73,9 @@ class EditTool:
             raise ToolError(f"File not found: {shown}")
         if path.is_dir():
             raise ToolError(f"{shown} is a directory, not a file.")
+        if not path.is_file():
+            # Reading a FIFO or a tty blocks forever in the worker thread (and then at exit).
+            raise ToolError(f"{shown} is not a regular file (device, FIFO or socket); use bash to inspect it.")
         try:
             original = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError:

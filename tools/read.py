@@ -77,6 +77,9 @@ class ReadTool:
             raise ToolError(f"File not found: {shown}")
         if path.is_dir():
             raise ToolError(f"{shown} is a directory, not a file. Use ls to list it.")
+        if not path.is_file():
+            # Opening a FIFO or a tty blocks forever in the worker thread (and then at exit).
+            raise ToolError(f"{shown} is not a regular file (device, FIFO or socket); use bash to inspect it.")
         try:
             handle = path.open("rb")
         except OSError as exc:

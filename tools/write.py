@@ -51,6 +51,9 @@ class WriteTool:
         shown = display_path(self.cwd, path)
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path.")
+        if path.exists() and not path.is_file():
+            # The atomic rename would silently swap a FIFO/device/socket for a regular file.
+            raise ToolError(f"{shown} is not a regular file (device, FIFO or socket); use bash to write to it.")
         data = args.content.encode("utf-8")
         existed = path.exists()
         try:
