@@ -41,7 +41,10 @@ pytestmark = [
 @pytest.fixture
 def fake_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     script = dump_script([
-        Turn(tool_calls=[ToolCallSpec("bash", {"command": "sleep 1.5; echo slept"}, id="call_1")]),
+        # Waits for a gate file the test creates once both queued messages are shown, so the
+        # steer always lands mid-batch however slow the machine is.
+        Turn(tool_calls=[ToolCallSpec("bash", {"command": f"until [ -e {tmp_path / 'gate'} ]; do sleep 0.05; done; echo slept"},
+                                      id="call_1")]),
         Turn(text="Steer noted."),
         Turn(text="Follow-up answered."),
     ], tmp_path / "script.json")
@@ -94,8 +97,11 @@ def test_plain_repl_in_tmux(tmp_path: Path, pi_home: Path, fake_server: tuple[in
         tmux("send-keys", "-t", "e2e", "Enter")
         tmux("send-keys", "-t", "e2e", "-l", "e2e follow-up")
         tmux("send-keys", "-t", "e2e", "M-Enter")
+        wait_for(lambda s: "queued steer: e2e steer" in s and "queued follow-up: e2e follow-up" in s,
+                 "both queued messages")
+        (tmp_path / "gate").touch()
         text = wait_for(lambda s: "Follow-up answered." in s and s.count("tokens") >= 1, "the follow-up answer")
-        assert "── turn 1 · bash sleep 1.5; echo slept ──" in text
+        assert "── turn 1 · bash until [ -e" in text
         assert "slept" in text
         assert "» delivered: e2e steer" in text
         assert "» delivered: e2e follow-up" in text

@@ -43,7 +43,10 @@ def _user_texts(request: dict) -> list[str]:
 def server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     """The fake server as a subprocess: (port, request log)."""
     script = dump_script([
-        Turn(tool_calls=[ToolCallSpec("bash", {"command": "sleep 4; echo built"}, id="call_1")]),
+        # The tool waits for a gate file the test creates once both queued messages are on
+        # screen, so the steer always lands mid-batch however slow the machine is.
+        Turn(tool_calls=[ToolCallSpec("bash", {"command": f"until [ -e {tmp_path / 'gate'} ]; do sleep 0.05; done; echo built"},
+                                      id="call_1")]),
         Turn(text="Steered reply: using ninja."),
         Turn(text="Follow-up reply: tests pass."),
     ], tmp_path / "script.json")
@@ -91,13 +94,14 @@ def test_prompt_steer_and_follow_up_through_tmux(server: tuple[int, Path], tmp_p
         _wait_for(capture, "interactive coding agent")
         _tmux("send-keys", "-t", session, "-l", "build the project")
         _tmux("send-keys", "-t", session, "Enter")
-        _wait_for(capture, "$ sleep 4")
+        _wait_for(capture, "$ until")
         _tmux("send-keys", "-t", session, "-l", "use ninja instead")
         _tmux("send-keys", "-t", session, "Enter")  # live run: Enter steers
         _tmux("send-keys", "-t", session, "-l", "then run the tests")
         _tmux("send-keys", "-t", session, "M-Enter")  # ESC CR: must queue a follow-up
         queued = _wait_for(capture, "Follow-up: then run the tests")
         assert "Steering: use ninja instead" in queued
+        (tmp_path / "gate").touch()
         done = _wait_for(capture, "Follow-up reply: tests pass.", timeout=30)
         assert "Steered reply: using ninja." in done
         assert "Steering:" not in done and "Follow-up: then" not in done  # delivered, queue gone
