@@ -29,6 +29,7 @@ from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions
 
 API_VERSION = "2023-06-01"
 REDACTED_TEXT = "[Redacted thinking]"
+THINKING_MIN_BUDGET = 1024  # the API's minimum budget_tokens
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32000}
 DEFAULT_MAX_TOKENS_CAP = 32_000
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "max_tokens": "length",
@@ -164,7 +165,9 @@ def build_request(model: ResolvedModel, context: LlmContext, options: StreamOpti
     if budget and model.supports_reasoning:
         if max_tokens <= budget:  # the budget must leave room for the answer
             max_tokens = min(budget + 4096, max(model.max_output_tokens, budget + 1024))
-        budget = min(budget, max_tokens - 1024)
+        # Anthropic rejects budgets under 1024 (HTTP 400) and wants room for the answer too.
+        budget = max(THINKING_MIN_BUDGET, min(budget, max_tokens - THINKING_MIN_BUDGET))
+        max_tokens = max(max_tokens, budget + THINKING_MIN_BUDGET)
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
     elif options.temperature is not None:
         body["temperature"] = options.temperature  # not allowed together with thinking
