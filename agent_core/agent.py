@@ -267,6 +267,7 @@ class Agent:
         self.state.is_streaming = True
         self.state.error = None
         self._idle.clear()
+        first_new = len(self.state.messages)  # what this run adds, for agent_end after a crash
         task = asyncio.ensure_future(start(signal))
         try:
             # Shielded: if whoever awaits us is cancelled (a UI worker), abort so the loop
@@ -282,7 +283,7 @@ class Agent:
         except Exception as exc:  # a bug, not a model failure: report it, stay usable
             log.exception("agent loop failed")
             self.state.error = f"{type(exc).__name__}: {exc}"
-            self._emit(AgentEnd(messages=[]))
+            self._emit(AgentEnd(messages=list(self.state.messages[first_new:])))
         finally:
             self.state.is_streaming = False
             self.state.stream_message = None

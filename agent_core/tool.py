@@ -70,6 +70,8 @@ def validate_arguments(tool: Tool, call: ToolCall) -> tuple[Any, str | None]:
         return tool.parameters.model_validate(call.arguments), None
     except ValidationError as error:
         return None, format_validation_error(call.name, error)
+    except Exception as exc:  # noqa: BLE001 - a custom validator raising e.g. TypeError/KeyError
+        return None, f"Invalid arguments for tool {call.name}: {type(exc).__name__}: {exc}"
 
 
 @dataclass

@@ -176,9 +176,11 @@ class _BatchRunner:
         )
         try:
             override = await hook(ctx, self.signal)
+            # Inside the try: an override with bad content (not content blocks) must not break
+            # the loop either; the call still ends with the tool's own result.
+            return override.apply(result, is_error) if override is not None else (result, is_error)
         except Exception:  # contract: must not raise; keep the tool's own result
             return result, is_error
-        return override.apply(result, is_error) if override is not None else (result, is_error)
 
     async def _execute(self, tool: Tool, call: ToolCall, args: Any) -> tuple[ToolResult, bool]:
         def on_update(partial: ToolResult) -> None:
