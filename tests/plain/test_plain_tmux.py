@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.script import ToolCallSpec, Turn, dump_script
+from tests.fakes.provider_server import FakeProviderServer
+from tests.fakes.script import ToolCallSpec, Turn
 
 REPO = Path(__file__).resolve().parents[2]
 PI = Path(sys.executable).parent / "pi"
@@ -40,26 +41,18 @@ pytestmark = [
 
 @pytest.fixture
 def fake_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
-    script = dump_script([
+    script = [
         # Waits for a gate file the test creates once both queued messages are shown, so the
         # steer always lands mid-batch however slow the machine is.
         Turn(tool_calls=[ToolCallSpec("bash", {"command": f"until [ -e {tmp_path / 'gate'} ]; do sleep 0.05; done; echo slept"},
                                       id="call_1")]),
         Turn(text="Steer noted."),
         Turn(text="Follow-up answered."),
-    ], tmp_path / "script.json")
+    ]
     log = tmp_path / "requests.jsonl"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.provider_server", "--script", str(script), "--request-log", str(log)],
-        cwd=REPO, stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        assert line.startswith("PORT="), line
-        yield int(line.strip().split("=", 1)[1]), log
-    finally:
-        proc.terminate()
-        proc.wait(timeout=5)
+    # In-process (a thread): pi runs in tmux as its own process and reaches it over loopback.
+    with FakeProviderServer(script, request_log=log) as server:
+        yield server.port, log
 
 
 def test_plain_repl_in_tmux(tmp_path: Path, pi_home: Path, fake_server: tuple[int, Path]) -> None:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.script import ToolCallSpec, Turn, dump_script
+from tests.fakes.provider_server import FakeProviderServer
+from tests.fakes.script import ToolCallSpec, Turn
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -42,26 +43,18 @@ def _user_texts(request: dict) -> list[str]:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     """The fake server as a subprocess: (port, request log)."""
-    script = dump_script([
+    script = [
         # The tool waits for a gate file the test creates once both queued messages are on
         # screen, so the steer always lands mid-batch however slow the machine is.
         Turn(tool_calls=[ToolCallSpec("bash", {"command": f"until [ -e {tmp_path / 'gate'} ]; do sleep 0.05; done; echo built"},
                                       id="call_1")]),
         Turn(text="Steered reply: using ninja."),
         Turn(text="Follow-up reply: tests pass."),
-    ], tmp_path / "script.json")
+    ]
     log = tmp_path / "requests.jsonl"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.provider_server", "--script", str(script), "--request-log", str(log)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline().strip()
-        assert line.startswith("PORT="), line
-        yield int(line.split("=", 1)[1]), log
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    # In-process (a thread): pi runs in tmux as its own process and reaches it over loopback.
+    with FakeProviderServer(script, request_log=log) as server:
+        yield server.port, log
 
 
 def _wait_for(capture: Callable[[], str], needle: str, timeout: float = 20.0) -> str:
