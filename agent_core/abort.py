@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class Aborted(Exception):
+    """The work was cancelled because its :class:`AbortSignal` fired."""
 
 
 class AbortSignal:
@@ -51,3 +58,25 @@ class AbortSignal:
     async def wait(self) -> None:
         """Wait until aborted."""
         await self._event.wait()
+
+
+async def run_abortable(awaitable: Awaitable[T], signal: AbortSignal) -> T:
+    """Await ``awaitable`` in its own task, cancelling that task at once when ``signal`` fires.
+
+    A separate task means an abort takes effect whatever the work is blocked on (a model
+    stream, a tool's subprocess, a slow hook) without cancelling the caller's own task.
+
+    Raises:
+        Aborted: the signal fired (before or while the work ran) and the work was cancelled.
+        asyncio.CancelledError: the caller itself was cancelled (not an abort); propagated.
+    """
+    task = asyncio.ensure_future(awaitable)
+    remove = signal.on_abort(task.cancel)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not signal.aborted:
+            raise
+        raise Aborted(signal.reason) from None
+    finally:
+        remove()

@@ -6,13 +6,12 @@ Pure asyncio. The model is reached only through ``config.stream_fn``; tools only
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_core.abort import AbortSignal
+from agent_core.abort import Aborted, AbortSignal, run_abortable
 from agent_core.events import (
     AgentEnd,
     AgentStart,
@@ -227,18 +226,12 @@ async def stream_assistant_response(
                     emit(MessageUpdate(message=builder.message, assistant_message_event=item))
             return None
 
-        task = asyncio.ensure_future(consume())
-        remove = signal.on_abort(task.cancel)
         try:
-            final = await task
-        except asyncio.CancelledError:
-            if not signal.aborted:
-                raise
+            final = await run_abortable(consume(), signal)
+        except Aborted:
             final = builder.finish("aborted", error_message="Request was aborted")
         except Exception as exc:  # the StreamFn broke its contract; never crash the loop
             final = builder.finish("error", error_message=f"Model stream failed: {type(exc).__name__}: {exc}")
-        finally:
-            remove()
         if final is None:
             final = builder.finish("error", error_message="Model stream ended without a final message")
     if not final.model:

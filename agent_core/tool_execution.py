@@ -9,7 +9,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_core.abort import AbortSignal
+from agent_core.abort import Aborted, AbortSignal, run_abortable
 from agent_core.events import (
     MessageEnd,
     MessageStart,
@@ -152,7 +152,10 @@ class _BatchRunner:
         if hook is not None:
             ctx = ToolCallContext(self.assistant_message, call, args, self.context.messages)
             try:
-                decision = await hook(ctx, self.signal)
+                # Abortable: Esc must not wait for a slow hook (e.g. one asking the user).
+                decision = await run_abortable(hook(ctx, self.signal), self.signal)
+            except Aborted:
+                return _Prepared(call, error=ABORTED)
             except Exception as exc:  # fail safe: a broken hook blocks the call
                 return _Prepared(call, error=f"Tool call blocked: hook failed: {type(exc).__name__}: {exc}")
             if decision is not None and decision.block:
@@ -175,10 +178,12 @@ class _BatchRunner:
             self.assistant_message, prepared.call, prepared.args, result, is_error, self.context.messages
         )
         try:
-            override = await hook(ctx, self.signal)
+            override = await run_abortable(hook(ctx, self.signal), self.signal)
             # Inside the try: an override with bad content (not content blocks) must not break
             # the loop either; the call still ends with the tool's own result.
             return override.apply(result, is_error) if override is not None else (result, is_error)
+        except Aborted:  # the tool already finished; keep its result
+            return result, is_error
         except Exception:  # contract: must not raise; keep the tool's own result
             return result, is_error
 
@@ -191,20 +196,14 @@ class _BatchRunner:
             )
 
         # Its own task, so an abort cancels the tool at once (bash kills its process group).
-        task = asyncio.ensure_future(tool.execute(call.id, args, self.signal, on_update))
-        remove = self.signal.on_abort(task.cancel)
         try:
-            result = await task
-        except asyncio.CancelledError:
-            if not self.signal.aborted:
-                raise
+            result = await run_abortable(tool.execute(call.id, args, self.signal, on_update), self.signal)
+        except Aborted:
             return ToolResult.of_text(ABORTED), True
         except ToolError as exc:
             return ToolResult.of_text(str(exc) or type(exc).__name__), True
         except Exception as exc:
             return ToolResult.of_text(f"{type(exc).__name__}: {exc}"), True
-        finally:
-            remove()
         if not isinstance(result, ToolResult):
             result = ToolResult.of_text(str(result))
         return result, self.signal.aborted

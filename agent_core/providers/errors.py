@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from agent_core.abort import Aborted as Aborted  # re-exported: transports raise the shared class
 from agent_core.messages import AssistantMessage
 
 CONTEXT_OVERFLOW_PREFIX = "Context overflow:"
@@ -31,10 +32,6 @@ class ProviderError(Exception):
         self.retryable = retryable
         self.retry_after = retry_after
         self.status = status
-
-
-class Aborted(Exception):
-    """The caller's AbortSignal fired."""
 
 
 def one_line(text: str, limit: int = 300) -> str:
