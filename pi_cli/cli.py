@@ -16,16 +16,15 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["--version"], ["-v"]):  # fast path: no typer, no pydantic
         print(f"pi {__version__}")
         return EXIT_OK
-    if not args:  # bare `pi`: the interactive UI, without paying for typer before the first frame
-        from pi_cli.launch import LaunchArgs, launch
-
-        try:
-            return launch(LaunchArgs())
-        except KeyboardInterrupt:
-            return EXIT_INTERRUPTED
-    from pi_cli.cli_app import app
-
+    # One try around the imports and the run: Ctrl+C while start-up still imports must exit
+    # quietly (130), and a bug anywhere is one line unless PI_DEBUG asks for the traceback.
     try:
+        if not args:  # bare `pi`: the interactive UI, without paying for typer before the first frame
+            from pi_cli.launch import LaunchArgs, launch
+
+            return launch(LaunchArgs())
+        from pi_cli.cli_app import app
+
         app(args=args, prog_name="pi", standalone_mode=True)
     except SystemExit as exc:
         code = exc.code

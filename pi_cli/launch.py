@@ -78,8 +78,9 @@ def launch(args: LaunchArgs) -> int:
     if stdin_text.strip():
         prompt = f"{prompt}\n\n{stdin_text}".strip() if prompt else stdin_text.strip()
     interactive = args.mode == "text" and not prompt and not args.print_mode
-    if args.mode == "text" and args.print_mode and not prompt:
-        error("no prompt given: pass it as an argument or on stdin with -p")
+    if not interactive and args.mode != "rpc" and not prompt.strip():
+        # -p or --mode json without a prompt: never send an empty prompt to the model.
+        error("no prompt given: pass it as an argument or on stdin")
         return EXIT_USAGE
     try:
         if args.mode == "rpc":

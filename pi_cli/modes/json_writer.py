@@ -3,19 +3,30 @@ event only, never the whole partial message."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from agent_core import MessageUpdate, to_wire
+from pi_cli.shell.events import Notice
+from pi_cli.shell.jsonl import dumps_line
 
 
-def event_line(event: Any) -> str:
-    """One event as a compact JSON line (camelCase wire shape)."""
+def event_data(event: Any) -> dict[str, Any]:
+    """One event in its camelCase wire shape."""
     if isinstance(event, MessageUpdate):
-        data = {"type": "message_update", "assistantMessageEvent": to_wire(event.assistant_message_event)}
-    else:
-        data = to_wire(event)
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return {"type": "message_update", "assistantMessageEvent": to_wire(event.assistant_message_event)}
+    return to_wire(event)
+
+
+def event_line(event: Any) -> bytes:
+    """One event as a compact JSON line of UTF-8 bytes, ``\\n`` included."""
+    return dumps_line(event_data(event))
+
+
+def write_command_output(write_event: Callable[[Any], None], result: Any) -> None:
+    """A slash command's output as a :class:`Notice` event (RPC and ``--mode json``)."""
+    if result is not None and result.output:
+        write_event(Notice(text=result.output, level="error" if result.error else "info"))
 
 
 class JsonEventWriter:
@@ -27,19 +38,24 @@ class JsonEventWriter:
 
     def write_header(self, header: dict[str, Any]) -> None:
         """Write the session header line."""
-        self._write(json.dumps(header, separators=(",", ":")))
+        self._write(dumps_line(header))
 
     def __call__(self, event: Any) -> None:
         self._write(event_line(event))
 
-    def _write(self, line: str) -> None:
+    def _write(self, line: bytes) -> None:
         if self.broken:
             return
         try:
             # A blocking write: a slow reader slows us down instead of making us fail or buffer.
-            self.stream.write(line + "\n")
-            self.stream.flush()
-        except BrokenPipeError:
-            self.broken = True
-        except OSError:
+            # Bytes to the binary buffer: the text layer could reject an escaped lone surrogate.
+            buffer = getattr(self.stream, "buffer", None)
+            if buffer is not None:
+                self.stream.flush()
+                buffer.write(line)
+                buffer.flush()
+            else:
+                self.stream.write(line.decode("utf-8"))
+                self.stream.flush()
+        except OSError:  # BrokenPipeError included
             self.broken = True

@@ -1,29 +1,63 @@
-"""``pi --list-models [filter]``: configured and known models, plus models on local servers."""
+"""``pi --list-models [filter]``: configured and known models, plus models on local servers.
+
+The same rows feed RPC ``get_available_models`` (:func:`available_models`).
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from pi_cli.launch import EXIT_OK, EXIT_USAGE, LaunchArgs, error
 
 
-def _known_models(needle: str | None, env: dict[str, str]) -> list[Any]:
-    """Rows from ``agent_core.providers.list_models`` ([] while providers are not built yet)."""
-    try:
-        from agent_core.providers import list_models
-    except ImportError:
-        return []
+@dataclass(frozen=True)
+class LocalRow:
+    """A model served by a detected local server."""
+
+    spec: str
+    label: str
+    address: str
+
+
+def known_models(needle: str | None, env: Mapping[str, str]) -> list[Any]:
+    """Catalogue and models.json rows (``ResolvedModel``); raises on a bad models.json."""
+    from agent_core.providers import list_models
     from pi_cli.shell.paths import pi_home
 
     return list(list_models(needle, models_file=pi_home() / "models.json", env=env))
 
 
-def _local_ports(args: LaunchArgs) -> dict[str, int] | None:
-    from pi_cli.shell.settings import load_settings
+def local_models(needle: str | None, ports: Mapping[str, int] | None, env: Mapping[str, str]) -> list[LocalRow]:
+    """Models on answering local servers (none when probing is disabled)."""
+    from pi_cli.shell.local_models import detect_local_servers
 
-    return load_settings(args.cwd).local_probe_ports
+    rows: list[LocalRow] = []
+    for server in detect_local_servers(ports, env):
+        for name in server.models:
+            spec = f"{server.server.key}/{name}"
+            if not needle or needle in spec.lower():
+                rows.append(LocalRow(spec, server.server.label, server.server.address))
+    return rows
+
+
+def available_models(needle: str | None, ports: Mapping[str, int] | None) -> list[dict[str, Any]]:
+    """Local and known models as RPC dicts; raises with a user-facing message on a bad models.json."""
+    env = dict(os.environ)
+    needle = (needle or "").strip().lower() or None
+    models: list[dict[str, Any]] = [
+        {"id": row.spec, "provider": row.spec.partition("/")[0], "name": row.spec.partition("/")[2],
+         "local": True, "server": f"{row.label} at {row.address}"}
+        for row in local_models(needle, ports, env)
+    ]
+    for model in known_models(needle, env):
+        models.append({"id": model.id, "provider": model.provider, "name": model.name,
+                       "contextWindow": model.context_window, "reasoning": model.supports_reasoning,
+                       "inputCost": model.input_cost, "outputCost": model.output_cost})
+    return models
 
 
 def _format_tokens(count: int) -> str:
@@ -37,26 +71,19 @@ def print_models(args: LaunchArgs, out: TextIO | None = None) -> int:
         args: ``args.prompt`` is the optional substring filter.
         out: where to write (default stdout).
     """
-    from pi_cli.shell.local_models import detect_local_servers
-    from pi_cli.shell.settings import SettingsError
+    from pi_cli.shell.settings import SettingsError, load_settings
 
     out = out or sys.stdout
     needle = args.prompt.strip().lower() or None
     env = dict(os.environ)
     try:
-        ports = _local_ports(args)
+        ports = load_settings(args.cwd).local_probe_ports
     except SettingsError as exc:
         error(str(exc))
         return EXIT_USAGE
-    lines: list[str] = []
-    for server in detect_local_servers(ports, env):
-        for name in server.models:
-            spec = f"{server.server.key}/{name}"
-            if needle and needle not in spec.lower():
-                continue
-            lines.append(f"{spec:<50} local  {server.server.label} at {server.server.address}")
+    lines = [f"{row.spec:<50} local  {row.label} at {row.address}" for row in local_models(needle, ports, env)]
     try:
-        rows = _known_models(needle, env)
+        rows = known_models(needle, env)
     except Exception as exc:  # a bad models.json carries a user-facing message
         error(str(exc))
         return EXIT_USAGE

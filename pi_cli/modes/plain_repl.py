@@ -31,8 +31,6 @@ from pi_cli.shell.paths import pi_home
 from pi_cli.shell.slash_commands import CommandResult, parse_command_line
 
 Kind = Literal["enter", "follow_up"]
-# Commands that are safe while a run is live (they neither prompt nor reset the agent).
-_WHILE_RUNNING = {"help", "session", "quit"}
 HINT = ("Enter sends · while a run is live Enter steers, Alt+Enter or Tab queues a follow-up, "
         "Esc aborts · Ctrl+J newline · /help · Ctrl+D quits")
 
@@ -162,11 +160,10 @@ class PlainRepl:
         command = self.shell.commands.get(parsed[0]) if parsed else None
         if self.running:
             if command is not None:
-                if command.name not in _WHILE_RUNNING:
-                    self.console.print(Text(f"/{command.name} waits until the run ends (Esc aborts it).",
-                                            style="yellow"))
+                # The shell decides which commands may run now (SlashCommand.while_running).
+                result = await self.shell.submit(text)
+                if result is None:
                     return
-                result = await command.handler(self.shell, parsed[1] if parsed else "")
                 if result.quit:
                     self.abort(None)
                 await self._show_result(result)
@@ -230,11 +227,11 @@ class PlainRepl:
         self.console.print(Text("aborting…", style="yellow"))
 
     async def _shutdown(self) -> None:
-        if self._task is None or self._task.done():
-            return
-        self.shell.agent.clear_queues()
-        self.shell.abort()
-        try:
-            await asyncio.wait_for(self._task, timeout=5)
-        except (TimeoutError, asyncio.CancelledError):
-            self._task.cancel()
+        if self._task is not None and not self._task.done():
+            self.shell.agent.clear_queues()
+            self.shell.abort()
+            try:
+                await asyncio.wait_for(self._task, timeout=5)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+        await self.shell.aclose()

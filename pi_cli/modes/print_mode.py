@@ -10,10 +10,10 @@ import signal
 import sys
 from typing import Any
 
-from agent_core import AssistantMessage, ToolExecutionEnd, ToolExecutionStart
+from agent_core import AssistantMessage, MessageEnd, ToolExecutionEnd, ToolExecutionStart
 from pi_cli.launch import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LaunchArgs, error
 from pi_cli.modes.common import build_shell
-from pi_cli.modes.json_writer import JsonEventWriter
+from pi_cli.modes.json_writer import JsonEventWriter, write_command_output
 from pi_cli.shell.events import AutoRetryStart, CompactionStart, Notice
 
 
@@ -61,6 +61,18 @@ async def _run(shell: Any, args: LaunchArgs, prompt: str) -> int:
     else:
         shell.subscribe(_progress)
     interrupted = False
+    # What this prompt produced: a resumed session's earlier answer must never be reprinted.
+    answers: list[AssistantMessage] = []
+    infos: list[str] = []
+
+    def collect(event: Any) -> None:
+        if isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
+            answers.append(event.message)
+        elif isinstance(event, Notice) and event.level == "info":
+            infos.append(event.text)  # e.g. the output of an input hook that handled the prompt
+
+    shell.subscribe(collect)
+    infos.clear()  # start-up notices replayed by subscribe
 
     def on_sigint() -> None:
         nonlocal interrupted
@@ -74,21 +86,38 @@ async def _run(shell: Any, args: LaunchArgs, prompt: str) -> int:
         loop.add_signal_handler(signal.SIGINT, on_sigint)
     except (NotImplementedError, RuntimeError):
         pass
-    result = await shell.submit(prompt)
+    try:
+        result = await shell.submit(prompt)
+    finally:
+        await shell.aclose()
     if writer is not None and writer.broken:
         return EXIT_OK
     if interrupted:
         return EXIT_INTERRUPTED
-    if result is not None and result.output and not json_mode:
-        stream = sys.stderr if result.error else sys.stdout
-        print(result.output, file=stream, flush=True)
+    if result is not None and result.output:
+        if writer is not None:
+            write_command_output(writer, result)
+        else:
+            print(result.output, file=sys.stderr if result.error else sys.stdout, flush=True)
         return EXIT_ERROR if result.error else EXIT_OK
-    last = next((m for m in reversed(shell.agent.state.messages) if isinstance(m, AssistantMessage)), None)
-    if last is None:
-        return EXIT_OK
-    if last.stop_reason in ("error", "aborted"):
-        if not json_mode:
+    return _outcome(shell, answers[-1] if answers else None, infos, json_mode)
+
+
+def _outcome(shell: Any, last: AssistantMessage | None, infos: list[str], json_mode: bool) -> int:
+    """Print the answer (text mode) and choose the exit code."""
+    if last is not None and last.stop_reason in ("error", "aborted"):
+        if not json_mode:  # JSON mode: the message_end event says it
             error(last.error_message or f"the run ended: {last.stop_reason}")
+        return EXIT_ERROR
+    if shell.agent.state.error:  # the loop itself failed (a bug or a broken provider)
+        error(shell.agent.state.error)
+        return EXIT_ERROR
+    if last is None:
+        if infos:  # an input hook handled the prompt and said something
+            if not json_mode:
+                print("\n".join(infos), flush=True)
+            return EXIT_OK
+        error("no answer: the prompt was not sent to the model (blocked or consumed by a hook)")
         return EXIT_ERROR
     if not json_mode:
         text = last.text

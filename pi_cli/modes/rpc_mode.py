@@ -26,8 +26,12 @@ from agent_core import (
 )
 from pi_cli.launch import EXIT_OK, LaunchArgs
 from pi_cli.modes.common import build_shell
-from pi_cli.modes.json_writer import event_line
+from pi_cli.modes.json_writer import event_line, write_command_output
+from pi_cli.shell.coding_agent import ConfigError
+from pi_cli.shell.compaction import CompactionError
 from pi_cli.shell.events import Notice
+from pi_cli.shell.jsonl import dumps_line
+from pi_cli.shell.session_store import SessionError
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 
@@ -36,12 +40,23 @@ class RpcError(Exception):
     """A command failed; the message goes into the error response."""
 
 
+class _Deferred(Exception):  # noqa: N818 - control flow, not an error
+    """Raised by a handler whose task writes the response later."""
+
+
 def run_rpc(args: LaunchArgs) -> int:
     """Build the shell and serve stdin/stdout until stdin closes."""
     shell = build_shell(args)
     if isinstance(shell, int):
         return shell
-    return asyncio.run(serve(shell, sys.stdin.buffer, sys.stdout.buffer))
+    return asyncio.run(_serve_and_close(shell))
+
+
+async def _serve_and_close(shell: Any) -> int:
+    try:
+        return await serve(shell, sys.stdin.buffer, sys.stdout.buffer)
+    finally:
+        await shell.aclose()
 
 
 async def serve(shell: Any, stdin: BinaryIO, stdout: BinaryIO) -> int:
@@ -76,6 +91,7 @@ class RpcServer:
         # True between a run's agent_end and the end of its task (compaction, overflow retry):
         # a new prompt then waits for that epilogue instead of being refused.
         self.run_ended = True
+        self.run_started = True  # False from a prompt until its agent_start
         self.broken = False
         self.handlers: dict[str, Handler] = {
             "prompt": self._prompt, "steer": self._steer, "follow_up": self._follow_up,
@@ -89,11 +105,11 @@ class RpcServer:
 
     # ------------------------------------------------------------------ output
 
-    def _write(self, line: str) -> None:
+    def _write(self, line: bytes) -> None:
         if self.broken:
             return
         try:
-            self.stdout.write(line.encode("utf-8") + b"\n")
+            self.stdout.write(line)
             self.stdout.flush()
         except (BrokenPipeError, OSError):
             self.broken = True
@@ -102,6 +118,7 @@ class RpcServer:
         """Shell listener: one event per line."""
         if isinstance(event, AgentStart):
             self.run_ended = False
+            self.run_started = True
         elif isinstance(event, AgentEnd):
             self.run_ended = True
         self._write(event_line(event))
@@ -115,7 +132,7 @@ class RpcServer:
             payload["data"] = data
         if request_id is not None:
             payload["id"] = request_id
-        self._write(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+        self._write(dumps_line(payload))
 
     # ------------------------------------------------------------------ dispatch
 
@@ -141,6 +158,9 @@ class RpcServer:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             self.respond("parse", None, error=f"Malformed command: {exc}")
             return
+        except RecursionError:  # "[[[[..." nested past the parser's limit
+            self.respond("parse", None, error="Malformed command: nested too deeply")
+            return
         if not isinstance(command, dict) or not isinstance(command.get("type"), str):
             request_id = command.get("id") if isinstance(command, dict) else None
             self.respond("parse", request_id, error='A command is a JSON object with a string "type"')
@@ -152,7 +172,9 @@ class RpcServer:
             return
         try:
             data = await handler(command)
-        except RpcError as exc:
+        except _Deferred:
+            return  # the handler's task responds when it is done
+        except (RpcError, SessionError, ConfigError, CompactionError) as exc:  # user-facing messages
             self.respond(name, request_id, error=str(exc))
         except Exception as exc:  # noqa: BLE001 - one bad command must not stop the server
             self.respond(name, request_id, error=f"{type(exc).__name__}: {exc}")
@@ -164,17 +186,13 @@ class RpcServer:
         if self.run_task is not None:
             await asyncio.gather(self.run_task, return_exceptions=True)
 
-    async def _require_idle(self, what: str) -> None:
-        await self._settle()
-        if self.busy:
-            raise RpcError(f"Cannot {what} while the agent is running (send abort first)")
-
     @staticmethod
     def _message(command: dict[str, Any]) -> str:
         message = command.get("message")
         if not isinstance(message, str):
             raise RpcError('"message" (a string) is required')
-        return message
+        # A lone surrogate ("\ud800") is valid JSON but no text: replace it rather than fail later.
+        return message.encode("utf-8", "replace").decode("utf-8")
 
     # ------------------------------------------------------------------ commands
 
@@ -190,16 +208,19 @@ class RpcServer:
                 raise RpcError('The agent is running: set "streamingBehavior" to "steer" or "followUp"')
             return None
         self.run_ended = False
+        self.run_started = False
         self.run_task = asyncio.create_task(self._run(message, self.run_task))
         return None
 
     async def _run(self, message: str, previous: asyncio.Task[Any] | None) -> None:
-        if previous is not None:
-            await asyncio.gather(previous, return_exceptions=True)
         try:
+            if previous is not None:
+                await asyncio.gather(previous, return_exceptions=True)
             result = await self.shell.submit(message)
-            if result is not None and result.output:
-                self.write_event(Notice(text=result.output, level="error" if result.error else "info"))
+            write_command_output(self.write_event, result)
+        except asyncio.CancelledError:  # aborted before the run started (see _abort)
+            self.run_ended = True
+            self.write_event(Notice(text="Aborted before the run started.", level="info"))
         except Exception as exc:  # noqa: BLE001 - report, keep serving
             self.write_event(Notice(text=f"prompt failed: {type(exc).__name__}: {exc}", level="error"))
 
@@ -211,6 +232,10 @@ class RpcServer:
 
     async def _abort(self, command: dict[str, Any]) -> Any:
         self.shell.abort()
+        task = self.run_task
+        if task is not None and not task.done() and not self.run_started:
+            # Still waiting for the previous run or in the input hooks: never start it.
+            task.cancel()
 
     async def _get_state(self, command: dict[str, Any]) -> Any:
         shell = self.shell
@@ -234,7 +259,7 @@ class RpcServer:
         return {"messages": [to_wire(m) for m in self.shell.agent.state.messages]}
 
     async def _set_model(self, command: dict[str, Any]) -> Any:
-        await self._require_idle("change the model")
+        await self._settle()
         spec = command.get("model")
         if not spec and command.get("modelId"):
             provider = command.get("provider")
@@ -245,35 +270,44 @@ class RpcServer:
         return {"model": self.shell.model_id}
 
     async def _get_available_models(self, command: dict[str, Any]) -> Any:
-        models: list[dict[str, Any]] = []
-        try:
-            from agent_core.providers.models import list_models
+        from pi_cli.modes.list_models import available_models
 
-            for model in list_models(command.get("filter")):
-                models.append({"id": model.id, "provider": model.provider, "name": model.name,
-                               "contextWindow": model.context_window, "reasoning": model.supports_reasoning})
-        except Exception:  # noqa: BLE001 - no catalogue: at least the current model
-            models = [{"id": self.shell.model_id}]
+        needle = command.get("filter")
+        try:
+            models = await asyncio.to_thread(available_models, needle if isinstance(needle, str) else None,
+                                             self.shell.settings.local_probe_ports)
+        except Exception as exc:  # noqa: BLE001 - a bad models.json carries a user-facing message
+            raise RpcError(str(exc)) from None
         return {"models": models}
 
     async def _compact(self, command: dict[str, Any]) -> Any:
-        await self._require_idle("compact")
-        from pi_cli.shell.compaction import CompactionError
+        await self._settle()
+        self.shell.ensure_idle("compact")  # refuse now, not after the queue
+        name, request_id = command["type"], command.get("id")
+        # A task: abort, get_state and steer are served while the summary is written.
+        self.run_task = asyncio.create_task(self._run_compact(command, name, request_id, self.run_task))
+        raise _Deferred
 
+    async def _run_compact(self, command: dict[str, Any], name: str, request_id: Any,
+                           previous: asyncio.Task[Any] | None) -> None:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)
         try:
             result = await self.shell.compact(command.get("customInstructions"))
-        except CompactionError as exc:
-            raise RpcError(str(exc)) from None
-        return {"summary": result.summary, "firstKeptEntryId": result.first_kept_entry_id,
-                "tokensBefore": result.tokens_before, "tokensAfter": result.tokens_after}
+        except Exception as exc:  # noqa: BLE001 - CompactionError: a user-facing message
+            self.respond(name, request_id, error=str(exc))
+            return
+        self.respond(name, request_id, data={
+            "summary": result.summary, "firstKeptEntryId": result.first_kept_entry_id,
+            "tokensBefore": result.tokens_before, "tokensAfter": result.tokens_after})
 
     async def _new_session(self, command: dict[str, Any]) -> Any:
-        await self._require_idle("start a new session")
+        await self._settle()
         self.shell.new_session()
         return {"sessionId": self.shell.session.session_id, "cancelled": False}
 
     async def _switch_session(self, command: dict[str, Any]) -> Any:
-        await self._require_idle("switch sessions")
+        await self._settle()
         ref = command.get("sessionPath") or command.get("session")
         if not isinstance(ref, str) or not ref:
             raise RpcError('"sessionPath" is required')
@@ -281,7 +315,7 @@ class RpcServer:
         return {"sessionId": self.shell.session.session_id, "cancelled": False}
 
     async def _fork(self, command: dict[str, Any]) -> Any:
-        await self._require_idle("fork")
+        await self._settle()
         path = self.shell.fork(command.get("entryId"))
         return {"sessionFile": str(path), "sessionId": self.shell.session.session_id, "cancelled": False}
 

@@ -7,12 +7,12 @@ new session file whose header names the parent session.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_cli.shell.events import SessionChanged
+from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.session_store import SessionError, SessionStore
 from pi_cli.shell.slash_commands import CommandResult, SlashCommand
 
@@ -135,8 +135,7 @@ def navigate_to(shell: CodingAgent, entry_id: str) -> str | None:
     Selecting a user message puts the leaf at its parent and returns the message text (for the
     editor, to edit and resend); any other entry becomes the leaf and ``None`` is returned.
     """
-    if shell.is_streaming:
-        raise SessionError("Cannot move in the session tree while the agent is running")
+    shell.ensure_idle("move in the session tree")
     session = shell.session
     ref = session.entries.get(entry_id)
     if ref is None:
@@ -158,10 +157,9 @@ def navigate_to(shell: CodingAgent, entry_id: str) -> str | None:
 
 def fork(shell: CodingAgent, entry_id: str | None = None) -> Path:
     """Copy the path to ``entry_id`` (default: the leaf) into a new session file and switch to it."""
-    if shell.is_streaming:
-        raise SessionError("Cannot fork while the agent is running")
+    shell.ensure_idle("fork")
     old = shell.session
-    if old.path is None:
+    if old.path is None or not old.persist or old.write_error:
         raise SessionError("Cannot fork a session that is not saved (--no-session)")
     if entry_id is not None and entry_id not in old.entries:
         raise SessionError(f"No entry {entry_id} in this session")
@@ -169,8 +167,12 @@ def fork(shell: CodingAgent, entry_id: str | None = None) -> Path:
     new = SessionStore.create(shell.cwd, directory=old.path.parent, parent_session=str(old.path))
     assert new.path is not None
     new.path.parent.mkdir(parents=True, exist_ok=True)
-    with old.path.open("rb") as source, new.path.open("wb") as target:
-        target.write((json.dumps(new.header.to_json(), separators=(",", ":")) + "\n").encode())
+    try:
+        source = old.path.open("rb")
+    except FileNotFoundError:  # a fresh session: its file is written with the first entry
+        raise SessionError("Nothing to fork yet: the session has no entries") from None
+    with source, new.path.open("wb") as target:
+        target.write(dumps_line(new.header.to_json()))
         for ref in refs:  # raw lines: ids and parent ids stay valid in the copy
             source.seek(ref.offset)
             line = source.read(ref.length)
@@ -179,6 +181,7 @@ def fork(shell: CodingAgent, entry_id: str | None = None) -> Path:
     shell.session = store
     shell.agent.replace_messages(store.build_context())
     shell.emit(SessionChanged(session_id=store.session_id, path=str(new.path), reason="fork"))
+    shell.hooks.session_start()  # like /new and /resume: hooks see every session they run in
     return new.path
 
 

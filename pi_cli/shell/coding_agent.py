@@ -7,16 +7,19 @@ stream carrying agent_core events plus the shell events of :mod:`pi_cli.shell.ev
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_core import Agent, AssistantMessage, MessageEnd, RetryNotice, StreamFn
+from agent_core import AbortSignal, Agent, AssistantMessage, MessageEnd, RetryNotice, StreamFn
 from pi_cli.shell.context_files import ContextFile, load_context_files, read_prompt_override
 from pi_cli.shell.events import AutoRetryEnd, AutoRetryStart, ModelChanged, Notice, SessionChanged
 from pi_cli.shell.session_store import (
+    SessionError,
     SessionStore,
     find_latest_session,
     resolve_session,
@@ -33,6 +36,7 @@ from pi_cli.shell.usage import SessionUsage, context_tokens
 
 Listener = Callable[[Any], None]
 InputTransform = Callable[[str], Awaitable[str | None]]
+log = logging.getLogger("pi_cli")
 
 
 class ConfigError(Exception):
@@ -79,6 +83,15 @@ class CodingAgent:
         self.thinking = options.thinking or self.settings.thinking
         self.resolved_model: Any = None
         self.model_id = ""
+        # The provider of the start-up model: --api-key/--api-base belong to it alone.
+        self._startup_provider: str | None = None
+        # Set while a submitted input is handled (hooks, run, compaction after it): abort()
+        # must reach it even before the agent has a run (and so a signal) of its own.
+        self._run_signal: AbortSignal | None = None
+        self._in_command = False
+        self._warned: set[str] = set()
+        self._closing: set[asyncio.Task[None]] = set()
+        self._retired_stream_fns: list[StreamFn] = []
         stream_fn = self._resolve_model(options.model)
         self.tools = self._create_tools()
         self.context_files: list[ContextFile] = load_context_files(self.cwd)
@@ -112,7 +125,7 @@ class CodingAgent:
 
         env = dict(os.environ)
         chosen = spec or self.settings.model or providers.default_model_spec(env)
-        api_base = self.options.api_base or self.settings.api_base
+        api_key, api_base = self._credentials_for(chosen)
         if chosen is None:
             # No model and no key: a local server (Ollama, llama.cpp, ...) before giving up.
             from pi_cli.shell.local_models import announce, detect_local_model
@@ -126,7 +139,7 @@ class CodingAgent:
             model = providers.resolve_model(
                 chosen,
                 api_base=api_base,
-                api_key=self.options.api_key,
+                api_key=api_key,
                 models_file=_models_file(),
                 env=env,
                 transport=os.environ.get("PI_TRANSPORT") or self.settings.transport,
@@ -134,6 +147,8 @@ class CodingAgent:
         except providers.ModelConfigError as exc:
             raise ConfigError(str(exc)) from None
         retry = self.settings.retry
+        if self._startup_provider is None:
+            self._startup_provider = model.provider
         self.resolved_model = model
         self.model_id = model.id
         return providers.make_stream_fn(
@@ -143,6 +158,22 @@ class CodingAgent:
                 base_delay_s=retry.base_delay_ms / 1000,
             ),
         )
+
+    def _credentials_for(self, chosen: str | None) -> tuple[str | None, str | None]:
+        """(api key, api base) for ``chosen``: a --api-key must never reach another vendor.
+
+        At start-up every flag applies. After a switch (/model, a restored model_change) the
+        CLI key and base apply only to the start-up model's provider, and the settings' base
+        only to that provider or to the settings' own model.
+        """
+        if self._startup_provider is None or chosen is None:
+            return self.options.api_key, self.options.api_base or self.settings.api_base
+        same = _spec_provider(chosen) == self._startup_provider
+        api_key = self.options.api_key if same else None
+        api_base = self.options.api_base if same else None
+        if api_base is None and (same or chosen == self.settings.model):
+            api_base = self.settings.api_base
+        return api_key, api_base
 
     def _create_tools(self) -> list[Any]:
         if self.options.no_tools:
@@ -166,14 +197,16 @@ class CodingAgent:
                 self.notify("No previous session for this directory; starting a new one.", "warning")
         if path is None:
             return SessionStore.create(self.cwd, persist=persist)
-        store = SessionStore.open(path)
+        # --no-session with -c/--session: read the file, never append to it.
+        store = SessionStore.open(path, persist=persist)
         self._load_into_agent(store)
         return store
 
     def _load_into_agent(self, store: SessionStore) -> None:
+        # build_context first: it is what finds corrupt entries, and adds their warnings.
+        self.agent.replace_messages(store.build_context())
         for warning in store.warnings:
             self.notify(warning, "warning")
-        self.agent.replace_messages(store.build_context())
         change = store.latest("model_change")
         if change and not self.options.model and self.options.stream_fn is None:
             try:
@@ -185,8 +218,9 @@ class CodingAgent:
         """Recompute the system prompt (after tools, context files or skills change)."""
         if skills_block is None:
             skills_block = self.skills_block
-        custom = self.options.system_prompt or read_prompt_override(self.cwd, "SYSTEM.md")
-        append_parts = [read_prompt_override(self.cwd, "APPEND_SYSTEM.md"), self.options.append_system_prompt]
+        custom = self.options.system_prompt or read_prompt_override(self.cwd, "SYSTEM.md", self._warn_once)
+        append_parts = [read_prompt_override(self.cwd, "APPEND_SYSTEM.md", self._warn_once),
+                        self.options.append_system_prompt]
         self.agent.system_prompt = build_system_prompt(
             cwd=self.cwd,
             tools=self.tools,
@@ -221,10 +255,26 @@ class CodingAgent:
         """Emit a :class:`Notice`."""
         self.emit(Notice(text=text, level=level))  # type: ignore[arg-type]
 
+    def _warn_once(self, text: str) -> None:
+        """A warning shown once per shell (the system prompt is rebuilt several times)."""
+        if text not in self._warned:
+            self._warned.add(text)
+            self.notify(text, "warning")
+
+    def _check_saved(self) -> None:
+        """Tell the user once when the session file could not be written."""
+        if self.session.write_error and self.session.write_error not in self._warned:
+            self._warned.add(self.session.write_error)
+            self.notify(self.session.write_error, "error")
+
     def _on_agent_event(self, event: Any) -> None:
-        if isinstance(event, MessageEnd):
-            self.session.append_message(event.message)
+        try:
+            if isinstance(event, MessageEnd):
+                self.session.append_message(event.message)
+        except Exception:  # noqa: BLE001 - the event must reach the front end regardless
+            log.exception("session append failed")
         self.emit(event)
+        self._check_saved()
 
     def _on_retry(self, notice: RetryNotice) -> None:
         self.emit(AutoRetryStart(attempt=notice.attempt, max_attempts=notice.max_attempts,
@@ -237,35 +287,96 @@ class CodingAgent:
 
     @property
     def is_streaming(self) -> bool:
-        """True while a run is live."""
-        return self.agent.state.is_streaming
+        """True while an input is being handled: its input hooks, the run, compaction after it.
+
+        Also true during a compaction (``/compact``, RPC ``compact``). Esc / Ctrl+C abort all of these.
+        """
+        compactor = getattr(self, "compactor", None)
+        return (self.agent.state.is_streaming or self._run_signal is not None
+                or (compactor is not None and compactor.is_compacting))
+
+    def _busy_elsewhere(self) -> bool:
+        """A run or compaction is live that is not the command now being handled."""
+        compactor = getattr(self, "compactor", None)
+        return (self.agent.state.is_streaming or (compactor is not None and compactor.is_compacting)
+                or (self._run_signal is not None and not self._in_command))
+
+    def ensure_idle(self, what: str) -> None:
+        """Raise :class:`SessionError` if a run is live (``what``: "fork", "start a new session"...)."""
+        if self._busy_elsewhere():
+            raise SessionError(f"Cannot {what} while the agent is running (abort it first)")
 
     async def submit(self, text: str) -> CommandResult | None:
-        """Handle one line of user input: a slash command, or a prompt run to the end."""
-        for transform in self.input_transforms:
-            transformed = await transform(text)
-            if transformed is None:
+        """Handle one line of user input: a slash command, or a prompt run to the end.
+
+        While a run is live only commands marked ``while_running`` are executed; anything else
+        gets an error result (front ends steer or queue plain text themselves).
+        """
+        if self.is_streaming:
+            return await self._submit_while_running(text)
+        signal = self._run_signal = AbortSignal()
+        try:
+            for transform in self.input_transforms:
+                transformed = await transform(text)
+                if transformed is None:
+                    return CommandResult()
+                text = transformed
+            if signal.aborted:  # Esc / Ctrl+C / RPC abort while the input hooks ran
                 return CommandResult()
-            text = transformed
+            parsed = parse_command_line(text)
+            if parsed is not None:
+                name, args = parsed
+                command = self.commands.get(name)
+                if command is not None:
+                    self._in_command = True
+                    try:
+                        result = await command.handler(self, args)
+                    finally:
+                        self._in_command = False
+                    if result.prompt is not None:
+                        await self.prompt(result.prompt)
+                    return result
+            await self.prompt(text)
+            return None
+        finally:
+            self._run_signal = None
+
+    async def _submit_while_running(self, text: str) -> CommandResult:
         parsed = parse_command_line(text)
-        if parsed is not None:
-            name, args = parsed
-            command = self.commands.get(name)
-            if command is not None:
-                result = await command.handler(self, args)
-                if result.prompt is not None:
-                    await self.prompt(result.prompt)
-                return result
-        await self.prompt(text)
-        return None
+        command = self.commands.get(parsed[0]) if parsed is not None else None
+        if command is None:
+            return CommandResult(output="The agent is running: steer, queue a follow-up or abort it first.",
+                                 error=True)
+        if not command.while_running:
+            return CommandResult(output=f"Cannot run /{command.name} while the agent is running "
+                                        "(wait for the run to end or abort it).", error=True)
+        assert parsed is not None
+        return await command.handler(self, parsed[1])
 
     async def prompt(self, text: str) -> None:
-        """Run the model on ``text`` to the end of the run (compacting after it if needed)."""
-        await self.agent.prompt(text)
-        await self.compactor.after_run()
+        """Run the model on ``text`` to the end of the run (compacting after it if needed).
+
+        Returns at once if :meth:`abort` was called since the input was submitted.
+        """
+        owner = self._run_signal is None
+        signal = self._run_signal = self._run_signal or AbortSignal()
+        try:
+            if signal.aborted:
+                return
+            await self.agent.prompt(text)
+            if signal.aborted:  # an aborted run is not followed by compaction
+                return
+            await self.compactor.after_run()
+        finally:
+            if owner:
+                self._run_signal = None
 
     async def compact(self, instructions: str | None = None) -> Any:
         """Summarise older messages now (``/compact``); raises ``CompactionError``."""
+        from pi_cli.shell.compaction import CompactionError
+
+        if self._busy_elsewhere():
+            raise CompactionError("Cannot compact while the agent is running (abort it first)")
         return await self.compactor.compact("manual", instructions)
 
     def tree_entries(self) -> list[Any]:
@@ -295,18 +406,48 @@ class CodingAgent:
         self.agent.follow_up(text)
 
     def abort(self) -> None:
-        """Abort the live run."""
+        """Abort whatever is live: input hooks, the run, or a compaction (before or after a run)."""
+        if self._run_signal is not None:
+            self._run_signal.abort()
         self.agent.abort()
+        compactor = getattr(self, "compactor", None)
+        if compactor is not None:
+            compactor.abort()
+
+    async def aclose(self) -> None:
+        """Release the provider clients (HTTP connections); call once at shutdown."""
+        fns = [*self._retired_stream_fns, self.agent.stream_fn]
+        self._retired_stream_fns.clear()
+        for fn in fns:
+            await _aclose(fn)
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
+
+    def _retire(self, old: StreamFn) -> None:
+        """Close a replaced stream function: now if a loop runs, else at :meth:`aclose`."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._retired_stream_fns.append(old)
+            return
+        task = loop.create_task(_aclose(old))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     # ------------------------------------------------------------------ model & session
 
     def set_model(self, spec: str, *, record: bool = True) -> None:
         """Switch the model (raises :class:`ConfigError` with a user-facing message)."""
+        if self._busy_elsewhere():
+            raise ConfigError("Cannot change the model while the agent is running (abort it first)")
         stream_fn = self._resolve_model(spec)
-        self.agent.stream_fn = stream_fn
+        old, self.agent.stream_fn = self.agent.stream_fn, stream_fn
+        if old is not stream_fn:
+            self._retire(old)
         self.agent.model = self.model_id
         if record:
             self.session.append("model_change", model=self.model_id)
+            self._check_saved()
         self.emit(ModelChanged(model=self.model_id, thinking=self.thinking))
 
     def set_thinking(self, level: str) -> None:
@@ -314,19 +455,23 @@ class CodingAgent:
         self.thinking = level
         self.agent.thinking = level
         self.session.append("thinking_level_change", thinkingLevel=level)
+        self._check_saved()
         self.emit(ModelChanged(model=self.model_id, thinking=level))
 
     def new_session(self) -> None:
-        """Start a fresh session file and an empty conversation."""
+        """Start a fresh session file and an empty conversation (raises SessionError mid-run)."""
+        # A live run's remaining messages would otherwise land in the new file.
+        self.ensure_idle("start a new session")
         self.agent.reset()
         self.session = SessionStore.create(self.cwd, persist=self.options.persist_session)
         self.emit(SessionChanged(session_id=self.session.session_id, path=_str(self.session.path), reason="new"))
         self.hooks.session_start()
 
     def switch_session(self, ref: str | Path) -> None:
-        """Resume another session (path or id) of this project."""
+        """Resume another session (path or id) of this project (raises SessionError mid-run)."""
+        self.ensure_idle("switch sessions")
         path = ref if isinstance(ref, Path) else resolve_session(ref, self.cwd)
-        store = SessionStore.open(path)
+        store = SessionStore.open(path, persist=self.options.persist_session)
         self.agent.reset()
         self.session = store
         self._load_into_agent(store)
@@ -367,6 +512,30 @@ class CodingAgent:
 
 def _str(path: Path | None) -> str | None:
     return str(path) if path is not None else None
+
+
+def _spec_provider(spec: str) -> str:
+    """The provider part of a model spec (``gpt-4o`` -> ``openai`` via the catalogue)."""
+    provider, _, name = spec.strip().partition("/")
+    if name:
+        return provider
+    try:
+        from agent_core.providers.catalog import provider_of_bare_name
+
+        return provider_of_bare_name(provider) or ""
+    except Exception:  # noqa: BLE001 - unknown: treated as another provider (no key shared)
+        return ""
+
+
+async def _aclose(stream_fn: Any) -> None:
+    """Await ``stream_fn.aclose()`` if the provider layer gave it one (closes its HTTP client)."""
+    close = getattr(stream_fn, "aclose", None)
+    if close is None:
+        return
+    try:
+        await close()
+    except Exception:  # noqa: BLE001 - shutting down: a failed close must not mask the exit code
+        log.debug("closing the provider client failed", exc_info=True)
 
 
 def _models_file() -> Path:

@@ -190,6 +190,13 @@ class Compactor:
     def __init__(self, shell: CodingAgent) -> None:
         self.shell = shell
         self.is_compacting = False
+        # The live compaction's signal: CodingAgent.abort() reaches the summary request through it.
+        self.signal: AbortSignal | None = None
+
+    def abort(self) -> None:
+        """Abort the live compaction, if any (it then ends with ``CompactionEnd(aborted=True)``)."""
+        if self.signal is not None:
+            self.signal.abort()
 
     @property
     def threshold(self) -> int:
@@ -224,17 +231,21 @@ class Compactor:
                 continue
         return items, previous, details
 
-    async def _summarise(self, prompt: str) -> str:
+    async def _summarise(self, prompt: str, signal: AbortSignal) -> str:
         agent = self.shell.agent
         reserve = self.shell.settings.compaction.reserve_tokens
         context = LlmContext(system_prompt=SUMMARY_SYSTEM, messages=[user_message(prompt)], tools=[])
-        options = StreamOptions(model=agent.model, cancel=AbortSignal(), thinking="off",
+        options = StreamOptions(model=agent.model, cancel=signal, thinking="off",
                                 max_tokens=max(int(reserve * 0.8), 1024))
         final: AssistantMessage | None = None
         async for item in agent.stream_fn(context, options):
+            if signal.aborted:
+                raise CompactionError("aborted")
             if isinstance(item, AssistantMessage):
                 final = item
                 break
+        if signal.aborted:
+            raise CompactionError("aborted")
         if final is None:
             raise CompactionError("the model stream ended without a message")
         if final.stop_reason in ("error", "aborted"):
@@ -252,29 +263,38 @@ class Compactor:
         tokens_before = context_tokens(shell.agent.state.messages)
         shell.emit(CompactionStart(reason=reason))  # type: ignore[arg-type]
         self.is_compacting = True
+        signal = self.signal = AbortSignal()
         try:
-            result = await self._compact(reason, instructions, tokens_before)
+            result = await self._compact(reason, instructions, tokens_before, signal)
         except Exception as exc:
             error = str(exc) if isinstance(exc, CompactionError) else f"{type(exc).__name__}: {exc}"
-            shell.emit(CompactionEnd(reason=reason, tokens_before=tokens_before, error_message=error))  # type: ignore[arg-type]
+            if signal.aborted:
+                error = "Compaction aborted"
+            shell.emit(CompactionEnd(reason=reason, tokens_before=tokens_before,  # type: ignore[arg-type]
+                                     aborted=signal.aborted, error_message=error))
             raise CompactionError(error) from None
         finally:
             self.is_compacting = False
+            self.signal = None
         shell.emit(CompactionEnd(reason=reason, summary=result.summary, tokens_before=tokens_before,  # type: ignore[arg-type]
                                  tokens_after=result.tokens_after, will_retry=will_retry))
         return result
 
-    async def _compact(self, reason: str, instructions: str | None, tokens_before: int) -> CompactionResult:
+    async def _compact(self, reason: str, instructions: str | None, tokens_before: int,
+                       signal: AbortSignal) -> CompactionResult:
         shell = self.shell
         items, previous, details = self._context_entries()
         messages = [m for _, m in items]
-        cut = find_cut_point(messages, shell.settings.compaction.keep_recent_tokens)
+        # With a budget smaller than keepRecentTokens everything would be "recent": keep at most
+        # half of the threshold verbatim so compaction can still free room.
+        keep = min(shell.settings.compaction.keep_recent_tokens, self.threshold // 2)
+        cut = find_cut_point(messages, keep)
         if cut == 0 and reason != "threshold":
             cut = last_user_index(messages)  # overflow or by hand: keep only the latest exchange
         if cut == 0:
             raise CompactionError("nothing to compact yet")
         older = messages[:cut]
-        summary = await self._summarise(build_summary_request(older, previous, instructions))
+        summary = await self._summarise(build_summary_request(older, previous, instructions), signal)
         read, modified = file_operations(older)
         read |= set(details.get("readFiles", []))
         modified |= set(details.get("modifiedFiles", []))
@@ -306,7 +326,8 @@ class Compactor:
             try:
                 await self.compact("threshold")
             except CompactionError as exc:
-                shell.notify(f"Automatic compaction failed: {exc}", "warning")
+                if str(exc) != "Compaction aborted":  # the user asked for it: no warning
+                    shell.notify(f"Automatic compaction failed: {exc}", "warning")
 
     async def _recover_from_overflow(self) -> None:
         shell = self.shell
@@ -323,6 +344,9 @@ class Compactor:
                 session.set_leaf(error_entry)
                 shell.agent.replace_messages(session.build_context())
             shell.notify(f"Context overflow and compaction failed: {exc}", "error")
+            return
+        run = shell._run_signal
+        if run is not None and run.aborted:  # aborted while compacting: no retry
             return
         await shell.agent.continue_()  # the single retry
         last = shell.agent.state.messages[-1] if shell.agent.state.messages else None

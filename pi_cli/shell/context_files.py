@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,10 +45,18 @@ def load_context_files(cwd: Path) -> list[ContextFile]:
     return found
 
 
-def read_prompt_override(cwd: Path, name: str) -> str | None:
-    """``.pi/<name>`` of the project, else ``~/.pi/<name>`` (SYSTEM.md / APPEND_SYSTEM.md)."""
+def read_prompt_override(cwd: Path, name: str, warn: Callable[[str], None] | None = None) -> str | None:
+    """``.pi/<name>`` of the project, else ``~/.pi/<name>`` (SYSTEM.md / APPEND_SYSTEM.md).
+
+    An unreadable file is skipped and reported through ``warn`` (it must not stop start-up).
+    """
     for directory in (project_dir(cwd), pi_home()):
         candidate = directory / name
-        if candidate.is_file():
-            return candidate.read_text(encoding="utf-8", errors="replace")
+        try:
+            if candidate.is_file():
+                return candidate.read_text(encoding="utf-8", errors="replace")
+        except (OSError, UnicodeDecodeError) as exc:
+            if warn is not None:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                warn(f"Cannot read {candidate}: {reason}; ignoring it.")
     return None

@@ -20,8 +20,6 @@ if TYPE_CHECKING:
 
 
 async def _compact(shell: CodingAgent, args: str) -> CommandResult:
-    if shell.is_streaming:
-        return CommandResult(output="Cannot compact while the agent is running.", error=True)
     try:
         result = await shell.compact(args.strip() or None)
     except CompactionError as exc:

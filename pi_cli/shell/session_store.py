@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import Message, message_from_wire, to_wire
+from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
 
 SESSION_VERSION = 1
@@ -148,6 +149,8 @@ class SessionStore:
     _memory: dict[str, dict[str, Any]] = field(default_factory=dict)
     _written_header: bool = False
     _needs_newline: bool = False
+    persist: bool = True  # False: an opened file is only read; new entries stay in memory
+    write_error: str | None = None  # set once a write failed; later entries stay in memory
 
     # ------------------------------------------------------------------ creation
 
@@ -164,8 +167,11 @@ class SessionStore:
         return cls(header=header, path=path)
 
     @classmethod
-    def open(cls, path: Path) -> SessionStore:
+    def open(cls, path: Path, *, persist: bool = True) -> SessionStore:
         """Index an existing session file; corrupt lines are skipped with a warning.
+
+        With ``persist=False`` (``--no-session`` with ``-c``/``--session``) the file is only
+        read: new entries are kept in memory and the file is never appended to.
 
         The file is read once, in chunks: a regex over each chunk picks the id, parent id and
         type of every well-formed entry line without parsing its JSON, so a 100 MB session
@@ -193,7 +199,7 @@ class SessionStore:
                 scan.slow(carry, base)
         if scan.header is None:
             raise SessionError(f"{path} is not a pi session file (no header line)")
-        store = cls(header=scan.header, path=path)
+        store = cls(header=scan.header, path=path, persist=persist)
         store.entries, store.order, store.warnings = scan.entries, scan.order, scan.warnings
         store.leaf_id = scan.order[-1] if scan.order else None
         store._written_header = True
@@ -233,10 +239,16 @@ class SessionStore:
         entry_id = _new_entry_id(self.entries)
         data: dict[str, Any] = {"type": entry_type, "id": entry_id, "parentId": self.leaf_id,
                                 "timestamp": _iso_now(), **fields}
-        line = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        line = dumps_line(data)
         offset = 0
-        if self.path is not None:
-            offset = self._write(line)
+        if self.path is not None and self.persist and self.write_error is None:
+            try:
+                offset = self._write(line)
+            except OSError as exc:
+                # Disk full, PI_HOME/sessions is a file...: keep going unsaved rather than lose
+                # the entry (and the event that carried it); the shell tells the user once.
+                self.write_error = f"Cannot save session to {self.path}: {exc.strerror or exc}; continuing unsaved."
+                self._memory[entry_id] = data
         else:
             self._memory[entry_id] = data
         self.entries[entry_id] = EntryRef(entry_id, self.leaf_id, entry_type, offset, len(line))
@@ -253,7 +265,7 @@ class SessionStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("ab") as handle:
             if not self._written_header:
-                handle.write((json.dumps(self.header.to_json(), separators=(",", ":")) + "\n").encode())
+                handle.write(dumps_line(self.header.to_json()))
                 self._written_header = True
             elif self._needs_newline:
                 handle.write(b"\n")
@@ -313,7 +325,8 @@ class SessionStore:
             return
         with self.path.open("rb") as handle:
             for ref in refs:
-                data = self._read_at(handle, ref)
+                # Entries appended read-only or after a failed write live in memory only.
+                data = self._memory[ref.id] if ref.id in self._memory else self._read_at(handle, ref)
                 if data is not None:
                     yield data
 

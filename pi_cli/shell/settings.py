@@ -65,6 +65,8 @@ def _read_json(path: Path) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise SettingsError(f"Cannot read settings file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"Settings file {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
     if not text.strip():
         return {}
     try:

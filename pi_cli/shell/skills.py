@@ -88,8 +88,19 @@ def validate_skill(path: Path, source: str) -> Skill | SkillProblem:
     return Skill(name=name, description=description, path=path, source=source, model_invocable=invocable)
 
 
-def _skill_files(root: Path) -> list[Path]:
-    """``SKILL.md`` files under ``root``; a skill directory is not searched further."""
+def _skill_files(root: Path, seen: set[Path] | None = None) -> list[Path]:
+    """``SKILL.md`` files under ``root``; a skill directory is not searched further.
+
+    ``seen`` holds the resolved directories already visited, so a symlink loop ends.
+    """
+    seen = set() if seen is None else seen
+    try:
+        resolved = root.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop on older Pythons
+        return []
+    if resolved in seen:
+        return []
+    seen.add(resolved)
     if (root / SKILL_FILE).is_file():
         return [root / SKILL_FILE]
     found: list[Path] = []
@@ -100,7 +111,7 @@ def _skill_files(root: Path) -> list[Path]:
     for child in children:
         if child.name.startswith(".") or child.name in _SKIP_DIRS:
             continue
-        found.extend(_skill_files(child))
+        found.extend(_skill_files(child, seen))
     return found
 
 

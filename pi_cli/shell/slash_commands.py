@@ -40,6 +40,9 @@ class SlashCommand:
     usage: str = ""
     aliases: tuple[str, ...] = ()
     source: str = "builtin"
+    # Safe while a run is live (neither prompts nor touches the conversation or session);
+    # CodingAgent.submit refuses every other command then.
+    while_running: bool = False
 
 
 @dataclass
@@ -142,11 +145,12 @@ async def _quit(shell: CodingAgent, args: str) -> CommandResult:
 def builtin_commands() -> list[SlashCommand]:
     """The commands every front end has."""
     return [
-        SlashCommand("help", "List commands", _help, aliases=("?",)),
+        SlashCommand("help", "List commands", _help, aliases=("?",), while_running=True),
         SlashCommand("model", "Show or switch the model", _model, usage="[provider/model]"),
         SlashCommand("thinking", "Show or set the thinking level", _thinking, usage="[off|low|medium|high]"),
         SlashCommand("new", "Start a new session", _new),
-        SlashCommand("session", "Show session file, id, messages, tokens and cost", _session),
+        SlashCommand("session", "Show session file, id, messages, tokens and cost", _session,
+                     while_running=True),
         SlashCommand("resume", "Resume an earlier session", _resume, usage="[id|path]"),
-        SlashCommand("quit", "Quit pi", _quit, aliases=("exit", "q")),
+        SlashCommand("quit", "Quit pi", _quit, aliases=("exit", "q"), while_running=True),
     ]

@@ -139,6 +139,11 @@ class PiApp(App[int]):
         yield self.editor
         yield self.footer
 
+    async def on_unmount(self) -> None:
+        """Close the provider's HTTP client before the event loop goes away."""
+        if self.shell is not None:
+            await self.shell.aclose()
+
     async def on_mount(self) -> None:
         if self.options.keymap:
             self.set_keymap(self.options.keymap)

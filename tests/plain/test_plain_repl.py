@@ -166,7 +166,7 @@ async def test_commands_while_running(tmp_path: Path) -> None:
         h.send("go" + ENTER)
         await gate.entered.wait()
         h.send("/new" + ENTER)
-        await h.until(lambda: "/new waits until the run ends" in h.output)
+        await h.until(lambda: "Cannot run /new while the agent is running" in h.output)
         h.send("/session" + ENTER)
         await h.until(lambda: "Session:" in h.output)
         assert not h.shell.agent.state.steering_queue
