@@ -45,14 +45,24 @@ def make_stream_fn(
 
     The returned function never raises for request or model failures: the final message has
     ``stop_reason`` ``error``/``aborted`` and a one-line ``error_message``.
+
+    It pools one HTTP client per event loop. ``await stream_fn.aclose()`` (an attribute of the
+    returned function) closes the running loop's client; call it before that loop ends (e.g.
+    at the end of the coroutine given to ``asyncio.run``), else its sockets leak until exit.
+    Front ends holding any StreamFn can use ``getattr(stream_fn, "aclose", None)``.
+
+    HTTPS endpoints honour HTTPS_PROXY/NO_PROXY/SSL_CERT_FILE; local endpoints (plain http,
+    loopback) ignore proxy settings.
     """
-    from agent_core.providers.transport import (
-        TransportConfig,  # httpx loads with the first stream fn
+    from agent_core.providers.transport import (  # httpx loads with the first stream fn
+        TransportConfig,
+        is_local_endpoint,
     )
 
     config = TransportConfig(retry=retry or RetryConfig(), timeout_s=timeout_s,
                              connect_timeout_s=connect_timeout_s,
-                             plain_http=(model.base_url or "").startswith("http://"))
+                             plain_http=(model.base_url or "").startswith("http://"),
+                             trust_env=not is_local_endpoint(model.base_url))
 
     def stream_fn(context: LlmContext, options: StreamOptions) -> AsyncIterator[Any]:
         if model.api == "anthropic-messages":
@@ -70,6 +80,8 @@ def make_stream_fn(
         return stream_litellm(model, context, options, config)
 
     stream_fn.model = model  # type: ignore[attr-defined]  # handy for front ends and tests
+    stream_fn.aclose = config.aclose  # type: ignore[attr-defined]
+    stream_fn.config = config  # type: ignore[attr-defined]  # for tests and diagnostics
     return stream_fn
 
 

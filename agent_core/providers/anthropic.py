@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from agent_core.events import (
@@ -18,7 +18,7 @@ from agent_core.events import (
 from agent_core.messages import AssistantMessage, TextContent, ThinkingContent, Usage
 from agent_core.providers.convert import anthropic_messages, anthropic_tools
 from agent_core.providers.errors import ProviderError, stream_error
-from agent_core.providers.models import ResolvedModel
+from agent_core.providers.models import DEFAULT_MAX_TOKENS_CAP, ResolvedModel
 from agent_core.providers.transport import (
     TransportConfig,
     finalize_usage,
@@ -31,7 +31,6 @@ API_VERSION = "2023-06-01"
 REDACTED_TEXT = "[Redacted thinking]"
 THINKING_MIN_BUDGET = 1024  # the API's minimum budget_tokens
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32000}
-DEFAULT_MAX_TOKENS_CAP = 32_000
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "max_tokens": "length",
          "tool_use": "toolUse", "model_context_window_exceeded": "length"}
 
@@ -181,7 +180,7 @@ async def stream_anthropic(
 ) -> AsyncIterator[Any]:
     """StreamFn body for the Anthropic Messages wire protocol."""
 
-    def items() -> AsyncIterator[tuple[str, Any]]:
+    def items() -> AsyncGenerator[tuple[str, Any], None]:
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream",
                    "anthropic-version": API_VERSION, **model.headers}
         if model.api_key:
@@ -190,5 +189,5 @@ async def stream_anthropic(
         base = (model.base_url or "").removesuffix("/v1")
         return sse_json_source(model, f"{base}/v1/messages", headers, body, options, config)
 
-    async for item in run_accumulated(model, MessagesAccumulator(model), items):
+    async for item in run_accumulated(model, lambda: MessagesAccumulator(model), items, config.retry, options):
         yield item

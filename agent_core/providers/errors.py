@@ -11,6 +11,8 @@ from agent_core.messages import AssistantMessage
 
 CONTEXT_OVERFLOW_PREFIX = "Context overflow:"
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+# Error types inside a stream that mean "try again" (Anthropic, OpenAI-compatible servers).
+RETRYABLE_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "server_error"})
 
 # Phrases providers use for "the prompt does not fit" (OpenAI, Anthropic, Gemini, Groq, local servers).
 _OVERFLOW = re.compile(
@@ -19,7 +21,7 @@ _OVERFLOW = re.compile(
     r"input is too long|greater than the context length|exceeds the available context|token limit",
     re.IGNORECASE,
 )
-_KEYLIKE = re.compile(r"\b(sk|pk|rk|xai|gsk|key)[-_][A-Za-z0-9_\-\*\.]{6,}")
+_KEYLIKE = re.compile(r"\b(sk|pk|rk|xai|gsk|key)[-_][A-Za-z0-9_\-\*\.]{6,}|\bAIza[0-9A-Za-z_\-]{30,}")
 
 
 class ProviderError(Exception):
@@ -44,7 +46,8 @@ def redact(text: str, secret: str | None) -> str:
     """Remove the key (and anything that looks like one) from provider text."""
     if secret:
         text = text.replace(secret, "***")
-    return _KEYLIKE.sub(lambda m: m.group(1) + "-***", text)
+    # Google keys (AIza...) have no separator; they are replaced whole.
+    return _KEYLIKE.sub(lambda m: m.group(1) + "-***" if m.group(1) else "AIza***", text)
 
 
 def body_message(body: bytes | str | Any) -> str:
@@ -92,7 +95,9 @@ def http_error(
         what = key_env or "the API key"
         hint = f"check {what}" if api_key else f"no API key was sent; set {what}"
         message = f"Authentication failed for {provider} (HTTP {status}): {hint}. Server said: {detail}"
-    elif is_overflow_text(detail) or status == 413:
+    elif status == 413 or (status == 400 and is_overflow_text(detail)):
+        # Only a rejected request can mean "prompt too big": a 429 saying "token limit per
+        # minute" is a rate limit, and a 5xx is the server's problem.
         message = f"{CONTEXT_OVERFLOW_PREFIX} {detail} ({provider}, HTTP {status})"
         retryable = False
     elif status == 429:
@@ -105,11 +110,16 @@ def http_error(
 
 
 def stream_error(provider: str, error_type: str, detail: str, api_key: str | None) -> ProviderError:
-    """An error reported inside an SSE stream (e.g. Anthropic ``event: error``)."""
+    """An error reported inside a 200 SSE stream (Anthropic ``event: error``, OpenAI ``{"error": ...}``).
+
+    Overload/server errors are marked retryable; the transport retries them only while nothing
+    has been shown to the caller yet.
+    """
     detail = one_line(redact(detail, api_key))
     if is_overflow_text(detail):
-        return ProviderError(f"{CONTEXT_OVERFLOW_PREFIX} {detail} ({provider})")
-    return ProviderError(one_line(f"{provider} stream error ({error_type}): {detail}", 500))
+        return ProviderError(one_line(f"{CONTEXT_OVERFLOW_PREFIX} {detail} ({provider})", 500))
+    retryable = error_type in RETRYABLE_STREAM_ERRORS or "overloaded" in detail.lower()
+    return ProviderError(one_line(f"{provider} stream error ({error_type}): {detail}", 500), retryable=retryable)
 
 
 def is_context_overflow(message: AssistantMessage | str | None) -> bool:

@@ -12,14 +12,22 @@ import asyncio
 import contextlib
 import importlib
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from agent_core.providers.convert import openai_messages, openai_tools
-from agent_core.providers.errors import ProviderError, body_message, http_error, one_line, redact
-from agent_core.providers.models import ResolvedModel
+from agent_core.providers.errors import (
+    CONTEXT_OVERFLOW_PREFIX,
+    ProviderError,
+    body_message,
+    http_error,
+    is_overflow_text,
+    one_line,
+    redact,
+)
+from agent_core.providers.models import DEFAULT_MAX_TOKENS_CAP, ResolvedModel
 from agent_core.providers.openai_compat import ChatCompletionsAccumulator
-from agent_core.providers.retry import parse_retry_after, with_retries
+from agent_core.providers.retry import parse_retry_after
 from agent_core.providers.sse import pump
 from agent_core.providers.transport import TransportConfig, run_accumulated
 from agent_core.stream import LlmContext, StreamOptions
@@ -82,7 +90,7 @@ def _request(model: ResolvedModel, context: LlmContext, options: StreamOptions, 
     if context.tools:
         kwargs["tools"] = openai_tools(context.tools)
     if options.max_tokens or _is_anthropic(model):
-        kwargs["max_tokens"] = options.max_tokens or min(model.max_output_tokens, 32_000)
+        kwargs["max_tokens"] = options.max_tokens or min(model.max_output_tokens, DEFAULT_MAX_TOKENS_CAP)
     if options.temperature is not None:
         kwargs["temperature"] = options.temperature
     if options.thinking not in ("off", "", None) and model.supports_reasoning:
@@ -111,24 +119,28 @@ def litellm_error(
     if isinstance(exc, litellm.Timeout):
         return ProviderError(f"Request to {model.provider} timed out: no data for {timeout_s:g}s")
     if midstream:
-        text = one_line(redact(detail, model.api_key))
-        return ProviderError(one_line(f"Stream from {model.provider} failed mid-response: {text}", 500))
+        text = one_line(redact(detail, model.secret))
+        if isinstance(exc, litellm.ContextWindowExceededError) or is_overflow_text(text):
+            return ProviderError(one_line(f"{CONTEXT_OVERFLOW_PREFIX} {text} ({model.provider})", 500))
+        # Retried only while nothing was yielded yet (run_accumulated), like the native paths.
+        return ProviderError(one_line(f"Stream from {model.provider} failed mid-response: {text}", 500),
+                             retryable="overloaded" in text.lower())
     if isinstance(exc, litellm.APIConnectionError):
-        text = one_line(redact(detail, model.api_key))
+        text = one_line(redact(detail, model.secret))
         return ProviderError(one_line(f"Connection to {model.provider} failed: {text}", 500))
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and status >= 400:
         response = getattr(exc, "response", None)
         headers = getattr(response, "headers", None) or getattr(exc, "litellm_response_headers", None)
-        return http_error(model.provider, status, detail, api_key=model.api_key, key_env=model.api_key_env,
+        return http_error(model.provider, status, detail, api_key=model.secret, key_env=model.api_key_env,
                           retry_after=parse_retry_after(dict(headers) if headers else None))
-    text = one_line(redact(f"{type(exc).__name__}: {detail}", model.api_key))
+    text = one_line(redact(f"{type(exc).__name__}: {detail}", model.secret))
     return ProviderError(one_line(f"litellm request to {model.provider} failed: {text}", 500))
 
 
 async def _source(
     model: ResolvedModel, context: LlmContext, options: StreamOptions, config: TransportConfig
-) -> AsyncIterator[tuple[str, Any]]:
+) -> AsyncGenerator[tuple[str, Any], None]:
     litellm = await _import_litellm()
     kwargs = _request(model, context, options, config)
 
@@ -139,7 +151,7 @@ async def _source(
             raise litellm_error(model, exc, litellm, timeout_s=config.timeout_s) from None
 
     async def source(put: Callable[[Any], None]) -> None:
-        stream = await with_retries(open_stream, config.retry, options)
+        stream = await open_stream()  # retried by run_accumulated, like the native paths
         try:
             async for chunk in stream:
                 put(("chunk", chunk.model_dump(exclude_none=True)))
@@ -161,6 +173,6 @@ async def stream_litellm(
     model: ResolvedModel, context: LlmContext, options: StreamOptions, config: TransportConfig
 ) -> AsyncIterator[Any]:
     """StreamFn body routed through ``litellm.acompletion(stream=True)``."""
-    acc = ChatCompletionsAccumulator(model, api="litellm")
-    async for item in run_accumulated(model, acc, lambda: _source(model, context, options, config)):
+    async for item in run_accumulated(model, lambda: ChatCompletionsAccumulator(model, api="litellm"),
+                                      lambda: _source(model, context, options, config), config.retry, options):
         yield item

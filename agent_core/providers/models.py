@@ -24,6 +24,8 @@ Api = Literal["openai-completions", "anthropic-messages", "litellm"]
 TRANSPORTS = ("auto", "native", "litellm")
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT = 16_384
+DEFAULT_MAX_TOKENS_CAP = 32_000
+"""Cap on ``max_tokens`` when the caller gives none and the API requires one (Anthropic)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,8 @@ DEFAULTS_BY_KEY = (
 
 
 class ResolvedModel(BaseModel):
-    """Everything needed to call one model. ``api_key`` never appears in repr or dumps."""
+    """Everything needed to call one model. Secrets (``api_key``, ``env_secret``, ``headers``,
+    which may carry auth) never appear in repr or dumps."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -85,8 +88,11 @@ class ResolvedModel(BaseModel):
     api_key: str | None = Field(default=None, exclude=True, repr=False)
     api_key_env: str | None = None
     """What to tell the user to set or check when authentication fails (never the key)."""
+    env_secret: str | None = Field(default=None, exclude=True, repr=False)
+    """A key litellm reads from the environment itself (e.g. ``GEMINI_API_KEY``); kept only so
+    error messages can be scrubbed of it, never sent by us."""
     litellm_model: str = ""
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=dict, exclude=True, repr=False)
     context_window: int = DEFAULT_CONTEXT_WINDOW
     max_output_tokens: int = DEFAULT_MAX_OUTPUT
     input_cost: float = 0.0
@@ -96,6 +102,11 @@ class ResolvedModel(BaseModel):
     supports_reasoning: bool = False
     known: bool = False
     """True when metadata came from the cost map or models.json (not defaults)."""
+
+    @property
+    def secret(self) -> str | None:
+        """The key to redact from provider text: the one we send, else litellm's env key."""
+        return self.api_key or self.env_secret
 
 
 def pi_home(env: Mapping[str, str] | None = None) -> Path:
@@ -252,6 +263,8 @@ def resolve_model(
             )
         fields = {**base, "api": "litellm", **_metadata_fields(lookup_metadata(provider, name))}
         key_env = key_env or LITELLM_KEY_ENVS.get(provider, f"{provider.upper()}_API_KEY")
+        if key is None and env.get(key_env):
+            fields["env_secret"] = env[key_env]  # litellm sends it; we only redact it
         litellm_model = f"{provider}/{name}"
     if mode == "litellm":
         fields["api"] = "litellm"

@@ -5,7 +5,7 @@ The chunk accumulator is also used by the litellm path, whose chunks have the sa
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from agent_core.events import (
@@ -20,7 +20,7 @@ from agent_core.events import (
 )
 from agent_core.messages import AssistantMessage, TextContent, ThinkingContent, Usage
 from agent_core.providers.convert import openai_messages, openai_tools
-from agent_core.providers.errors import ProviderError
+from agent_core.providers.errors import ProviderError, body_message, stream_error
 from agent_core.providers.models import ResolvedModel
 from agent_core.providers.transport import (
     TransportConfig,
@@ -92,9 +92,10 @@ class ChatCompletionsAccumulator:
         if not isinstance(data, dict):
             return out
         if data.get("error"):
+            # Same path as Anthropic's event: error (redaction, one line, overflow, retryable).
             err = data["error"]
-            detail = err.get("message", err) if isinstance(err, dict) else err
-            raise ProviderError(f"{self.model.provider} stream error: {str(detail)[:300]}")
+            kind = str((err.get("type") or err.get("code") or "error") if isinstance(err, dict) else "error")
+            raise stream_error(self.model.provider, kind, body_message({"error": err}), self.model.api_key)
         if data.get("usage"):
             self._read_usage(data["usage"])
         for choice in data.get("choices") or []:
@@ -195,12 +196,13 @@ async def stream_openai(
 ) -> AsyncIterator[Any]:
     """StreamFn body for the OpenAI Chat Completions wire protocol."""
 
-    def items() -> AsyncIterator[tuple[str, Any]]:
+    def items() -> AsyncGenerator[tuple[str, Any], None]:
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream", **model.headers}
         if model.api_key:
             headers["Authorization"] = f"Bearer {model.api_key}"
         body = build_request(model, context, options)
         return sse_json_source(model, f"{model.base_url}/chat/completions", headers, body, options, config)
 
-    async for item in run_accumulated(model, ChatCompletionsAccumulator(model), items):
+    async for item in run_accumulated(model, lambda: ChatCompletionsAccumulator(model), items, config.retry,
+                                      options):
         yield item

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from agent_core.abort import Aborted, run_abortable
 from agent_core.providers.errors import ProviderError
 from agent_core.stream import RetryNotice, StreamOptions
 
@@ -95,12 +96,13 @@ async def with_retries(
             attempt += 1
             _notify(options.on_retry, RetryNotice(attempt, retry.max_retries, delay, error.message))
             try:
-                await retry.sleep(delay)
-            except asyncio.CancelledError:
+                # The attempt no longer runs inside the transport's abortable pump: watch the signal.
+                await run_abortable(retry.sleep(delay), options.cancel)
+            except (asyncio.CancelledError, Aborted):
                 _notify(options.on_retry_end, False, attempt, "aborted")
                 raise
             continue
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, Aborted):
             if attempt > 0:
                 _notify(options.on_retry_end, False, attempt, "aborted")
             raise

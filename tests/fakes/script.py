@@ -45,7 +45,10 @@ class Turn:
     Faults: ``status`` (HTTP error with ``error_message``, ``error_type``, ``retry_after``),
     ``malformed_sse_line`` (sent after the first event, then the stream continues),
     ``disconnect_after_chunks`` (cut the connection after that many SSE events),
-    ``hang`` (accept the request, never answer).
+    ``hang`` (accept the request, never answer),
+    ``stream_error`` (an error object sent inside the 200 stream after ``stream_error_after_chunks``
+    events, which then ends: an OpenAI ``{"error": ...}`` chunk or an Anthropic ``event: error``;
+    e.g. ``{"type": "overloaded_error", "message": "Overloaded"}``).
     """
 
     text: str | None = None
@@ -64,6 +67,8 @@ class Turn:
     malformed_sse_line: str | None = None
     disconnect_after_chunks: int | None = None
     hang: bool = False
+    stream_error: dict[str, Any] | None = None
+    stream_error_after_chunks: int = 1
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Turn:

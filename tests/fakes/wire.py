@@ -55,6 +55,8 @@ def openai_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
              "prompt_tokens_details": {"cached_tokens": u.cache_read}}
     events.append(_sse({**base, "choices": [], "usage": usage}))
     events.append(_sse("[DONE]"))
+    if turn.stream_error is not None:  # OpenAI-compatible servers send a bare error chunk
+        events = events[: turn.stream_error_after_chunks] + [_sse({"error": turn.stream_error})]
     return events
 
 
@@ -108,6 +110,9 @@ def anthropic_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
     events.append(_sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                         "usage": {"output_tokens": u.output}}, "message_delta"))
     events.append(_sse({"type": "message_stop"}, "message_stop"))
+    if turn.stream_error is not None:
+        error = _sse({"type": "error", "error": turn.stream_error}, "error")
+        events = events[: turn.stream_error_after_chunks] + [error]
     return events
 
 

@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_core import AbortSignal, AssistantMessage, LlmContext, StreamOptions, user_message
-from agent_core.providers import ResolvedModel, RetryConfig, make_stream_fn, resolve_model
+from agent_core.providers import (
+    ResolvedModel,
+    RetryConfig,
+    is_context_overflow,
+    make_stream_fn,
+    resolve_model,
+)
 from agent_core.providers.models import compute_cost
 from agent_core.stream import RetryNotice, ToolSpec
 from tests.fakes import FakeProviderServer, ToolCallSpec, Turn, UsageSpec
@@ -83,15 +89,18 @@ class Harness:
                                 on_retry_end=lambda ok, n, err: run.retry_ends.append((ok, n, err)))
         context = LlmContext(system_prompt="You are a test.", messages=[user_message("hi")], tools=TOOLS)
         start = time.perf_counter()
-        async for item in fn(context, options):
-            if isinstance(item, AssistantMessage):
-                run.final = item
-                break
-            run.events.append(item)
-            if abort_when is not None and abort_when(item) and not signal.aborted:
-                start = time.perf_counter()
-                signal.abort()
-        run.elapsed = time.perf_counter() - start
+        try:
+            async for item in fn(context, options):
+                if isinstance(item, AssistantMessage):
+                    run.final = item
+                    break
+                run.events.append(item)
+                if abort_when is not None and abort_when(item) and not signal.aborted:
+                    start = time.perf_counter()
+                    signal.abort()
+            run.elapsed = time.perf_counter() - start
+        finally:
+            await fn.aclose()  # type: ignore[attr-defined]  # no sockets left to the next test
         expected_api = "litellm" if self.transport == "litellm" else model.api
         assert run.final.api == expected_api and model.api == expected_api  # the path under test ran
         return run
@@ -207,6 +216,50 @@ async def case_disconnect_keeps_partial(h: Harness) -> None:
     assert run.final.stop_reason == "error"
     assert run.final.error_message
     assert run.final.text and text.startswith(run.final.text) and run.final.text != text
+
+
+GOOGLE_KEY = "AIzaSyA-fake-google-key-0123456789abcdef"
+
+
+async def case_stream_error_is_one_line_and_key_free(h: Harness) -> None:
+    error = {"type": "invalid_request_error",
+             "message": f"bad request\nfrom key {SECRET}\nand {GOOGLE_KEY}"}
+    async with h.serve(Turn(text="unused", stream_error=error)):
+        run = await h.run()
+        assert len(h.server.requests) == 1  # type: ignore[union-attr]  # not retryable
+    message = run.final.error_message or ""
+    assert run.final.stop_reason == "error" and "bad request" in message
+    assert "\n" not in message and SECRET not in message and GOOGLE_KEY not in message
+    assert not run.retry_ends
+
+
+async def case_stream_error_context_overflow(h: Harness) -> None:
+    error = {"type": "invalid_request_error", "message": "prompt is too long: 250000 tokens > 200000 maximum"}
+    async with h.serve(Turn(text="unused", stream_error=error)):
+        run = await h.run()
+    assert run.final.stop_reason == "error"
+    assert is_context_overflow(run.final), run.final.error_message
+
+
+async def case_stream_overloaded_before_content_is_retried(h: Harness) -> None:
+    error = {"type": "overloaded_error", "message": "Overloaded"}
+    async with h.serve(Turn(text="unused", stream_error=error), Turn(text="recovered")):
+        run = await h.run()
+        assert len(h.server.requests) == 2  # type: ignore[union-attr]
+    assert run.final.stop_reason == "stop" and run.final.text == "recovered"
+    assert run.trace == ["text_start", "text_delta", "text_end"]  # nothing from the failed attempt
+    assert [n.attempt for n in run.notices] == [1] and run.retry_ends == [(True, 1, None)]
+
+
+async def case_stream_overloaded_after_content_is_not_retried(h: Harness) -> None:
+    error = {"type": "overloaded_error", "message": "Overloaded"}
+    async with h.serve(Turn(text="partial", chunk_size=2, stream_error=error, stream_error_after_chunks=4),
+                       Turn(text="not used")):
+        run = await h.run()
+        assert len(h.server.requests) == 1  # type: ignore[union-attr]
+    assert run.final.stop_reason == "error" and "Overloaded" in (run.final.error_message or "")
+    assert run.final.text and "partial".startswith(run.final.text)
+    assert not run.notices
 
 
 async def case_abort_slow_stream(h: Harness) -> None:

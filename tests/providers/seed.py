@@ -63,7 +63,10 @@ async def run_seed(protocol: str, transport: str) -> None:
                       system_prompt="You are pi.", tools=[StubBash(), StubRead()])
         events: list[Any] = []
         agent.subscribe(events.append)
-        await agent.prompt("List files in the current directory, then tell me what this project is.")
+        try:
+            await agent.prompt("List files in the current directory, then tell me what this project is.")
+        finally:
+            await agent.stream_fn.aclose()  # type: ignore[attr-defined]
         requests = server.requests
     types = [e.type for e in events]
     assert types.count("turn_start") == 4 and types.count("turn_end") == 4

@@ -82,3 +82,20 @@ def test_cli_serves_script_and_logs(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=5)
+
+
+def test_stream_error_fault_in_both_protocols() -> None:
+    error = {"type": "overloaded_error", "message": "Overloaded"}
+    script = [Turn(text="never sent", stream_error=error), Turn(text="abc", chunk_size=1, stream_error=error,
+                                                                 stream_error_after_chunks=3)]
+    with FakeProviderServer(script) as server:
+        openai = httpx.post(f"{server.openai_base_url}/chat/completions", json={})
+        assert openai.status_code == 200
+        chunks = [json.loads(x) for x in _data_lines(openai.text)]
+        assert len(chunks) == 2 and chunks[-1] == {"error": error} and "never sent" not in openai.text
+        anthropic = httpx.post(f"{server.anthropic_base_url}/v1/messages", json={})
+        assert "event: error" in anthropic.text
+        events = [json.loads(x) for x in _data_lines(anthropic.text)]
+        assert [e["type"] for e in events] == ["message_start", "content_block_start", "content_block_delta",
+                                               "error"]
+        assert events[-1]["error"] == error
