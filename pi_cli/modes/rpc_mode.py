@@ -219,8 +219,7 @@ class RpcServer:
             result = await self.shell.submit(message)
             write_command_output(self.write_event, result)
         except asyncio.CancelledError:  # aborted before the run started (see _abort)
-            self.run_ended = True
-            self.write_event(Notice(text="Aborted before the run started.", level="info"))
+            pass
         except Exception as exc:  # noqa: BLE001 - report, keep serving
             self.write_event(Notice(text=f"prompt failed: {type(exc).__name__}: {exc}", level="error"))
 
@@ -234,8 +233,11 @@ class RpcServer:
         self.shell.abort()
         task = self.run_task
         if task is not None and not task.done() and not self.run_started:
-            # Still waiting for the previous run or in the input hooks: never start it.
+            # Still waiting for the previous run or in the input hooks: never start it. (A task
+            # cancelled before its first step never enters _run's handlers: report it here.)
             task.cancel()
+            self.run_ended = True
+            self.write_event(Notice(text="Aborted before the run started.", level="info"))
 
     async def _get_state(self, command: dict[str, Any]) -> Any:
         shell = self.shell

@@ -312,6 +312,8 @@ class CodingAgent:
         While a run is live only commands marked ``while_running`` are executed; anything else
         gets an error result (front ends steer or queue plain text themselves).
         """
+        # A lone surrogate (pasted, or "\ud800" from RPC JSON) cannot be saved or sent as UTF-8.
+        text = text.encode("utf-8", "replace").decode("utf-8")
         if self.is_streaming:
             return await self._submit_while_running(text)
         signal = self._run_signal = AbortSignal()
