@@ -342,6 +342,8 @@ class PiApp(App[int]):
             self._pick_session()
         elif result.action == "pick_theme":
             self._pick_theme()
+        elif result.action == "pick_tree":
+            self._pick_tree()
         elif result.output:
             await self.transcript.notice(result.output, "error" if result.error else "info")
 
@@ -391,6 +393,32 @@ class PiApp(App[int]):
                 self.run_input(f"/model {spec}")
 
         self.push_screen(model_picker(self.shell.model_id), chosen)
+
+    def _pick_tree(self) -> None:
+        from pi_cli.tui.screens.pickers import tree_picker
+
+        entries = self.shell.tree_entries()
+        if not entries:
+            self.notify("Nothing in this session yet.")
+            return
+
+        def chosen(entry_id: str | None) -> None:
+            if entry_id:
+                self.navigate_tree(entry_id)
+
+        self.push_screen(tree_picker(entries), chosen)
+
+    def navigate_tree(self, entry_id: str) -> None:
+        """Continue from ``entry_id``; a chosen prompt goes back into the editor to edit."""
+        from pi_cli.shell.session_store import SessionError
+
+        try:
+            text = self.shell.navigate_to(entry_id)  # emits SessionChanged: the transcript is redrawn
+        except SessionError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        if text:
+            self.editor.set_text(text)
 
     def _pick_session(self) -> None:
         from pi_cli.shell.paths import sessions_dir

@@ -201,3 +201,27 @@ async def test_model_and_resume_commands_open_pickers(tmp_path: Path) -> None:
             await pilot.press("escape")
             await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
         assert app.shell.model_id == "test/scripted"
+
+
+async def test_tree_command_opens_the_tree_and_navigating_restores_the_prompt(tmp_path: Path) -> None:
+    stream = ScriptedStream(reply(text("first answer")), reply(text("second answer")))
+    shell = make_shell(tmp_path, stream, tools=[])
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        for prompt in ("first question", "second question"):
+            await type_text(pilot, prompt)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.is_settled and stream.calls >= 1)
+        await wait_until(pilot, lambda: len(shell.agent.state.messages) == 4)
+        await type_text(pilot, "/tree")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        rows = [label for _, label in app.screen.items]
+        assert any("first question" in row for row in rows) and any("●" in row for row in rows)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
+        second = next(e for e in shell.tree_entries() if "second question" in e.preview)
+        app.navigate_tree(second.id)
+        await pilot.pause()
+        assert app.editor.text == "second question"
+        assert [m.role for m in shell.agent.state.messages] == ["user", "assistant"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from pathlib import Path
+from typing import Any
 
 from pi_cli.tui.screens.picker import Item, PickerScreen
 
@@ -58,3 +59,23 @@ def session_picker(directory: Path, current: str | None) -> PickerScreen:
 def theme_picker(names: list[str], current: str) -> PickerScreen:
     """Pick a theme."""
     return PickerScreen("Theme", [(n, n) for n in names], current=current)
+
+
+def tree_items(entries: list[Any]) -> list[Item]:
+    """Session-tree entries (``pi_cli.shell.branching.TreeEntry``) as picker rows.
+
+    ``●`` marks the leaf, ``•`` the active branch, ``·`` other branches; indentation grows
+    where the conversation branches.
+    """
+    rows = []
+    for entry in entries:
+        mark = "●" if entry.is_leaf else ("•" if entry.on_path else "·")
+        rows.append((entry.id, f"{'  ' * entry.depth}{mark} {entry.preview}"))
+    return rows
+
+
+def tree_picker(entries: list[Any]) -> PickerScreen:
+    """Pick an entry to continue from (a user message goes back into the editor)."""
+    leaf = next((e.id for e in entries if e.is_leaf), None)
+    return PickerScreen("Session tree (Enter: continue from there; a prompt returns to the editor)",
+                        tree_items(entries), current=leaf)
