@@ -79,8 +79,9 @@ def first_frame_tmux(runs: int = 3) -> list[float]:
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
         for index in range(runs):
             session = f"pi-bench-{os.getpid()}-{index}"
-            command = (f"cd {cwd} && env PI_HOME={home} PI_NO_LOCAL_PROBE=1 {pi} --model openai/fake "
-                       "--api-base http://127.0.0.1:9/v1 --api-key x --no-session")
+            # Bare `pi`, as a user starts it: the model comes from settings and the key from the env.
+            Path(home, "settings.json").write_text('{"model": "openai/fake", "apiBase": "http://127.0.0.1:9/v1"}')
+            command = f"cd {cwd} && env PI_HOME={home} PI_NO_LOCAL_PROBE=1 OPENAI_API_KEY=x {pi}"
             start = time.monotonic()
             subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command], check=True)
             try:

@@ -160,6 +160,7 @@ class PiApp(App[int]):
         assert self._shell_factory is not None
         try:
             result = self._shell_factory()
+            import pi_cli.tui.widgets.turn_panel  # noqa: F401 - warm Markdown for the first turn
         except Exception as exc:  # noqa: BLE001 - a bug; report it instead of hanging on "starting"
             result = f"internal error while starting: {type(exc).__name__}: {exc}"
         self.call_from_thread(self._shell_ready, result)

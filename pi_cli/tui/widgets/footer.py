@@ -8,9 +8,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
-from pi_cli.tui.widgets.turn_panel import short_tokens
-
 CTX_WARN, CTX_DANGER = 70.0, 90.0
+
+
+def short_tokens(count: int) -> str:
+    """``1234`` -> ``1.2k``."""
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
 
 
 @dataclass

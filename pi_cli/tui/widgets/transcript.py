@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
-from pi_cli.tui.widgets.turn_panel import TurnPanel
+if TYPE_CHECKING:
+    # Turn panels pull in Markdown (markdown-it, pygments): imported with the first turn,
+    # not before the first frame.
+    from pi_cli.tui.widgets.turn_panel import TurnPanel
 
 
 class UserMessageView(Static):
@@ -46,6 +49,8 @@ class Transcript(VerticalScroll):
 
     async def start_turn(self) -> TurnPanel:
         """Open a new turn panel."""
+        from pi_cli.tui.widgets.turn_panel import TurnPanel
+
         panel = TurnPanel(len(self.turns) + 1, self.clock)
         self.turns.append(panel)
         self.current = panel
@@ -112,4 +117,6 @@ class Transcript(VerticalScroll):
             if role == "user":
                 await self.mount(UserMessageView(message.text))
             elif role == "assistant" and message.text.strip():
+                from textual.widgets import Markdown
+
                 await self.mount(Markdown(message.text, classes="assistant-text history"))

@@ -10,12 +10,8 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from pi_cli.tui.widgets.footer import short_tokens
 from pi_cli.tui.widgets.tool_block import ToolBlock
-
-
-def short_tokens(count: int) -> str:
-    """``1234`` -> ``1.2k``."""
-    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
 
 
 class ThinkingBlock(Collapsible):
