@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from agent_core import AbortSignal, Agent, AssistantMessage, MessageEnd, RetryNotice, StreamFn
 from pi_cli.shell.context_files import ContextFile, load_context_files, read_prompt_override
 from pi_cli.shell.events import AutoRetryEnd, AutoRetryStart, ModelChanged, Notice, SessionChanged
+from pi_cli.shell.model_setup import ConfigError, ModelResolver
 from pi_cli.shell.session_store import (
     SessionError,
     SessionStore,
@@ -37,10 +37,6 @@ from pi_cli.shell.usage import SessionUsage, context_tokens
 Listener = Callable[[Any], None]
 InputTransform = Callable[[str], Awaitable[str | None]]
 log = logging.getLogger("pi_cli")
-
-
-class ConfigError(Exception):
-    """The shell cannot start (no model, bad flag...). The message is meant for the user."""
 
 
 @dataclass
@@ -83,8 +79,7 @@ class CodingAgent:
         self.thinking = options.thinking or self.settings.thinking
         self.resolved_model: Any = None
         self.model_id = ""
-        # The provider of the start-up model: --api-key/--api-base belong to it alone.
-        self._startup_provider: str | None = None
+        self._models = ModelResolver(options, self.settings)
         # Set while a submitted input is handled (hooks, run, compaction after it): abort()
         # must reach it even before the agent has a run (and so a signal) of its own.
         self._run_signal: AbortSignal | None = None
@@ -118,62 +113,10 @@ class CodingAgent:
     # ------------------------------------------------------------------ building
 
     def _resolve_model(self, spec: str | None) -> StreamFn:
-        if self.options.stream_fn is not None:
-            self.model_id = spec or self.settings.model or "test/scripted"
-            return self.options.stream_fn
-        from agent_core import providers
-
-        env = dict(os.environ)
-        chosen = spec or self.settings.model or providers.default_model_spec(env)
-        api_key, api_base = self._credentials_for(chosen)
-        if chosen is None:
-            # No model and no key: a local server (Ollama, llama.cpp, ...) before giving up.
-            from pi_cli.shell.local_models import announce, detect_local_model
-
-            local = detect_local_model(self.settings.local_probe_ports, env)
-            if local is None:
-                raise ConfigError(no_model_message())
-            chosen, api_base = local.spec, local.api_base
-            announce(local)
-        try:
-            model = providers.resolve_model(
-                chosen,
-                api_base=api_base,
-                api_key=api_key,
-                models_file=_models_file(),
-                env=env,
-                transport=os.environ.get("PI_TRANSPORT") or self.settings.transport,
-            )
-        except providers.ModelConfigError as exc:
-            raise ConfigError(str(exc)) from None
-        retry = self.settings.retry
-        if self._startup_provider is None:
-            self._startup_provider = model.provider
-        self.resolved_model = model
-        self.model_id = model.id
-        return providers.make_stream_fn(
-            model,
-            retry=providers.RetryConfig(
-                max_retries=retry.max_retries if retry.enabled else 0,
-                base_delay_s=retry.base_delay_ms / 1000,
-            ),
-        )
-
-    def _credentials_for(self, chosen: str | None) -> tuple[str | None, str | None]:
-        """(api key, api base) for ``chosen``: a --api-key must never reach another vendor.
-
-        At start-up every flag applies. After a switch (/model, a restored model_change) the
-        CLI key and base apply only to the start-up model's provider, and the settings' base
-        only to that provider or to the settings' own model.
-        """
-        if self._startup_provider is None or chosen is None:
-            return self.options.api_key, self.options.api_base or self.settings.api_base
-        same = _spec_provider(chosen) == self._startup_provider
-        api_key = self.options.api_key if same else None
-        api_base = self.options.api_base if same else None
-        if api_base is None and (same or chosen == self.settings.model):
-            api_base = self.settings.api_base
-        return api_key, api_base
+        choice = self._models.resolve(spec)
+        self.resolved_model = choice.resolved
+        self.model_id = choice.model_id
+        return choice.stream_fn
 
     def _create_tools(self) -> list[Any]:
         if self.options.no_tools:
@@ -516,19 +459,6 @@ def _str(path: Path | None) -> str | None:
     return str(path) if path is not None else None
 
 
-def _spec_provider(spec: str) -> str:
-    """The provider part of a model spec (``gpt-4o`` -> ``openai`` via the catalogue)."""
-    provider, _, name = spec.strip().partition("/")
-    if name:
-        return provider
-    try:
-        from agent_core.providers.catalog import provider_of_bare_name
-
-        return provider_of_bare_name(provider) or ""
-    except Exception:  # noqa: BLE001 - unknown: treated as another provider (no key shared)
-        return ""
-
-
 async def _aclose(stream_fn: Any) -> None:
     """Await ``stream_fn.aclose()`` if the provider layer gave it one (closes its HTTP client)."""
     close = getattr(stream_fn, "aclose", None)
@@ -538,25 +468,3 @@ async def _aclose(stream_fn: Any) -> None:
         await close()
     except Exception:  # noqa: BLE001 - shutting down: a failed close must not mask the exit code
         log.debug("closing the provider client failed", exc_info=True)
-
-
-def _models_file() -> Path:
-    from pi_cli.shell.paths import pi_home
-
-    return pi_home() / "models.json"
-
-
-def no_model_message() -> str:
-    """How to configure a model, for a user who has none."""
-    return (
-        "No model configured. Set an API key, for example:\n"
-        "  export ANTHROPIC_API_KEY=...    (Anthropic, default anthropic/claude-sonnet-4-5)\n"
-        "  export OPENAI_API_KEY=...       (OpenAI)\n"
-        "  export OPENROUTER_API_KEY=...   (OpenRouter)\n"
-        "or choose a model and key explicitly:\n"
-        "  pi --model openai/gpt-4o-mini --api-key ... \"your prompt\"\n"
-        "or use a local OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM):\n"
-        "  pi --model ollama/qwen2.5-coder:7b \"your prompt\"\n"
-        "  pi --model openai/local --api-base http://127.0.0.1:8080/v1 \"your prompt\"\n"
-        "A default model can also be set in ~/.pi/settings.json: {\"model\": \"provider/model\"}."
-    )

@@ -1,0 +1,137 @@
+"""From a model spec to a stream function: settings, env keys, local servers, credentials.
+
+Kept apart from the CodingAgent so the rule "a ``--api-key`` never reaches another vendor"
+lives in one place.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_core import StreamFn
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import ShellOptions
+    from pi_cli.shell.settings import Settings
+
+
+class ConfigError(Exception):
+    """The shell cannot start (no model, bad flag...). The message is meant for the user."""
+
+
+@dataclass
+class ModelChoice:
+    """A resolved model and the stream function bound to it."""
+
+    stream_fn: StreamFn
+    model_id: str
+    resolved: Any = None  # agent_core.providers.ResolvedModel (None for an injected stream)
+
+
+class ModelResolver:
+    """Resolves specs for one shell, remembering the start-up provider for credentials."""
+
+    def __init__(self, options: ShellOptions, settings: Settings) -> None:
+        self.options = options
+        self.settings = settings
+        self.startup_provider: str | None = None
+
+    def resolve(self, spec: str | None) -> ModelChoice:
+        """The model for ``spec`` (default: settings, then env keys, then a local server).
+
+        Raises:
+            ConfigError: no model can be found or the spec is invalid (user-facing message).
+        """
+        if self.options.stream_fn is not None:
+            return ModelChoice(self.options.stream_fn, spec or self.settings.model or "test/scripted")
+        from agent_core import providers
+
+        env = dict(os.environ)
+        chosen = spec or self.settings.model or providers.default_model_spec(env)
+        api_key, api_base = self.credentials_for(chosen)
+        if chosen is None:
+            # No model and no key: a local server (Ollama, llama.cpp, ...) before giving up.
+            from pi_cli.shell.local_models import announce, detect_local_model
+
+            local = detect_local_model(self.settings.local_probe_ports, env)
+            if local is None:
+                raise ConfigError(no_model_message())
+            chosen, api_base = local.spec, local.api_base
+            announce(local)
+        try:
+            model = providers.resolve_model(
+                chosen,
+                api_base=api_base,
+                api_key=api_key,
+                models_file=models_file(),
+                env=env,
+                transport=os.environ.get("PI_TRANSPORT") or self.settings.transport,
+            )
+        except providers.ModelConfigError as exc:
+            raise ConfigError(str(exc)) from None
+        if self.startup_provider is None:
+            self.startup_provider = model.provider
+        retry = self.settings.retry
+        stream_fn = providers.make_stream_fn(
+            model,
+            retry=providers.RetryConfig(
+                max_retries=retry.max_retries if retry.enabled else 0,
+                base_delay_s=retry.base_delay_ms / 1000,
+            ),
+        )
+        return ModelChoice(stream_fn, model.id, model)
+
+    def credentials_for(self, chosen: str | None) -> tuple[str | None, str | None]:
+        """(api key, api base) for ``chosen``: a --api-key must never reach another vendor.
+
+        At start-up every flag applies. After a switch (/model, a restored model_change) the
+        CLI key and base apply only to the start-up model's provider, and the settings' base
+        only to that provider or to the settings' own model.
+        """
+        if self.startup_provider is None or chosen is None:
+            return self.options.api_key, self.options.api_base or self.settings.api_base
+        same = spec_provider(chosen) == self.startup_provider
+        api_key = self.options.api_key if same else None
+        api_base = self.options.api_base if same else None
+        if api_base is None and (same or chosen == self.settings.model):
+            api_base = self.settings.api_base
+        return api_key, api_base
+
+
+def spec_provider(spec: str) -> str:
+    """The provider part of a model spec (``gpt-4o`` -> ``openai`` via the catalogue)."""
+    provider, _, name = spec.strip().partition("/")
+    if name:
+        return provider
+    try:
+        from agent_core.providers.catalog import provider_of_bare_name
+
+        return provider_of_bare_name(provider) or ""
+    except Exception:  # noqa: BLE001 - unknown: treated as another provider (no key shared)
+        return ""
+
+
+def models_file() -> Path:
+    """``$PI_HOME/models.json`` (custom providers)."""
+    from pi_cli.shell.paths import pi_home
+
+    return pi_home() / "models.json"
+
+
+def no_model_message() -> str:
+    """How to configure a model, for a user who has none."""
+    return (
+        "No model configured. Set an API key, for example:\n"
+        "  export ANTHROPIC_API_KEY=...    (Anthropic, default anthropic/claude-sonnet-4-5)\n"
+        "  export OPENAI_API_KEY=...       (OpenAI)\n"
+        "  export OPENROUTER_API_KEY=...   (OpenRouter)\n"
+        "or choose a model and key explicitly:\n"
+        "  pi --model openai/gpt-4o-mini --api-key ... \"your prompt\"\n"
+        "or use a local OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM):\n"
+        "  pi --model ollama/qwen2.5-coder:7b \"your prompt\"\n"
+        "  pi --model openai/local --api-base http://127.0.0.1:8080/v1 \"your prompt\"\n"
+        "A default model can also be set in ~/.pi/settings.json: {\"model\": \"provider/model\"}."
+    )
