@@ -250,12 +250,29 @@ class PiApp(App[int]):
             self.refresh_queue()
             return
         if self.is_live:
+            if self._is_command(text):  # /help, /session... run now; the shell refuses the rest
+                self.run_command_while_live(text)
+                return
             self.shell.steer(text)
             self.refresh_queue()
             return
         self._busy = True
         self.editor.live = True
         self.run_input(text)
+
+    def _is_command(self, text: str) -> bool:
+        from pi_cli.shell.slash_commands import parse_command_line
+
+        parsed = parse_command_line(text)
+        return parsed is not None and self.shell is not None and self.shell.commands.get(parsed[0]) is not None
+
+    @work(group="command")
+    async def run_command_while_live(self, text: str) -> None:
+        """A slash command typed during a run (its own worker group: the run keeps going)."""
+        assert self.shell is not None
+        result = await self.shell.submit(text)
+        if result is not None:
+            await self._command_result(result)
 
     @on(Editor.FollowUpRequested)
     def _follow_up(self, event: Editor.FollowUpRequested) -> None:

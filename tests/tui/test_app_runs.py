@@ -210,3 +210,25 @@ async def test_chords_see_all_text_typed_before_them(tmp_path: Path) -> None:
         assert app.queue_view.steering == ["steer"] and app.editor.text == ""
         gate.release.set()
         await wait_until(pilot, lambda: app.is_settled)
+
+
+async def test_slash_commands_typed_during_a_run_run_instead_of_steering(tmp_path: Path) -> None:
+    gate = GateTool()
+    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "build"})), reply(text("done")))
+    app = make_app(make_shell(tmp_path, stream, tools=[gate]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await gate.started.wait()
+        await type_text(pilot, "/session")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Session:" in screen_text(app))
+        await type_text(pilot, "/new")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Cannot run /new while the agent is running" in screen_text(app))
+        assert app.queue_view.steering == []
+        assert app.shell.is_streaming  # the run went on
+        gate.release.set()
+        await wait_until(pilot, lambda: app.is_settled)
+        assert stream.calls == 2
+        assert stream.user_texts(1) == ["go"]  # no command text reached the model
