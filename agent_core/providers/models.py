@@ -212,7 +212,7 @@ def resolve_model(
         if not provider:
             raise ModelConfigError(
                 f"Unknown model {spec!r}: write it as provider/model (for example anthropic/{spec} "
-                "or openai/{spec}), or declare it in models.json."
+                f"or openai/{spec}), or declare it in models.json."
             )
     customs = load_models_file(models_file if models_file is not None else pi_home(env) / "models.json")
     base: dict[str, object] = {"id": f"{provider}/{name}", "provider": provider, "name": name}

@@ -114,3 +114,10 @@ def test_native_import_budget() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[1] == "[]"
     assert float(out[0]) < 1.0  # generous under parallel load; bench reports the real number
+
+
+def test_a_bare_unknown_model_name_gets_concrete_suggestions(tmp_path) -> None:
+    with pytest.raises(ModelConfigError) as info:
+        resolve_model("bogus", models_file=tmp_path / "none.json", env={})
+    message = str(info.value)
+    assert "anthropic/bogus" in message and "openai/bogus" in message and "{" not in message
