@@ -43,6 +43,23 @@ def _variants(path: str) -> list[str]:
     return [form for form in forms if form != path]
 
 
+def search_target(cwd: str | Path, path: str | None, *, directory: bool) -> tuple[Path, str]:
+    """The path grep/find/ls work on (default: ``cwd``) and how to show it.
+
+    Raises:
+        ToolError: the path does not exist, or is not a directory when ``directory`` is set.
+    """
+    from agent_core import ToolError
+
+    target = resolve_path(cwd, path) if path else Path(cwd)
+    shown = display_path(cwd, target)
+    if not target.exists():
+        raise ToolError(f"Path not found: {shown}")
+    if directory and not target.is_dir():
+        raise ToolError(f"Not a directory: {shown}")
+    return target, shown
+
+
 def display_path(cwd: str | Path, path: Path) -> str:
     """``path`` relative to ``cwd`` when it lies inside it, else absolute (for messages)."""
     try:

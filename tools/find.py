@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from agent_core import AbortSignal, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
-from tools._paths import display_path, resolve_path
+from tools._paths import search_target
 from tools._rg import run_rg
 from tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
@@ -50,12 +50,7 @@ class FindTool:
         """List matching files."""
         if cancel.aborted:
             raise ToolError("Aborted")
-        target = resolve_path(self.cwd, args.path) if args.path else self.cwd
-        shown = display_path(self.cwd, target)
-        if not target.exists():
-            raise ToolError(f"Path not found: {shown}")
-        if not target.is_dir():
-            raise ToolError(f"Not a directory: {shown}")
+        target, shown = search_target(self.cwd, args.path, directory=True)
         rg_args = [
             "--files", "--hidden", "--no-require-git", "--glob=!.git", "--no-messages",
             f"--glob={args.pattern}",

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from agent_core import AbortSignal, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
-from tools._paths import display_path, resolve_path
+from tools._paths import display_path, search_target
 from tools._rg import run_rg
 from tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head, truncate_line
 
@@ -65,9 +65,7 @@ class GrepTool:
         """Run the search and format the matches."""
         if cancel.aborted:
             raise ToolError("Aborted")
-        target = resolve_path(self.cwd, args.path) if args.path else self.cwd
-        if not target.exists():
-            raise ToolError(f"Path not found: {display_path(self.cwd, target)}")
+        target, _ = search_target(self.cwd, args.path, directory=False)
         rg_args = [
             "--null", "--line-number", "--with-filename", "--no-heading", "--color=never",
             "--hidden", "--no-require-git", "--glob=!.git", "--no-messages",

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from agent_core import AbortSignal, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
-from tools._paths import display_path, resolve_path
+from tools._paths import search_target
 
 DEFAULT_LIMIT = 500
 
@@ -49,12 +49,7 @@ class LsTool:
         return await asyncio.to_thread(self._list, args)
 
     def _list(self, args: LsArgs) -> ToolResult:
-        target = resolve_path(self.cwd, args.path) if args.path else self.cwd
-        shown = display_path(self.cwd, target)
-        if not target.exists():
-            raise ToolError(f"Path not found: {shown}")
-        if not target.is_dir():
-            raise ToolError(f"Not a directory: {shown}")
+        target, shown = search_target(self.cwd, args.path, directory=True)
         try:
             with os.scandir(target) as entries:
                 names = [entry.name + ("/" if _is_dir(entry) else "") for entry in entries]
