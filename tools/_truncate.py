@@ -8,6 +8,7 @@ says so, because returning nothing would be worse).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -62,38 +63,40 @@ def _byte_len(line: str) -> int:
     return len(line.encode("utf-8", "surrogatepass"))
 
 
+def _take(
+    lines: Iterable[str], max_lines: int, max_bytes: int
+) -> tuple[list[str], int, Literal["lines", "bytes"] | None, str | None]:
+    """Whole lines in order until a limit is hit: (kept, bytes used, limit hit, first line left out)."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if len(kept) >= max_lines:
+            return kept, used, "lines", line
+        cost = _byte_len(line) + (1 if kept else 0)
+        if used + cost > max_bytes:
+            return kept, used, "bytes", line
+        kept.append(line)
+        used += cost
+    return kept, used, None, None
+
+
 def truncate_head(
     text: str, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Truncation:
     """Keep whole lines from the start until either limit is reached (for file reads)."""
     lines = split_lines(text)
-    sizes = [_byte_len(line) for line in lines]
-    total_bytes = _byte_len(text)
-    kept: list[str] = []
-    used = 0
-    by: Literal["lines", "bytes"] | None = None
-    for line, size in zip(lines, sizes, strict=True):
-        if len(kept) >= max_lines:
-            by = "lines"
-            break
-        cost = size + (1 if kept else 0)
-        if used + cost > max_bytes:
-            by = "bytes"
-            break
-        kept.append(line)
-        used += cost
-    first_too_big = bool(lines) and not kept and by == "bytes"
+    kept, used, by, _ = _take(lines, max_lines, max_bytes)
     return Truncation(
         content="\n".join(kept),
         truncated=by is not None,
         truncated_by=by,
         total_lines=len(lines),
-        total_bytes=total_bytes,
+        total_bytes=_byte_len(text),
         output_lines=len(kept),
         output_bytes=used,
         max_lines=max_lines,
         max_bytes=max_bytes,
-        first_line_exceeds_limit=first_too_big,
+        first_line_exceeds_limit=bool(lines) and not kept and by == "bytes",
     )
 
 
@@ -102,34 +105,21 @@ def truncate_tail(
 ) -> Truncation:
     """Keep whole lines from the end until either limit is reached (for command output)."""
     lines = split_lines(text)
-    total_bytes = _byte_len(text)
-    kept: list[str] = []
-    used = 0
-    by: Literal["lines", "bytes"] | None = None
+    kept, used, by, left_out = _take(reversed(lines), max_lines, max_bytes)
     partial = False
-    for line in reversed(lines):
-        if len(kept) >= max_lines:
-            by = "lines"
-            break
-        cost = _byte_len(line) + (1 if kept else 0)
-        if used + cost > max_bytes:
-            by = "bytes"
-            if not kept:
-                # One enormous last line: keep its end rather than nothing at all.
-                tail = line.encode("utf-8", "surrogatepass")[-max_bytes:]
-                kept.append(tail.decode("utf-8", "ignore"))
-                used = _byte_len(kept[0])
-                partial = True
-            break
-        kept.append(line)
-        used += cost
+    if by == "bytes" and not kept and left_out is not None:
+        # One enormous last line: keep its end rather than nothing at all.
+        tail = left_out.encode("utf-8", "surrogatepass")[-max_bytes:]
+        kept = [tail.decode("utf-8", "ignore")]
+        used = _byte_len(kept[0])
+        partial = True
     kept.reverse()
     return Truncation(
         content="\n".join(kept),
         truncated=by is not None,
         truncated_by=by,
         total_lines=len(lines),
-        total_bytes=total_bytes,
+        total_bytes=_byte_len(text),
         output_lines=len(kept),
         output_bytes=used,
         max_lines=max_lines,
