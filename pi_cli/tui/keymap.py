@@ -67,21 +67,46 @@ def keybindings_path() -> Path:
     return pi_home() / "keybindings.json"
 
 
+def _keys(value: object) -> str | None:
+    """``"a, b"`` or ``["a", "b"]`` as ``"a,b"``; None for anything else (null, numbers, empty)."""
+    if isinstance(value, str):
+        parts = value.split(",")
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        parts = value
+    else:
+        return None
+    keys = [k.strip() for k in parts]
+    # An empty or "None" binding would silently take the key away (Enter could never send).
+    return ",".join(keys) if keys and all(keys) else None
+
+
 def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], str | None]:
-    """(id -> keys overrides, warning or None). Unknown ids are reported, not fatal."""
+    """(id -> keys overrides, warning or None). Unknown ids and bad values are reported, not fatal."""
     path = path or keybindings_path()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}, None
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: bad JSON, and UnicodeDecodeError
         return {}, f"Ignoring {path}: {exc}"
     if not isinstance(data, dict):
         return {}, f"Ignoring {path}: expected a JSON object of binding id -> keys"
     known = {spec.id for spec in DEFAULT_KEYS}
-    keymap = {str(k): ",".join(v) if isinstance(v, list) else str(v) for k, v in data.items() if k in known}
-    unknown = sorted(set(data) - known)
-    return keymap, (f"Unknown key binding ids in {path}: {', '.join(unknown)}" if unknown else None)
+    keymap: dict[str, str] = {}
+    invalid: list[str] = []
+    for binding_id, value in data.items():
+        keys = _keys(value) if binding_id in known else None
+        if keys is None:
+            if binding_id in known:
+                invalid.append(binding_id)
+            continue
+        keymap[binding_id] = keys
+    problems = []
+    if unknown := sorted(set(data) - known):
+        problems.append(f"unknown ids {', '.join(unknown)}")
+    if invalid:
+        problems.append(f"ignored values of {', '.join(invalid)} (need a key string or a list of them)")
+    return keymap, (f"Key bindings in {path}: {'; '.join(problems)}" if problems else None)
 
 
 def effective_keys(keymap: dict[str, str]) -> dict[str, list[str]]:

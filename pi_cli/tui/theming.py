@@ -8,10 +8,14 @@ The theme's name is the file stem (``dark``, ``light``, ``mytheme``).
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import Any
 
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from pi_cli.shell.paths import pi_home
@@ -21,6 +25,7 @@ PALETTE_KEYS = (
     "foreground", "background", "surface", "panel", "boost",
 )
 DEFAULT_THEME = "dark"
+_TOKEN_NAME = re.compile(r"[a-z][a-z0-9-]*\Z")  # becomes a CSS variable name: nothing else gets in
 
 
 @dataclass
@@ -38,23 +43,41 @@ def builtin_theme_dir() -> Path:
     return Path(themes.__file__).parent
 
 
+def _colour(where: str, value: Any) -> str:
+    """``value`` if it is a colour Textual can parse (else ``ValueError`` naming ``where``).
+
+    Values end up inside the app's CSS: a non-colour (``"red; color: blue"``) would make the
+    stylesheet fail to parse when the theme is selected, which kills the app.
+    """
+    if not isinstance(value, str):
+        raise ValueError(f"{where} must be a colour string, not {type(value).__name__}")
+    try:
+        Color.parse(value)
+    except ColorParseError:
+        raise ValueError(f"{where} = {value!r} is not a colour") from None
+    return value
+
+
 def theme_from_toml(path: Path) -> Theme:
     """Parse one theme file into a Textual :class:`Theme` (raises ``ValueError`` if invalid)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ValueError(str(exc)) from None
     palette = data.get("palette", {})
     tokens = data.get("tokens", {})
     if not isinstance(palette, dict) or not isinstance(tokens, dict) or "primary" not in palette:
         raise ValueError("needs a [palette] table with at least 'primary' and a [tokens] table")
-    colours = {key: str(palette[key]) for key in PALETTE_KEYS if key in palette}
-    return Theme(
-        name=path.stem,
-        dark=bool(data.get("dark", True)),
-        variables={str(k): str(v) for k, v in tokens.items()},
-        **colours,  # type: ignore[arg-type]
-    )
+    dark = data.get("dark", True)
+    if not isinstance(dark, bool):
+        raise ValueError(f"dark must be true or false, not {dark!r}")
+    colours = {key: _colour(f"palette.{key}", palette[key]) for key in PALETTE_KEYS if key in palette}
+    variables: dict[str, str] = {}
+    for name, value in tokens.items():
+        if not _TOKEN_NAME.match(name):
+            raise ValueError(f"token name {name!r} must be lower-case letters, digits and '-'")
+        variables[name] = _colour(f"tokens.{name}", value)
+    return Theme(name=path.stem, dark=dark, variables=variables, **colours)  # type: ignore[arg-type]
 
 
 def load_themes(user_dir: Path | None = None) -> tuple[dict[str, Theme], list[ThemeLoadError]]:
@@ -84,4 +107,10 @@ def load_themes(user_dir: Path | None = None) -> tuple[dict[str, Theme], list[Th
 
 def token_defaults() -> dict[str, str]:
     """Fallback values of every token (the dark theme's), so CSS always parses."""
-    return dict(theme_from_toml(builtin_theme_dir() / f"{DEFAULT_THEME}.toml").variables)
+    return dict(_builtin_tokens())
+
+
+@cache
+def _builtin_tokens() -> dict[str, str]:
+    # Textual asks for the defaults on every CSS refresh (theme switch): parse the file once.
+    return theme_from_toml(builtin_theme_dir() / f"{DEFAULT_THEME}.toml").variables
