@@ -76,6 +76,9 @@ class PiApp(App[int]):
         self.options = options or TuiOptions()
         self.startup_error: str | None = None
         self._shell_factory = shell_factory
+        # The app's own queue: input the agent cannot take now (pi is starting, or the shell is
+        # busy without a model run: compaction, a command). Shown as follow-ups; one entry is
+        # submitted whenever the shell is idle again (see _drain_pending).
         self._pending_inputs: list[str] = []
         self.pi_themes, problems = load_themes(self.options.user_theme_dir)
         for theme in self.pi_themes.values():
@@ -173,13 +176,7 @@ class PiApp(App[int]):
         self._attach(result)
         self.query_one(StartupHeader).show(*self._header_parts())
         self.refresh_status()
-        pending, self._pending_inputs = self._pending_inputs, []
-        for index, text in enumerate(pending):
-            if index == 0:
-                self._submitted(Editor.Submitted(text))
-            else:
-                result.follow_up(text)
-        self.refresh_queue()
+        self._drain_pending()
 
     def _short_path(self, path: Path) -> str:
         try:
@@ -222,11 +219,13 @@ class PiApp(App[int]):
 
     def refresh_queue(self) -> None:
         """Show what is still queued."""
+        pending = list(self._pending_inputs)
         if self.shell is None:
-            self.queue_view.show_queues(list(self._pending_inputs), [])
+            self.queue_view.show_queues([], pending)
             return
         state = self.shell.agent.state
-        self.queue_view.show_queues([q.text for q in state.steering_queue], [q.text for q in state.follow_up_queue])
+        self.queue_view.show_queues([q.text for q in state.steering_queue],
+                                    [*(q.text for q in state.follow_up_queue), *pending])
 
     @property
     def is_live(self) -> bool:
@@ -240,25 +239,52 @@ class PiApp(App[int]):
 
     # ------------------------------------------------------------------ input
 
+    @property
+    def _model_run_live(self) -> bool:
+        """The agent loop runs, so its queues are drained (not so during compaction or commands)."""
+        return self.shell is not None and self.shell.agent.state.is_streaming
+
+    def _keep_pending(self, text: str) -> None:
+        self._pending_inputs.append(text)
+        self.refresh_queue()
+
     @on(Editor.Submitted)
     def _submitted(self, event: Editor.Submitted) -> None:
         text = event.text
         if not text.strip():
             return
         if self.shell is None:  # still starting: keep it, send it when the shell is ready
-            self._pending_inputs.append(text)
-            self.refresh_queue()
+            self._keep_pending(text)
             return
         if self.is_live:
             if self._is_command(text):  # /help, /session... run now; the shell refuses the rest
                 self.run_command_while_live(text)
-                return
-            self.shell.steer(text)
-            self.refresh_queue()
+            elif self._model_run_live:
+                self.shell.steer(text)
+                self.refresh_queue()
+            else:  # nobody would drain the agent's steer queue before the user's next prompt
+                self._keep_pending(text)
             return
+        self._start(text)
+
+    def _start(self, text: str) -> None:
+        """Hand one input to the shell in the agent worker (the shell is idle)."""
         self._busy = True
         self.editor.live = True
         self.run_input(text)
+
+    def _drain_pending(self) -> None:
+        """Submit the next kept input once the shell is idle (commands run as commands)."""
+        if self.shell is None or self.is_live:
+            return
+        # Anything still in the agent's queues arrived too late for the run that just ended
+        # (it stopped, failed or compacted meanwhile): keep it in order instead of leaving it
+        # to be delivered after the user's next prompt.
+        steering, follow_ups = self.shell.agent.clear_queues()
+        self._pending_inputs[:0] = [q.text for q in [*steering, *follow_ups]]
+        if self._pending_inputs:
+            self._start(self._pending_inputs.pop(0))
+        self.refresh_queue()
 
     def _is_command(self, text: str) -> bool:
         from pi_cli.shell.slash_commands import parse_command_line
@@ -280,26 +306,32 @@ class PiApp(App[int]):
             return
         if self.shell is None or not self.is_live:  # nothing to follow: send it now
             self._submitted(Editor.Submitted(event.text))
-            return
-        self.shell.follow_up(event.text)
-        self.refresh_queue()
+        elif self._model_run_live:
+            self.shell.follow_up(event.text)
+            self.refresh_queue()
+        else:
+            self._keep_pending(event.text)
 
     @on(Editor.EscapePressed)
     def _escape(self) -> None:
-        if self.shell is None or not self.shell.is_streaming:
+        if not self.is_live:
             return
         self._restore_queues()
-        self.shell.abort()
+        if self.shell is not None and self.shell.is_streaming:
+            self.shell.abort()
 
     @on(Editor.DequeueRequested)
     def _dequeue(self) -> None:
         self._restore_queues()
 
     def _restore_queues(self) -> None:
-        if self.shell is None:
-            return
-        steering, follow_ups = self.shell.agent.clear_queues()
-        texts = [q.text for q in [*steering, *follow_ups]]
+        """Move every queued text (agent queues, then the app's own) back into the editor."""
+        texts: list[str] = []
+        if self.shell is not None:
+            steering, follow_ups = self.shell.agent.clear_queues()
+            texts = [q.text for q in [*steering, *follow_ups]]
+        texts += self._pending_inputs
+        self._pending_inputs = []
         if texts:
             current = self.editor.text
             self.editor.set_text("\n".join([*texts, current] if current.strip() else texts))
@@ -349,6 +381,8 @@ class PiApp(App[int]):
         if result is not None:
             await self._command_result(result)
         self.refresh_status()
+        # Not from inside this worker: a new run_input would cancel it (exclusive group).
+        self.call_later(self._drain_pending)
 
     async def _command_result(self, result: CommandResult) -> None:
         if result.quit:
@@ -408,7 +442,7 @@ class PiApp(App[int]):
 
         def chosen(spec: str | None) -> None:
             if spec and spec != self.shell.model_id:
-                self.run_input(f"/model {spec}")
+                self._submitted(Editor.Submitted(f"/model {spec}"))
 
         self.push_screen(model_picker(self.shell.model_id), chosen)
 
@@ -444,7 +478,7 @@ class PiApp(App[int]):
 
         def chosen(path: str | None) -> None:
             if path:
-                self.run_input(f"/resume {path}")
+                self._submitted(Editor.Submitted(f"/resume {path}"))
 
         current = str(self.shell.session.path) if self.shell.session.path else None
         self.push_screen(session_picker(sessions_dir(self.shell.cwd), current), chosen)
