@@ -19,6 +19,7 @@ from textual.app import App, ComposeResult
 from pi_cli.tui import messages as m
 from pi_cli.tui.completion import Completer
 from pi_cli.tui.keymap import bindings, has_extended_keys, key_hints
+from pi_cli.tui.messages import clean
 from pi_cli.tui.theming import DEFAULT_THEME, load_themes, token_defaults
 from pi_cli.tui.widgets.editor import CompletionMenu, Editor
 from pi_cli.tui.widgets.footer import Status, StatusFooter
@@ -397,7 +398,7 @@ class PiApp(App[int]):
         elif result.action == "pick_tree":
             self._pick_tree()
         elif result.output:
-            await self.transcript.notice(result.output, "error" if result.error else "info")
+            await self.transcript.notice(clean(result.output), "error" if result.error else "info")
 
     # ------------------------------------------------------------------ pickers & theme
 
@@ -486,9 +487,11 @@ class PiApp(App[int]):
     # ------------------------------------------------------------------ bridge messages
 
     def on_run_started(self, message: m.RunStarted) -> None:
-        self.editor.live = True
+        # Not simply True: RunStarted can be handled after run_input has already ended.
+        self.editor.live = self.is_live
 
     async def on_run_ended(self, message: m.RunEnded) -> None:
+        await self.transcript.close_open_turn()  # a crashed loop never sent turn_end
         if message.error:
             await self.transcript.notice(f"Run failed: {message.error}", "error")
         self.refresh_status()

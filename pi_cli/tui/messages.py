@@ -6,10 +6,32 @@ assistant partial messages keep changing after the event was emitted.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
+
+# C0 controls but tab and newline, DEL and the C1 range: ESC sequences in model text, tool output
+# or a file's content would otherwise reach the terminal raw (``\x1b[2J`` clears the screen).
+# Removed character by character, so a sequence split across deltas is harmless too.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    """``text`` without terminal control characters (tab and newline kept)."""
+    return _CONTROLS.sub("", text)
+
+
+def clean_value(value: Any) -> Any:
+    """:func:`clean` applied to every string inside ``value`` (dicts, lists; keys too)."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean_value(k): clean_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_value(v) for v in value]
+    return value
 
 
 @dataclass
@@ -40,10 +62,6 @@ class TurnEnded(Message):
     """Input tokens of the turn's model call (cache reads included)."""
     output_tokens: int = 0
     """Output tokens of the turn's model call."""
-    stop_reason: str = "stop"
-    """The assistant message's stop reason (``error``/``aborted`` end the run)."""
-    error: str | None = None
-    """The assistant message's error message, if any."""
 
 
 @dataclass

@@ -101,6 +101,11 @@ class Transcript(VerticalScroll):
             await self.current.finish(tools, input_tokens, output_tokens)
         self.current = None
 
+    async def close_open_turn(self) -> None:
+        """Close a panel the run left open (its loop crashed before ``turn_end``)."""
+        if self.current is not None:
+            await self.end_turn([block.tool_name for block in self.current.tools.values()], 0, 0)
+
     async def notice(self, text: str, level: str = "info") -> None:
         """Show a notice line."""
         await self.mount(Notice(text, level))

@@ -1,0 +1,108 @@
+"""Runs that misbehave: control characters in any text, a crashing agent loop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_core import AgentStart, MessageEnd, MessageStart, TurnStart
+from pi_cli.tui.bridge import Bridge
+from pi_cli.tui.messages import clean
+from pi_cli.tui.widgets.tool_block import ToolBlock
+from pi_cli.tui.widgets.transcript import Notice, UserMessageView
+from tests.agent_core.scripted_stream import ScriptedStream, reply, text, thinking, tool_call
+from tests.tui.helpers import (
+    SIZE,
+    CommandArgs,
+    StaticTool,
+    make_app,
+    make_shell,
+    type_text,
+    wait_until,
+)
+
+CLEAR = "\x1b[2J"
+TITLE = "\x1b]0;PWNED\x07"
+
+
+def _terminal_output(app: Any) -> str:
+    return app.screen._compositor.render_full_update().render_segments(app.console)
+
+
+def test_clean_removes_controls_but_keeps_tab_and_newline() -> None:
+    assert clean(f"a{CLEAR}b\tc\nd\x7f\x9be\r") == "a[2Jb\tc\nde"
+
+
+async def test_escape_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
+    tool = StaticTool("bash", CommandArgs, {f"ls{CLEAR}": f"out{TITLE}put"})
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": f"ls{CLEAR}"})),
+        # The sequence split across deltas is removed too (character by character).
+        reply(thinking(f"hm{TITLE}"), text("before\x1b", "[2Jafter")),
+    )
+    app = make_app(make_shell(tmp_path, stream, tools=[tool]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.is_settled and len(app.transcript.turns) == 2)
+        await pilot.pause()
+        assert app.transcript.turns[1].text == "before[2Jafter"
+        (block,) = app.query(ToolBlock)
+        assert "\x1b" not in str(block.args) and "out]0;PWNEDput" in str(block.query_one(".tool-output").render())
+        out = _terminal_output(app)
+        assert "\x1b[2J" not in out and "\x1b]0;" not in out and "\x07" not in out
+
+
+def test_user_messages_and_notices_are_cleaned_in_the_bridge() -> None:
+    from agent_core import UserMessage
+    from pi_cli.shell.events import Notice as ShellNotice
+
+    posted: list[Any] = []
+    bridge = Bridge(posted.append)
+    bridge(AgentStart())
+    bridge(MessageStart(message=UserMessage(content=f"hi{CLEAR}")))
+    bridge(ShellNotice(text=f"note{TITLE}", level="info"))
+    assert [getattr(p, "text", None) for p in posted[1:]] == ["hi[2J", "note]0;PWNED"]
+
+
+async def _crashing_loop(prompts: list[Any], context: Any, config: Any, emit: Any, signal: Any, **_: Any) -> None:
+    """A loop with a bug: starts a turn, records the prompt, then raises."""
+    emit(AgentStart())
+    emit(TurnStart())
+    for prompt in prompts:
+        context.messages.append(prompt)
+        emit(MessageStart(message=prompt))
+        emit(MessageEnd(message=prompt))
+    raise KeyError("loop bug")
+
+
+async def test_a_crashing_loop_shows_its_error_and_closes_the_turn(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import agent_core.agent
+
+    monkeypatch.setattr(agent_core.agent, "run_agent_loop", _crashing_loop)
+    app = make_app(make_shell(tmp_path, ScriptedStream(reply(text("unused"))), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.is_settled)
+        await pilot.pause()
+        notices = [str(n.render()) for n in app.query(Notice)]
+        assert any("Run failed" in n and "loop bug" in n for n in notices), notices
+        (panel,) = app.transcript.turns
+        assert not panel.has_class("-live") and "running" not in str(panel.title)
+        assert [u.text for u in app.query(UserMessageView)] == ["hi"]
+        assert not app.editor.live
+
+
+async def test_a_late_run_started_does_not_leave_the_editor_live(tmp_path: Path) -> None:
+    """RunStarted can be handled after run_input ended; Tab must not then queue a follow-up."""
+    from pi_cli.tui import messages as m
+
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(m.RunStarted())
+        await pilot.pause()
+        assert not app.editor.live
