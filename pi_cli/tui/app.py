@@ -155,6 +155,8 @@ class PiApp(App[int]):
         self.refresh_status()
         for warning in self.startup_warnings:
             await self.transcript.notice(warning, "warning")
+        if self.shell is not None:
+            await self._show_history()
         if self.shell is None and self._shell_factory is not None:
             # After the first frame, so building the shell never delays it.
             self.call_after_refresh(self.run_worker, self._build_shell, thread=True, group="boot")
@@ -176,8 +178,14 @@ class PiApp(App[int]):
             return
         self._attach(result)
         self.query_one(StartupHeader).show(*self._header_parts())
+        await self._show_history()
         self.refresh_status()
         self._drain_pending()
+
+    async def _show_history(self) -> None:
+        """Draw the conversation the shell was built with (``pi -c``, ``--session``)."""
+        assert self.shell is not None
+        await self.transcript.history(list(self.shell.agent.state.messages))
 
     def _short_path(self, path: Path) -> str:
         try:

@@ -9,6 +9,11 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pi_cli.tui.messages import clean
+
+HISTORY_SHOWN = 40  # messages of a resumed conversation drawn; older ones are only counted
+HISTORY_MARKDOWN = 6  # the last answers drawn as Markdown, older ones as plain text
+
 if TYPE_CHECKING:
     # Turn panels pull in Markdown (markdown-it, pygments): imported with the first turn,
     # not before the first frame.
@@ -116,12 +121,38 @@ class Transcript(VerticalScroll):
         self.turns, self.current = [], None
 
     async def history(self, messages: list[Any]) -> None:
-        """Render a resumed conversation compactly (user messages and assistant answers)."""
-        for message in messages:
-            role = getattr(message, "role", "")
-            if role == "user":
-                await self.mount(UserMessageView(message.text))
-            elif role == "assistant" and message.text.strip():
+        """Render a resumed conversation compactly: its last user messages and answers.
+
+        Only the last :data:`HISTORY_SHOWN` are drawn (a note counts the rest), built first and
+        mounted in one go; answers before the last :data:`HISTORY_MARKDOWN` are plain text,
+        because a Markdown widget costs ~25 ms to build (500 of them froze pi for 18 s).
+        """
+        shown = [msg for msg in messages if _history_text(msg)]
+        hidden, shown = max(0, len(shown) - HISTORY_SHOWN), shown[-HISTORY_SHOWN:]
+        widgets: list[Widget] = []
+        if hidden:
+            widgets.append(Notice(f"… {hidden} earlier message{'s' if hidden != 1 else ''}"))
+        answers = sum(1 for msg in shown if msg.role == "assistant")
+        for msg in shown:
+            body = clean(_history_text(msg))
+            if msg.role == "user":
+                widgets.append(UserMessageView(body))
+                continue
+            answers -= 1
+            if answers < HISTORY_MARKDOWN:
                 from textual.widgets import Markdown
 
-                await self.mount(Markdown(message.text, classes="assistant-text history"))
+                widgets.append(Markdown(body, classes="assistant-text history"))
+            else:
+                widgets.append(Static(body, classes="assistant-text history", markup=False))
+        if widgets:
+            await self.mount_all(widgets)
+
+
+def _history_text(message: Any) -> str:
+    """The text worth showing of a stored message ('' for tool results and empty answers)."""
+    role = getattr(message, "role", "")
+    if role not in ("user", "assistant"):
+        return ""
+    text = getattr(message, "text", "")
+    return text if isinstance(text, str) and text.strip() else ""
