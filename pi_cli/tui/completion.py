@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 MAX_ITEMS = 12
 MAX_FILES = 20_000
+LIST_TIME_LIMIT_S = 5.0
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"}
 
 
@@ -66,41 +70,81 @@ def fuzzy_score(query: str, candidate: str) -> int | None:
     return score * 10 - len(candidate) // 8
 
 
-def list_project_files(cwd: Path) -> list[str]:
-    """Project files relative to ``cwd``: ``rg --files`` (honours .gitignore), else ``os.walk``."""
+def _rg_files(cwd: Path, stop: threading.Event, deadline: float) -> list[str] | None:
+    """``rg --files`` (honours .gitignore), read only up to :data:`MAX_FILES` lines; None if no rg."""
     try:
         from tools._rg import find_rg
 
-        result = subprocess.run([find_rg(), "--files", "--hidden", "--glob", "!.git"], cwd=cwd,
-                                capture_output=True, text=True, timeout=5, check=False)
-        if result.returncode in (0, 1):
-            return sorted(result.stdout.splitlines())[:MAX_FILES]
-    except Exception:  # noqa: BLE001 - no rg (or tools missing): fall back to walking
-        pass
+        command = [find_rg(), "--files", "--hidden", "--glob", "!.git"]
+        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True, errors="replace")
+    except Exception:  # noqa: BLE001 - no rg (or tools missing): the caller walks instead
+        return None
     found: list[str] = []
+    assert proc.stdout is not None
+    with proc.stdout:
+        try:
+            # Iterate instead of waiting for the whole listing: in a huge tree (/usr) rg would
+            # print far more than we keep.
+            for line in proc.stdout:
+                found.append(line.rstrip("\n"))
+                if len(found) >= MAX_FILES or stop.is_set() or time.monotonic() > deadline:
+                    break
+        finally:
+            proc.kill()
+            returncode = proc.wait()
+    if not found and returncode not in (0, 1, -signal.SIGKILL):
+        return None  # rg failed: walk instead
+    return found
+
+
+def list_project_files(cwd: Path, stop: threading.Event | None = None) -> list[str]:
+    """Project files relative to ``cwd``, sorted: ``rg --files``, else ``os.walk``.
+
+    Slow in big trees: call it in a thread. It gives up after :data:`MAX_FILES` files,
+    :data:`LIST_TIME_LIMIT_S` seconds, or when ``stop`` is set (the app is closing).
+    """
+    stop = stop or threading.Event()
+    deadline = time.monotonic() + LIST_TIME_LIMIT_S
+    found = _rg_files(cwd, stop, deadline)
+    if found is not None:
+        return sorted(found)
+    found = []
     for root, dirs, files in os.walk(cwd):
         dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
         rel = os.path.relpath(root, cwd)
         for name in files:
             found.append(name if rel == "." else f"{rel}/{name}")
-            if len(found) >= MAX_FILES:
-                return sorted(found)
-    return sorted(found)
+        if len(found) >= MAX_FILES or stop.is_set() or time.monotonic() > deadline:
+            break
+    return sorted(found[:MAX_FILES])
 
 
 class Completer:
-    """Completions for the editor; ``commands`` lists (name, description), files are cached."""
+    """Completions for the editor; ``commands`` lists (name, description).
+
+    Project files are listed once by :meth:`load_files`, which the editor runs in a thread:
+    until it is done, ``@`` has no candidates (rather than freezing the UI on a big tree).
+    """
 
     def __init__(self, cwd: Path, commands: Callable[[str], list[tuple[str, str]]]) -> None:
         self.cwd = cwd
         self.commands = commands
         self._files: list[str] | None = None
+        self.stop = threading.Event()  # set when the app closes: stop listing
+
+    @property
+    def files_ready(self) -> bool:
+        """True once the file list is loaded."""
+        return self._files is not None
+
+    def load_files(self) -> None:
+        """List the project files (slow: run in a thread)."""
+        self._files = list_project_files(self.cwd, self.stop)
 
     def files(self) -> list[str]:
-        """The cached file list (computed on first use)."""
-        if self._files is None:
-            self._files = list_project_files(self.cwd)
-        return self._files
+        """The file list; empty until :meth:`load_files` finished."""
+        return self._files or []
 
     def complete(self, request: CompletionRequest) -> list[Completion]:
         """Candidates for ``request``, best first."""

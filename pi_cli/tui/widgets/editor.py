@@ -105,6 +105,27 @@ class Editor(TextArea):
         self.live = False  # set by the app while a run is live: Tab then queues a follow-up
         self._request: CompletionRequest | None = None
 
+    def on_mount(self) -> None:
+        if self.completer is not None:
+            # After the first frame; listing a big tree takes seconds (never on the UI thread).
+            self.call_after_refresh(self.run_worker, self._load_files, thread=True, group="files",
+                                    exit_on_error=False)
+
+    def on_unmount(self) -> None:
+        if self.completer is not None:
+            self.completer.stop.set()  # do not keep the app's exit waiting on a long listing
+
+    def _load_files(self) -> None:
+        """Thread worker: list the project files, then refresh an ``@`` menu typed meanwhile."""
+        assert self.completer is not None
+        self.completer.load_files()
+        if not self.completer.stop.is_set():  # the app may be closing: nothing to refresh
+            self.app.call_from_thread(self._files_loaded)
+
+    def _files_loaded(self) -> None:
+        if self._request is not None and self._request.kind == "file":
+            self.update_completions()
+
     # ------------------------------------------------------------------ bindings
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -214,7 +235,6 @@ class Editor(TextArea):
             return False
         row, _ = self.cursor_location
         self.replace(choice.replacement, (row, request.start), (row, request.end))
-        self.menu.show([])
         return True
 
     def set_text(self, text: str) -> None:
