@@ -13,19 +13,40 @@ from textual.widgets.markdown import MarkdownStream
 from pi_cli.tui.widgets.footer import short_tokens
 from pi_cli.tui.widgets.tool_block import ToolBlock
 
+LIVE_THINKING_CHARS = 2000  # tail drawn while a thinking block streams
+
 
 class ThinkingBlock(Collapsible):
-    """Model reasoning: collapsible, dimmed (``$thinking-text``)."""
+    """Model reasoning: collapsible, dimmed (``$thinking-text``).
+
+    While it streams only the last :data:`LIVE_THINKING_CHARS` characters are drawn: redrawing
+    the whole text per delta made a long reasoning block quadratic. :meth:`close` shows it all.
+    """
 
     def __init__(self) -> None:
         self.body = Static("", classes="thinking-body", markup=False)
-        self.text = ""
+        self._parts: list[str] = []
+        self._tail = ""
+        self.live = True
         super().__init__(self.body, title="Thinking", collapsed=False, classes="thinking")
+
+    @property
+    def text(self) -> str:
+        """All reasoning text so far."""
+        return "".join(self._parts)
 
     def add(self, delta: str) -> None:
         """Append reasoning text."""
-        self.text += delta
-        self.body.update(self.text)
+        self._parts.append(delta)
+        self._tail = (self._tail + delta)[-LIVE_THINKING_CHARS:]
+        clipped = len(self._tail) == LIVE_THINKING_CHARS
+        self.body.update("…" + self._tail.split("\n", 1)[-1] if clipped else self._tail)
+
+    def close(self) -> None:
+        """The block is complete: draw the whole text once."""
+        if self.live:
+            self.live = False
+            self.body.update(self.text)
 
 
 class TurnPanel(Collapsible):
@@ -70,9 +91,12 @@ class TurnPanel(Collapsible):
         await self._stream.write(delta)
 
     async def end_segment(self) -> None:
-        """Flush and close the live Markdown stream, if any."""
+        """Flush and close the live Markdown stream or thinking block, if any."""
         stream, self._stream = self._stream, None
         self._segment = None
+        if self._thinking is not None:
+            self._thinking.close()
+            self._thinking, self._thinking_index = None, None
         if stream is not None:
             await stream.stop()
 
