@@ -35,6 +35,12 @@ if TYPE_CHECKING:
 QUIT_WINDOW_S = 2.0  # second Ctrl+C within this many seconds quits
 
 
+def home_relative(path: Path) -> str:
+    """``path`` with the home directory written as ``~`` (``~/src/pi``)."""
+    home = Path.home()
+    return "~/" + str(path.relative_to(home)) if path != home and path.is_relative_to(home) else str(path)
+
+
 @dataclass
 class TuiOptions:
     """Presentation options; tests inject fixed values so pictures are deterministic."""
@@ -189,10 +195,9 @@ class PiApp(App[int]):
 
     def _short_path(self, path: Path) -> str:
         try:
-            return str(path.relative_to(self.shell.cwd))
+            return str(path.relative_to(self.cwd))
         except ValueError:
-            home = Path.home()
-            return "~/" + str(path.relative_to(home)) if path.is_relative_to(home) else str(path)
+            return home_relative(path)
 
     def _command_candidates(self, prefix: str) -> list[tuple[str, str]]:
         if self.shell is None:
@@ -215,11 +220,7 @@ class PiApp(App[int]):
                       cache_write=usage.cache_write, cost=usage.cost, context_tokens=used, context_window=window)
 
     def _cwd_label(self) -> str:
-        cwd = self.options.cwd_label or str(self.cwd)
-        home = str(Path.home())
-        if not self.options.cwd_label and cwd.startswith(home + "/"):
-            cwd = "~" + cwd[len(home):]
-        return cwd
+        return self.options.cwd_label or home_relative(self.cwd)
 
     def refresh_status(self) -> None:
         """Refresh footer and queue view from the shell."""
@@ -301,13 +302,21 @@ class PiApp(App[int]):
         parsed = parse_command_line(text)
         return parsed is not None and self.shell is not None and self.shell.commands.get(parsed[0]) is not None
 
+    async def _submit_and_show(self, text: str) -> None:
+        """``shell.submit(text)``, then show the command's result; an exception becomes a notice
+        (a worker that raises would end the app)."""
+        assert self.shell is not None
+        try:
+            result = await self.shell.submit(text)
+            if result is not None:
+                await self._command_result(result)
+        except Exception as exc:  # noqa: BLE001 - keep the app alive, show the reason
+            await self.transcript.notice(clean(f"{type(exc).__name__}: {exc}"), "error")
+
     @work(group="command")
     async def run_command_while_live(self, text: str) -> None:
         """A slash command typed during a run (its own worker group: the run keeps going)."""
-        assert self.shell is not None
-        result = await self.shell.submit(text)
-        if result is not None:
-            await self._command_result(result)
+        await self._submit_and_show(text)
 
     @on(Editor.FollowUpRequested)
     def _follow_up(self, event: Editor.FollowUpRequested) -> None:
@@ -380,15 +389,10 @@ class PiApp(App[int]):
     async def run_input(self, text: str) -> None:
         """Send one input to the shell (a command or a prompt run to its end)."""
         try:
-            result = await self.shell.submit(text)
-        except Exception as exc:  # noqa: BLE001 - keep the app alive, show the reason
-            await self.transcript.notice(f"{type(exc).__name__}: {exc}", "error")
-            result = None
+            await self._submit_and_show(text)
         finally:
             self._busy = False
             self.editor.live = False
-        if result is not None:
-            await self._command_result(result)
         self.refresh_status()
         # Not from inside this worker: a new run_input would cancel it (exclusive group).
         self.call_later(self._drain_pending)

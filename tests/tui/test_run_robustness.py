@@ -106,3 +106,43 @@ async def test_a_late_run_started_does_not_leave_the_editor_live(tmp_path: Path)
         app.post_message(m.RunStarted())
         await pilot.pause()
         assert not app.editor.live
+
+
+async def test_a_failing_command_during_a_run_is_a_notice_not_a_crash(tmp_path: Path) -> None:
+    from pi_cli.shell.slash_commands import SlashCommand
+    from tests.tui.helpers import GateTool
+
+    gate = GateTool()
+    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "build"})), reply(text("done")))
+    shell = make_shell(tmp_path, stream, tools=[gate])
+
+    async def broken(_shell: Any, _args: str) -> Any:
+        raise RuntimeError("command bug")
+
+    shell.commands.register(SlashCommand("broken", "Fails (test)", broken, while_running=True))
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await gate.started.wait()
+        await type_text(pilot, "/broken")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("command bug" in str(n.render()) for n in app.query(Notice)))
+        assert app.is_running and app.is_live
+        gate.release.set()
+        await wait_until(pilot, lambda: app.is_settled)
+        assert stream.calls == 2
+
+
+def test_odd_session_files_still_list_in_resume(tmp_path: Path) -> None:
+    import json
+
+    from pi_cli.tui.screens.pickers import session_items
+
+    odd = [{"message": {"role": "user", "content": 5}},
+           {"message": {"role": "user", "content": [{"type": "text", "text": None}]}}]
+    for i, entry in enumerate(odd):
+        (tmp_path / f"odd{i}.jsonl").write_text(json.dumps(entry) + "\n")
+    (tmp_path / "good.jsonl").write_text(json.dumps({"message": {"role": "user", "content": "hello"}}) + "\n")
+    labels = sorted(label.split("  ", 1)[1] for _, label in session_items(tmp_path))
+    assert labels == ["hello", "odd0", "odd1"]

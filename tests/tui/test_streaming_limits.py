@@ -29,3 +29,50 @@ async def test_a_streaming_thinking_block_draws_a_bounded_tail_then_everything(t
         app.post_message(m.AssistantEnded("stop"))
         await pilot.pause()
         assert _body_text(block) == "".join(lines) == block.text
+
+
+async def test_tool_progress_after_its_turn_ended_opens_no_panel(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(m.TurnStarted())
+        app.post_message(m.ToolStarted("c1", "bash", {"command": "ls"}))
+        app.post_message(m.TurnEnded(["bash"], 1, 1))
+        app.post_message(m.ToolProgress("c1", "late output"))
+        await pilot.pause()
+        assert len(app.transcript.turns) == 1 and app.transcript.current is None
+
+
+def test_clip_caps_characters_as_well_as_lines() -> None:
+    from pi_cli.tui.widgets.tool_block import MAX_CHARS, clip
+
+    huge = "x" * (MAX_CHARS * 100)
+    head, tail = clip(huge, 20), clip(huge, 12, tail=True)
+    assert len(head) < MAX_CHARS + 100 and head.endswith(f"{MAX_CHARS * 99} more characters")
+    assert len(tail) < MAX_CHARS + 100 and tail.startswith(f"… {MAX_CHARS * 99} earlier characters")
+    assert clip("a\nb\nc", 2) == "a\nb\n… 1 more lines"
+    assert clip("a\nb\nc", 2, tail=True) == "… 1 earlier lines\nb\nc"
+    assert clip("short", 5) == "short"
+
+
+def test_long_or_multi_line_bash_commands_get_a_one_line_title() -> None:
+    from pi_cli.tui.widgets.tool_block import MAX_TITLE_CHARS, describe_args
+
+    assert describe_args("bash", {"command": "echo hi\nrm -rf build"}) == "$ echo hi…"
+    assert len(describe_args("bash", {"command": "y" * 5000})) == MAX_TITLE_CHARS
+    assert describe_args("read", {"path": "a.py"}) == "a.py"
+
+
+async def test_a_huge_tool_result_is_clipped_on_screen(tmp_path: Path) -> None:
+    from pi_cli.tui.widgets.tool_block import MAX_CHARS, ToolBlock
+
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_message(m.TurnStarted())
+        app.post_message(m.ToolStarted("c1", "read", {"path": "min.js"}))
+        app.post_message(m.ToolProgress("c1", "p" * 1_000_000))
+        await pilot.pause()
+        output = app.query_one(ToolBlock).query_one(".tool-output")
+        assert len(str(output.render())) < MAX_CHARS + 100
+        app.post_message(m.ToolFinished("c1", "read", "r" * 1_000_000))
+        await pilot.pause()
+        assert len(str(output.render())) < MAX_CHARS + 100

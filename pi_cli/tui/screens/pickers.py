@@ -34,7 +34,7 @@ def _first_prompt(path: Path) -> str:
                     text = content if isinstance(content, str) else " ".join(
                         b.get("text", "") for b in content or [] if isinstance(b, dict))
                     return " ".join(text.split())[:80]
-    except (OSError, ValueError):
+    except Exception:  # noqa: BLE001 - one odd file must not empty the whole /resume list
         pass
     return ""
 

@@ -12,6 +12,16 @@ from textual.widgets import Static
 
 MAX_LIVE_LINES = 12  # while running, show the tail: bash output scrolls like a terminal
 MAX_RESULT_LINES = 20
+MAX_CHARS = 8000  # a single huge line (minified JSON, a binary file) is clipped too
+MAX_TITLE_CHARS = 200
+
+
+def _one_line(text: str, limit: int = MAX_TITLE_CHARS) -> str:
+    """The first line of ``text``, at most ``limit`` characters, ``…`` when shortened."""
+    first, _, rest = text.partition("\n")
+    if len(first) > limit or rest.strip():
+        return first[: limit - 1] + "…"
+    return first
 
 
 def describe_args(name: str, args: Any) -> str:
@@ -19,23 +29,30 @@ def describe_args(name: str, args: Any) -> str:
     if not isinstance(args, dict):
         return "" if args is None else str(args)
     if name == "bash" and "command" in args:
-        return f"$ {args['command']}"
+        return _one_line(f"$ {args['command']}")
     if "path" in args and len(args) <= 2:
         extra = {k: v for k, v in args.items() if k != "path"}
-        return str(args["path"]) + (f" {json.dumps(extra)}" if extra else "")
-    text = json.dumps(args, ensure_ascii=False)
-    return text if len(text) <= 200 else text[:199] + "…"
+        return _one_line(str(args["path"]) + (f" {json.dumps(extra, ensure_ascii=False)}" if extra else ""))
+    return _one_line(json.dumps(args, ensure_ascii=False))
 
 
 def clip(text: str, limit: int, tail: bool = False) -> str:
-    """At most ``limit`` lines of ``text``, with a note saying how many were left out."""
-    lines = text.rstrip("\n").splitlines()
-    if len(lines) <= limit:
+    """At most ``limit`` lines and :data:`MAX_CHARS` characters of ``text`` (the last ones if
+    ``tail``), with a note saying what was left out."""
+    text = text.rstrip("\n")
+    cut = len(text) - MAX_CHARS
+    if cut > 0:
+        text = text[cut:] if tail else text[:MAX_CHARS]
+    lines = text.splitlines()
+    hidden = max(0, len(lines) - limit)
+    if hidden:
+        lines = lines[-limit:] if tail else lines[:limit]
+    if not hidden and cut <= 0:
         return "\n".join(lines)
-    hidden = len(lines) - limit
-    if tail:
-        return f"… {hidden} earlier lines\n" + "\n".join(lines[-limit:])
-    return "\n".join(lines[:limit]) + f"\n… {hidden} more lines"
+    note = f"{hidden} {'earlier' if tail else 'more'} lines" if hidden else ""
+    if cut > 0:
+        note = ", ".join(filter(None, [note, f"{cut} {'earlier' if tail else 'more'} characters"]))
+    return f"… {note}\n" + "\n".join(lines) if tail else "\n".join(lines) + f"\n… {note}"
 
 
 def diff_content(diff: str, limit: int = 60) -> Content:

@@ -48,10 +48,6 @@ class Transcript(VerticalScroll):
     def on_mount(self) -> None:
         self.anchor()
 
-    async def add(self, widget: Widget, before: Widget | None = None) -> None:
-        """Mount a widget at the end (or before ``before``)."""
-        await self.mount(widget, before=before)
-
     async def start_turn(self) -> TurnPanel:
         """Open a new turn panel."""
         from pi_cli.tui.widgets.turn_panel import TurnPanel
@@ -93,8 +89,9 @@ class Transcript(VerticalScroll):
         await (await self._panel()).tool_started(call_id, name, args)
 
     async def tool_progress(self, call_id: str, text: str) -> None:
-        """A tool streamed output."""
-        (await self._panel()).tool_progress(call_id, text)
+        """A tool streamed output (dropped after its turn ended: no panel is opened for it)."""
+        if self.current is not None:
+            self.current.tool_progress(call_id, text)
 
     async def tool_finished(self, call_id: str, name: str, text: str, is_error: bool, details: Any) -> None:
         """A tool call finished."""
