@@ -290,6 +290,11 @@ class PiApp(App[int]):
         # Anything still in the agent's queues arrived too late for the run that just ended
         # (it stopped, failed or compacted meanwhile): keep it in order instead of leaving it
         # to be delivered after the user's next prompt.
+        if self.shell.agent.state.error:
+            # The run failed: sending what is queued would likely fail the same way (a bad key,
+            # an outage). Give everything back to the editor instead.
+            self._restore_queues()
+            return
         steering, follow_ups = self.shell.agent.clear_queues()
         self._pending_inputs[:0] = [q.text for q in [*steering, *follow_ups]]
         if self._pending_inputs:

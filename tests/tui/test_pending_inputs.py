@@ -124,3 +124,24 @@ async def test_escape_and_alt_up_restore_input_kept_while_busy(tmp_path: Path, k
         await wait_until(pilot, lambda: app.is_settled)
         await pilot.pause(0.1)
         assert stream.calls == 0
+
+
+async def test_a_failed_run_gives_queued_text_back_to_the_editor(tmp_path: Path) -> None:
+    from tests.agent_core.scripted_stream import tool_call
+    from tests.tui.helpers import GateTool
+
+    gate = GateTool()
+    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "build"})),
+                            reply(error="HTTP 401: invalid api key"))
+    app = make_app(make_shell(tmp_path, stream, tools=[gate]))
+    async with app.run_test(size=SIZE) as pilot:
+        await _enter(pilot, "go")
+        await gate.started.wait()
+        await type_text(pilot, "then deploy")
+        await pilot.press("tab")  # follow-up while live
+        await pilot.pause()
+        assert app.queue_view.follow_ups == ["then deploy"]
+        gate.release.set()
+        await wait_until(pilot, lambda: app.is_settled and app.editor.text == "then deploy")
+        assert stream.calls == 2  # the follow-up was not sent into the same failure
+        assert app.queue_view.follow_ups == []
