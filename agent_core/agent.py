@@ -125,7 +125,9 @@ class Agent:
 
     def _emit(self, event: Any) -> None:
         state = self.state
-        if isinstance(event, MessageStart | MessageUpdate) and isinstance(event.message, AssistantMessage):
+        if isinstance(event, MessageStart | MessageUpdate) and isinstance(
+            event.message, AssistantMessage
+        ):
             state.stream_message = event.message
         elif isinstance(event, MessageEnd):
             state.stream_message = None
@@ -184,7 +186,9 @@ class Agent:
 
     # ------------------------------------------------------------------ runs
 
-    async def prompt(self, item: str | Message | list[Message], images: list[ImageContent] | None = None) -> None:
+    async def prompt(
+        self, item: str | Message | list[Message], images: list[ImageContent] | None = None
+    ) -> None:
         """Run the loop on a new prompt; returns when the run has ended."""
         if self.state.is_streaming:
             raise AgentBusyError(
@@ -198,12 +202,16 @@ class Agent:
         else:
             prompts = [item]
         context = self._context()
-        await self._run(lambda signal: run_agent_loop(prompts, context, self._config(), self._emit, signal))
+        await self._run(
+            lambda signal: run_agent_loop(prompts, context, self._config(), self._emit, signal)
+        )
 
     async def continue_(self) -> None:
         """Continue from the current messages (e.g. after an error or to deliver queued ones)."""
         if self.state.is_streaming:
-            raise AgentBusyError("Agent is already processing. Wait for it to finish before continuing.")
+            raise AgentBusyError(
+                "Agent is already processing. Wait for it to finish before continuing."
+            )
         messages = self.state.messages
         if not messages:
             raise ValueError("No messages to continue from")
@@ -215,12 +223,19 @@ class Agent:
             context = self._context()
             await self._run(
                 lambda signal: run_agent_loop(
-                    queued, context, self._config(), self._emit, signal, skip_initial_steering=bool(steering)
+                    queued,
+                    context,
+                    self._config(),
+                    self._emit,
+                    signal,
+                    skip_initial_steering=bool(steering),
                 )
             )
             return
         context = self._context()
-        await self._run(lambda signal: run_agent_loop_continue(context, self._config(), self._emit, signal))
+        await self._run(
+            lambda signal: run_agent_loop_continue(context, self._config(), self._emit, signal)
+        )
 
     def abort(self) -> None:
         """Abort the live run: cancels the model stream and running tools."""
@@ -242,7 +257,9 @@ class Agent:
         self.state.error = None
 
     def _context(self) -> AgentContext:
-        return AgentContext(system_prompt=self.system_prompt, messages=self.state.messages, tools=self.tools)
+        return AgentContext(
+            system_prompt=self.system_prompt, messages=self.state.messages, tools=self.tools
+        )
 
     def _config(self) -> AgentLoopConfig:
         return AgentLoopConfig(

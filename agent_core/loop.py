@@ -63,7 +63,9 @@ class AgentLoopConfig:
     get_follow_up_messages: Callable[[], list[Message]] | None = None
     before_tool_call: BeforeToolCall | None = None
     after_tool_call: AfterToolCall | None = None
-    transform_context: Callable[[list[Message], AbortSignal], Awaitable[list[Message]]] | None = None
+    transform_context: Callable[[list[Message], AbortSignal], Awaitable[list[Message]]] | None = (
+        None
+    )
     on_retry: Callable[[RetryNotice], None] | None = None
     on_retry_end: Callable[[bool, int, str | None], None] | None = None
     stream_extra: dict[str, Any] = field(default_factory=dict)
@@ -95,7 +97,9 @@ async def run_agent_loop(
         context.messages.append(prompt)
         emit(MessageStart(message=prompt))
         emit(MessageEnd(message=prompt))
-    await run_loop(context, new_messages, config, emit, signal, skip_initial_steering=skip_initial_steering)
+    await run_loop(
+        context, new_messages, config, emit, signal, skip_initial_steering=skip_initial_steering
+    )
     return new_messages
 
 
@@ -231,9 +235,13 @@ async def stream_assistant_response(
         except Aborted:
             final = builder.finish("aborted", error_message="Request was aborted")
         except Exception as exc:  # the StreamFn broke its contract; never crash the loop
-            final = builder.finish("error", error_message=f"Model stream failed: {type(exc).__name__}: {exc}")
+            final = builder.finish(
+                "error", error_message=f"Model stream failed: {type(exc).__name__}: {exc}"
+            )
         if final is None:
-            final = builder.finish("error", error_message="Model stream ended without a final message")
+            final = builder.finish(
+                "error", error_message="Model stream ended without a final message"
+            )
     if not final.model:
         final.model = config.model
     context.messages.append(final)

@@ -138,7 +138,9 @@ class AssistantMessageBuilder:
             self._ensure(event.content_index, ToolCall(id=event.id, name=event.name))
             self._raw_args[event.content_index] = ""
         elif isinstance(event, ToolCallDelta):
-            self._raw_args[event.content_index] = self._raw_args.get(event.content_index, "") + event.delta
+            self._raw_args[event.content_index] = (
+                self._raw_args.get(event.content_index, "") + event.delta
+            )
         elif isinstance(event, ToolCallEnd):
             content[self._index(event.content_index)] = event.tool_call
 

@@ -61,7 +61,11 @@ def format_validation_error(tool_name: str, error: ValidationError) -> str:
 def validate_arguments(tool: Tool, call: ToolCall) -> tuple[Any, str | None]:
     """Validate a call's arguments. Returns (parsed args, None) or (None, error message)."""
     if call.raw_arguments is not None:
-        snippet = call.raw_arguments if len(call.raw_arguments) <= 200 else call.raw_arguments[:200] + "..."
+        snippet = (
+            call.raw_arguments
+            if len(call.raw_arguments) <= 200
+            else call.raw_arguments[:200] + "..."
+        )
         return None, (
             f"Invalid JSON in arguments for tool {call.name}: {snippet!r}. "
             "Send the arguments as one JSON object."
@@ -120,7 +124,9 @@ class AfterToolCallResult:
         """The result and error flag with the set fields replaced."""
         updated = result.model_copy()
         if self.content is not _UNSET:
-            updated = ToolResult(content=self.content, details=updated.details, terminate=updated.terminate)
+            updated = ToolResult(
+                content=self.content, details=updated.details, terminate=updated.terminate
+            )
         if self.details is not _UNSET:
             updated.details = self.details
         if self.is_error is not _UNSET:

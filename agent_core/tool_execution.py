@@ -94,7 +94,9 @@ class _BatchRunner:
             if self._skip_reason() is not None:
                 self._finish(call, ToolResult.of_text(self._skip_reason() or ""), True)
                 continue
-            self.emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+            self.emit(
+                ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
+            )
             prepared = await self._prepare(call)
             result, is_error = await self._run_prepared(prepared)
             self._finish(call, result, is_error, started=True)
@@ -107,7 +109,9 @@ class _BatchRunner:
             if reason is not None:
                 prepared_calls.append(reason)
                 continue
-            self.emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+            self.emit(
+                ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
+            )
             prepared_calls.append(await self._prepare(call))
             self._poll_steering()
         tasks = [
@@ -157,7 +161,9 @@ class _BatchRunner:
             except Aborted:
                 return _Prepared(call, error=ABORTED)
             except Exception as exc:  # fail safe: a broken hook blocks the call
-                return _Prepared(call, error=f"Tool call blocked: hook failed: {type(exc).__name__}: {exc}")
+                return _Prepared(
+                    call, error=f"Tool call blocked: hook failed: {type(exc).__name__}: {exc}"
+                )
             if decision is not None and decision.block:
                 return _Prepared(call, error=decision.reason or "Tool execution was blocked")
             if decision is not None and decision.arguments is not None:
@@ -175,7 +181,12 @@ class _BatchRunner:
         if hook is None:
             return result, is_error
         ctx = AfterToolCallContext(
-            self.assistant_message, prepared.call, prepared.args, result, is_error, self.context.messages
+            self.assistant_message,
+            prepared.call,
+            prepared.args,
+            result,
+            is_error,
+            self.context.messages,
         )
         try:
             override = await run_abortable(hook(ctx, self.signal), self.signal)
@@ -191,13 +202,18 @@ class _BatchRunner:
         def on_update(partial: ToolResult) -> None:
             self.emit(
                 ToolExecutionUpdate(
-                    tool_call_id=call.id, tool_name=call.name, args=call.arguments, partial_result=partial
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    args=call.arguments,
+                    partial_result=partial,
                 )
             )
 
         # Its own task, so an abort cancels the tool at once (bash kills its process group).
         try:
-            result = await run_abortable(tool.execute(call.id, args, self.signal, on_update), self.signal)
+            result = await run_abortable(
+                tool.execute(call.id, args, self.signal, on_update), self.signal
+            )
         except Aborted:
             return ToolResult.of_text(ABORTED), True
         except ToolError as exc:
@@ -208,10 +224,18 @@ class _BatchRunner:
             result = ToolResult.of_text(str(result))
         return result, self.signal.aborted
 
-    def _finish(self, call: ToolCall, result: ToolResult, is_error: bool, started: bool = False) -> None:
+    def _finish(
+        self, call: ToolCall, result: ToolResult, is_error: bool, started: bool = False
+    ) -> None:
         if not started:
-            self.emit(ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
-        self.emit(ToolExecutionEnd(tool_call_id=call.id, tool_name=call.name, result=result, is_error=is_error))
+            self.emit(
+                ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
+            )
+        self.emit(
+            ToolExecutionEnd(
+                tool_call_id=call.id, tool_name=call.name, result=result, is_error=is_error
+            )
+        )
         message = ToolResultMessage(
             tool_call_id=call.id,
             tool_name=call.name,

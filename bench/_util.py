@@ -12,11 +12,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def run_measured(argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
-                 stdin: int | None = subprocess.DEVNULL) -> tuple[float, float, int, bytes]:
+def run_measured(
+    argv: list[str],
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: int | None = subprocess.DEVNULL,
+) -> tuple[float, float, int, bytes]:
     """Run ``argv``; return (wall seconds, peak RSS MiB, exit code, stdout)."""
     start = time.perf_counter()
-    process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=stdin)
+    process = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=stdin
+    )
     assert process.stdout is not None
     output = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)

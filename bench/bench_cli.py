@@ -29,23 +29,35 @@ def main() -> None:
         env = bench_env(root / "home")
 
         version = [run_measured(pi_argv("--version"), cwd=project, env=env) for _ in range(RUNS)]
-        print(f"pi --version        wall {median([v[0] for v in version]):.3f} s   "
-              f"peak RSS {median([v[1] for v in version]):.0f} MiB   (budget 0.15 s)")
+        print(
+            f"pi --version        wall {median([v[0] for v in version]):.3f} s   "
+            f"peak RSS {median([v[1] for v in version]):.0f} MiB   (budget 0.15 s)"
+        )
 
         for label, transport in (("native", "native"), ("litellm", "litellm")):
             runs = []
             for _ in range(RUNS if transport == "native" else 2):
                 with FakeProviderServer(seed_script()) as server:
                     env_run = dict(env, PI_TRANSPORT=transport)
-                    args = pi_argv("--model", "openai/fake-model", "--api-base", server.openai_base_url,
-                                   "--api-key", "x", "--no-session", "explain this project")
+                    args = pi_argv(
+                        "--model",
+                        "openai/fake-model",
+                        "--api-base",
+                        server.openai_base_url,
+                        "--api-key",
+                        "x",
+                        "--no-session",
+                        "explain this project",
+                    )
                     wall, rss, code, out = run_measured(args, cwd=project, env=env_run)
                     ok = code == 0 and out.decode().strip() == SEED_FINAL_TEXT
                     runs.append((wall, rss, ok))
             status = "ok" if all(r[2] for r in runs) else "FAILED"
-            print(f"seed one-shot {label:<7} wall {median([r[0] for r in runs]):.3f} s   "
-                  f"peak RSS {median([r[1] for r in runs]):.0f} MiB   [{status}]"
-                  + ("   (budget 0.7 s, 100 MiB)" if transport == "native" else ""))
+            print(
+                f"seed one-shot {label:<7} wall {median([r[0] for r in runs]):.3f} s   "
+                f"peak RSS {median([r[1] for r in runs]):.0f} MiB   [{status}]"
+                + ("   (budget 0.7 s, 100 MiB)" if transport == "native" else "")
+            )
 
 
 if __name__ == "__main__":

@@ -63,8 +63,13 @@ def run_once(protocol: str, transport: str) -> dict[str, float]:
         env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}
         env.pop("PI_TRANSPORT", None)
         start = time.time()
-        out = subprocess.run([sys.executable, "-c", CHILD, spec, base, transport], capture_output=True,
-                             text=True, env=env, cwd=ROOT)
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, spec, base, transport],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
         end = time.time()
         if out.returncode != 0:
             raise SystemExit(f"{transport}/{protocol} failed:\n{out.stderr[-2000:]}")
@@ -79,8 +84,16 @@ def main() -> int:
     for transport in ("native", "litellm"):
         for protocol in ("openai", "anthropic"):
             samples = [run_once(protocol, transport) for _ in range(runs)]
-            rows.append((transport, protocol, *(statistics.median(s[k] for s in samples)
-                                                for k in ("first_request_s", "total_s", "rss_mib"))))
+            rows.append(
+                (
+                    transport,
+                    protocol,
+                    *(
+                        statistics.median(s[k] for s in samples)
+                        for k in ("first_request_s", "total_s", "rss_mib")
+                    ),
+                )
+            )
     print(f"seed scenario (4 turns) vs fake server, median of {runs} fresh processes")
     print(f"{'path':<9}{'protocol':<11}{'first request':>15}{'total wall':>12}{'peak RSS':>11}")
     for transport, protocol, first, total, rss in rows:

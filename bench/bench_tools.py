@@ -73,20 +73,27 @@ async def main() -> None:
         f_ms = await _amedian_ms(lambda f=f_limit: find.execute("b", find_args(f), cancel))
         rg_g = _median_ms(lambda: _rg(["-n", "--null", *common, "def __init__"], site))
         rg_f = _median_ms(lambda: _rg(["--files", *common, "--glob=*.py"], site))
-        rows.append((f"grep 'def __init__' ({label}: {g_limit if limit is None else 'all'})", g_ms, rg_g))
+        rows.append(
+            (f"grep 'def __init__' ({label}: {g_limit if limit is None else 'all'})", g_ms, rg_g)
+        )
         rows.append((f"find '*.py' ({label}: {f_limit if limit is None else 'all'})", f_ms, rg_f))
     bash_ms = await _amedian_ms(
-        lambda: bash.execute("b", bash.parameters.model_validate({"command": "true"}), cancel), runs=20
+        lambda: bash.execute("b", bash.parameters.model_validate({"command": "true"}), cancel),
+        runs=20,
     )
     raw_ms = _median_ms(lambda: subprocess.run(["bash", "-c", "true"], check=True), runs=20)
     rows.append(("bash 'true' round trip", bash_ms, raw_ms))
 
-    print(f"tree: {site} ({files} *.py files, {matches} 'def __init__' lines); median of {RUNS} runs")
+    print(
+        f"tree: {site} ({files} *.py files, {matches} 'def __init__' lines); median of {RUNS} runs"
+    )
     print(f"{'case':<44} {'tool ms':>9} {'plain ms':>9} {'ratio':>6}")
     for name, ours, plain in rows:
         ratio = f"{ours / plain:.2f}" if plain else "-"
         print(f"{name:<44} {ours:>9.1f} {plain or 0:>9.1f} {ratio:>6}")
-    print("plain = rg with the same flags via subprocess.run (bash row: subprocess.run bash -c true)")
+    print(
+        "plain = rg with the same flags via subprocess.run (bash row: subprocess.run bash -c true)"
+    )
 
 
 if __name__ == "__main__":

@@ -56,11 +56,22 @@ def first_frame_headless(runs: int = 5) -> tuple[list[float], list[float]]:
     """Seconds from process spawn to the first refresh, and to the shell being ready (headless)."""
     times, ready = [], []
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
-        env = {**os.environ, "PI_HOME": home, "PI_NO_LOCAL_PROBE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        env = {
+            **os.environ,
+            "PI_HOME": home,
+            "PI_NO_LOCAL_PROBE": "1",
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        }
         for _ in range(runs):
             start = time.time()
-            out = subprocess.run([sys.executable, "-c", FIRST_FRAME_CHILD, cwd], capture_output=True, text=True,
-                                 env=env, cwd=ROOT, check=True).stdout
+            out = subprocess.run(
+                [sys.executable, "-c", FIRST_FRAME_CHILD, cwd],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=ROOT,
+                check=True,
+            ).stdout
             line = next(li for li in out.splitlines() if li.startswith("FRAME"))
             times.append(float(line.split()[1]) - start)
             ready_line = next(li for li in out.splitlines() if li.startswith("READY"))
@@ -80,14 +91,22 @@ def first_frame_tmux(runs: int = 3) -> list[float]:
         for index in range(runs):
             session = f"pi-bench-{os.getpid()}-{index}"
             # Bare `pi`, as a user starts it: the model comes from settings and the key from the env.
-            Path(home, "settings.json").write_text('{"model": "openai/fake", "apiBase": "http://127.0.0.1:9/v1"}')
+            Path(home, "settings.json").write_text(
+                '{"model": "openai/fake", "apiBase": "http://127.0.0.1:9/v1"}'
+            )
             command = f"cd {cwd} && env PI_HOME={home} PI_NO_LOCAL_PROBE=1 OPENAI_API_KEY=x {pi}"
             start = time.monotonic()
-            subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command], check=True)
+            subprocess.run(
+                ["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command],
+                check=True,
+            )
             try:
                 while time.monotonic() - start < 10:
-                    screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
-                                            text=True).stdout
+                    screen = subprocess.run(
+                        ["tmux", "capture-pane", "-p", "-t", session],
+                        capture_output=True,
+                        text=True,
+                    ).stdout
                     if "interactive coding agent" in screen:
                         times.append(time.monotonic() - start)
                         break
@@ -102,11 +121,22 @@ class BigAnswer:
 
     def __init__(self) -> None:
         rng = random.Random(7)
-        vocab = ["agent", "turn", "tool", "stream", "markdown", "queue", "steer", "`code`", "**bold**", "model"]
+        vocab = [
+            "agent",
+            "turn",
+            "tool",
+            "stream",
+            "markdown",
+            "queue",
+            "steer",
+            "`code`",
+            "**bold**",
+            "model",
+        ]
         words = [rng.choice(vocab) for _ in range(WORDS)]
         self.chunks: list[str] = []
         for i in range(0, WORDS, WORDS_PER_CHUNK):
-            piece = " ".join(words[i:i + WORDS_PER_CHUNK]) + " "
+            piece = " ".join(words[i : i + WORDS_PER_CHUNK]) + " "
             if i and i % 120 == 0:
                 piece = "\n\n" + ("## Section\n\n" if i % 1200 == 0 else "") + piece
             self.chunks.append(piece)
@@ -143,12 +173,15 @@ async def streamed_answer() -> tuple[float, float, list[float]]:
 
     stream = BigAnswer()
     with tempfile.TemporaryDirectory() as cwd:
-        shell = CodingAgent(ShellOptions(cwd=Path(cwd), stream_fn=stream, persist_session=False, no_tools=True))
+        shell = CodingAgent(
+            ShellOptions(cwd=Path(cwd), stream_fn=stream, persist_session=False, no_tools=True)
+        )
         app = PiApp(shell, TuiOptions(persist_theme=False, cursor_blink=False))
         latencies: list[float] = []
         async with app.run_test(size=(120, 40)) as pilot:
             for key in "go":
                 await pilot.press(key)
+
             async def type_while_streaming() -> None:
                 from textual import events
 
@@ -182,18 +215,26 @@ async def streamed_answer() -> tuple[float, float, list[float]]:
 def main() -> None:
     print("first frame (headless, spawn -> first refresh):")
     frames, ready = first_frame_headless()
-    print(f"  median {statistics.median(frames):.3f} s  min {min(frames):.3f} s  (target <= 0.35 s)")
+    print(
+        f"  median {statistics.median(frames):.3f} s  min {min(frames):.3f} s  (target <= 0.35 s)"
+    )
     print(f"  shell ready (model, tools, session loaded): median {statistics.median(ready):.3f} s")
     tmux = first_frame_tmux()
     if tmux:
-        print(f"first frame (tmux, spawn -> header on screen): median {statistics.median(tmux):.3f} s "
-              f"min {min(tmux):.3f} s")
+        print(
+            f"first frame (tmux, spawn -> header on screen): median {statistics.median(tmux):.3f} s "
+            f"min {min(tmux):.3f} s"
+        )
     duration, tail, latencies = asyncio.run(streamed_answer())
-    print(f"20,000-word answer: streamed in {duration:.2f} s; fully on screen {tail:.3f} s after the last chunk "
-          "(target <= 1.5 s)")
+    print(
+        f"20,000-word answer: streamed in {duration:.2f} s; fully on screen {tail:.3f} s after the last chunk "
+        "(target <= 1.5 s)"
+    )
     if latencies:
-        print(f"key latency while streaming: n={len(latencies)} median {statistics.median(latencies) * 1000:.1f} ms "
-              f"max {max(latencies) * 1000:.1f} ms")
+        print(
+            f"key latency while streaming: n={len(latencies)} median {statistics.median(latencies) * 1000:.1f} ms "
+            f"max {max(latencies) * 1000:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ def main(argv: list[str] | None = None) -> int:
     # One try around the imports and the run: Ctrl+C while start-up still imports must exit
     # quietly (130), and a bug anywhere is one line unless PI_DEBUG asks for the traceback.
     try:
-        if not args:  # bare `pi`: the interactive UI, without paying for typer before the first frame
+        if (
+            not args
+        ):  # bare `pi`: the interactive UI, without paying for typer before the first frame
             from pi_cli.launch import LaunchArgs, launch
 
             return launch(LaunchArgs())
@@ -34,7 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line for the user, the traceback only on request
         if os.environ.get("PI_DEBUG"):
             raise
-        print(f"pi: internal error: {type(exc).__name__}: {exc} (set PI_DEBUG=1 for details)", file=sys.stderr)
+        print(
+            f"pi: internal error: {type(exc).__name__}: {exc} (set PI_DEBUG=1 for details)",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     return EXIT_OK
 

@@ -98,7 +98,9 @@ def launch(args: LaunchArgs) -> int:
 
 def _interactive(args: LaunchArgs) -> int:
     if not sys.stdin.isatty() or not sys.stdout.isatty():
-        error("no prompt given. Run `pi \"your prompt\"`, pipe a prompt with `-p`, or start pi in a terminal.")
+        error(
+            'no prompt given. Run `pi "your prompt"`, pipe a prompt with `-p`, or start pi in a terminal.'
+        )
         return EXIT_USAGE
     plain = args.plain or os.environ.get("TERM") == "dumb" or _settings_ui(args) == "plain"
     try:
@@ -107,7 +109,7 @@ def _interactive(args: LaunchArgs) -> int:
         else:
             from pi_cli.tui.run import run_tui as run_plain  # noqa: F811 - same signature
     except ImportError:
-        error("the interactive UI is not available yet in this build; run `pi \"your prompt\"`.")
+        error('the interactive UI is not available yet in this build; run `pi "your prompt"`.')
         return EXIT_USAGE
     return run_plain(args)
 

@@ -10,9 +10,7 @@ FORBIDDEN_FOR_CORE = {"pi_cli", "tools", "textual", "typer", "rich", "litellm"}
 
 def _loaded_top_modules(code: str) -> set[str]:
     probe = (
-        "import sys\n"
-        f"{code}\n"
-        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))\n"
+        f"import sys\n{code}\nprint(' '.join(sorted({{m.split('.')[0] for m in sys.modules}})))\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     return set(out.stdout.split())

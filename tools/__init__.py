@@ -49,8 +49,22 @@ def create_tools(names: list[str], cwd: str | Path) -> list[Tool]:
 
 
 __all__ = [
-    "DEFAULT_TOOL_NAMES", "TOOL_FACTORIES", "BashTool", "EditTool", "FindTool", "GrepTool",
-    "LsTool", "ReadTool", "ToolFactory", "WriteTool", "create_bash_tool", "create_edit_tool",
-    "create_find_tool", "create_grep_tool", "create_ls_tool", "create_read_tool",
-    "create_tools", "create_write_tool",
+    "DEFAULT_TOOL_NAMES",
+    "TOOL_FACTORIES",
+    "BashTool",
+    "EditTool",
+    "FindTool",
+    "GrepTool",
+    "LsTool",
+    "ReadTool",
+    "ToolFactory",
+    "WriteTool",
+    "create_bash_tool",
+    "create_edit_tool",
+    "create_find_tool",
+    "create_grep_tool",
+    "create_ls_tool",
+    "create_read_tool",
+    "create_tools",
+    "create_write_tool",
 ]

@@ -19,7 +19,9 @@ class OutputBuffer:
     where the full output lives.
     """
 
-    def __init__(self, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(
+        self, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
         self.max_lines = max_lines
         self.max_bytes = max_bytes
         self.total_bytes = 0

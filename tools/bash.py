@@ -27,7 +27,9 @@ EXIT_DRAIN = 0.3
 """After the shell exits, how long a backgrounded child may keep the output pipe open."""
 _READ_SIZE = 256 * 1024
 # ANSI escape sequences and control characters other than tab/newline: noise for the model.
-_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b.|[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b.|[\x00-\x08\x0b-\x1f\x7f]"
+)
 
 Outcome = Literal["exit", "timeout", "aborted"]
 
@@ -225,7 +227,11 @@ async def kill_process_tree(proc: asyncio.subprocess.Process) -> None:
 def _partial(cut: Truncation) -> ToolResult:
     return ToolResult.of_text(
         clean_output(cut.content),
-        details={"truncated": cut.truncated, "total_lines": cut.total_lines, "total_bytes": cut.total_bytes},
+        details={
+            "truncated": cut.truncated,
+            "total_lines": cut.total_lines,
+            "total_bytes": cut.total_bytes,
+        },
     )
 
 
@@ -247,9 +253,13 @@ def _finish(buf: OutputBuffer, code: int | None, outcome: Outcome, timeout: floa
         text += "\n\n" + note
     if outcome == "aborted":
         details["aborted"] = True
-        return ToolResult.of_text(text + "\n\nCommand aborted; the process tree was killed.", details)
+        return ToolResult.of_text(
+            text + "\n\nCommand aborted; the process tree was killed.", details
+        )
     if outcome == "timeout":
-        raise ToolError(f"{text}\n\nCommand timed out after {timeout:g} seconds; the process tree was killed.")
+        raise ToolError(
+            f"{text}\n\nCommand timed out after {timeout:g} seconds; the process tree was killed."
+        )
     if code:
         raise ToolError(f"{text}\n\nCommand exited with code {code}")
     return ToolResult.of_text(text, details)

@@ -28,7 +28,9 @@ class EditItem(BaseModel):
 class EditArgs(BaseModel):
     """Arguments of the edit tool."""
 
-    path: str = Field(description="Path to the file to edit (relative to the working directory or absolute)")
+    path: str = Field(
+        description="Path to the file to edit (relative to the working directory or absolute)"
+    )
     edits: list[EditItem] = Field(
         min_length=1,
         description=(
@@ -75,11 +77,15 @@ class EditTool:
             raise ToolError(f"{shown} is a directory, not a file.")
         if not path.is_file():
             # Reading a FIFO or a tty blocks forever in the worker thread (and then at exit).
-            raise ToolError(f"{shown} is not a regular file (device, FIFO or socket); use bash to inspect it.")
+            raise ToolError(
+                f"{shown} is not a regular file (device, FIFO or socket); use bash to inspect it."
+            )
         try:
             original = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError:
-            raise ToolError(f"{shown} is not valid UTF-8 text; edit only changes text files.") from None
+            raise ToolError(
+                f"{shown} is not valid UTF-8 text; edit only changes text files."
+            ) from None
         except OSError as exc:
             raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from None
 
@@ -93,7 +99,9 @@ class EditTool:
 
         new_text, first_start = apply_edits(text, args.edits, multiple=len(args.edits) > 1)
         if new_text == text:
-            raise ToolError(f"No changes made to {shown}: the replacements produce identical content.")
+            raise ToolError(
+                f"No changes made to {shown}: the replacements produce identical content."
+            )
 
         diff = "".join(
             difflib.unified_diff(

@@ -21,8 +21,14 @@ class FindArgs(BaseModel):
     pattern: str = Field(
         description="Glob pattern to match files, e.g. '*.py', '**/*.json' or 'src/**/test_*.py'"
     )
-    path: str | None = Field(default=None, description="Directory to search in (default: working directory)")
-    limit: int = Field(default=DEFAULT_LIMIT, ge=1, description=f"Maximum number of results (default {DEFAULT_LIMIT})")
+    path: str | None = Field(
+        default=None, description="Directory to search in (default: working directory)"
+    )
+    limit: int = Field(
+        default=DEFAULT_LIMIT,
+        ge=1,
+        description=f"Maximum number of results (default {DEFAULT_LIMIT})",
+    )
 
 
 class FindTool:
@@ -52,7 +58,11 @@ class FindTool:
             raise ToolError("Aborted")
         target, shown = search_target(self.cwd, args.path, directory=True)
         rg_args = [
-            "--files", "--hidden", "--no-require-git", "--glob=!.git", "--no-messages",
+            "--files",
+            "--hidden",
+            "--no-require-git",
+            "--glob=!.git",
+            "--no-messages",
             f"--glob={args.pattern}",
         ]
         # rg matches globs relative to the directory it searches, so run it there and prefix.
@@ -67,7 +77,9 @@ class FindTool:
         notes = []
         details: dict[str, object] = {"count": len(paths)}
         if out.stopped_early:
-            notes.append(f"{args.limit} results limit reached. Use limit={args.limit * 2} for more, or refine the pattern")
+            notes.append(
+                f"{args.limit} results limit reached. Use limit={args.limit * 2} for more, or refine the pattern"
+            )
             details["result_limit_reached"] = args.limit
         if cut.truncated:
             notes.append(f"{format_size(DEFAULT_MAX_BYTES)} output limit reached")

@@ -23,12 +23,23 @@ class GrepArgs(BaseModel):
     """Arguments of the grep tool."""
 
     pattern: str = Field(description="Search pattern (regex, or literal text with literal=true)")
-    path: str | None = Field(default=None, description="Directory or file to search (default: working directory)")
-    glob: str | None = Field(default=None, description="Only search files matching this glob, e.g. '*.py' or '**/*.spec.ts'")
+    path: str | None = Field(
+        default=None, description="Directory or file to search (default: working directory)"
+    )
+    glob: str | None = Field(
+        default=None,
+        description="Only search files matching this glob, e.g. '*.py' or '**/*.spec.ts'",
+    )
     ignore_case: bool = Field(default=False, description="Case-insensitive search")
     literal: bool = Field(default=False, description="Treat pattern as literal text, not a regex")
-    context: int = Field(default=0, ge=0, le=50, description="Lines of context before and after each match")
-    limit: int = Field(default=DEFAULT_LIMIT, ge=1, description=f"Maximum number of matches (default {DEFAULT_LIMIT})")
+    context: int = Field(
+        default=0, ge=0, le=50, description="Lines of context before and after each match"
+    )
+    limit: int = Field(
+        default=DEFAULT_LIMIT,
+        ge=1,
+        description=f"Maximum number of matches (default {DEFAULT_LIMIT})",
+    )
 
 
 def _is_match(line: bytes) -> bool:
@@ -67,8 +78,15 @@ class GrepTool:
             raise ToolError("Aborted")
         target, _ = search_target(self.cwd, args.path, directory=False)
         rg_args = [
-            "--null", "--line-number", "--with-filename", "--no-heading", "--color=never",
-            "--hidden", "--no-require-git", "--glob=!.git", "--no-messages",
+            "--null",
+            "--line-number",
+            "--with-filename",
+            "--no-heading",
+            "--color=never",
+            "--hidden",
+            "--no-require-git",
+            "--glob=!.git",
+            "--no-messages",
         ]
         if args.ignore_case:
             rg_args.append("--ignore-case")
@@ -112,7 +130,9 @@ def _format(lines: list[bytes], limit_hit: bool, limit: int) -> ToolResult:
     notes = []
     details: dict[str, Any] = {"matches": matches, "files": len(groups)}
     if limit_hit:
-        notes.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine the pattern")
+        notes.append(
+            f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine the pattern"
+        )
         details["match_limit_reached"] = limit
     if cut.truncated:
         notes.append(f"{format_size(DEFAULT_MAX_BYTES)} output limit reached")

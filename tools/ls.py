@@ -18,8 +18,14 @@ DEFAULT_LIMIT = 500
 class LsArgs(BaseModel):
     """Arguments of the ls tool."""
 
-    path: str | None = Field(default=None, description="Directory to list (default: working directory)")
-    limit: int = Field(default=DEFAULT_LIMIT, ge=1, description=f"Maximum number of entries (default {DEFAULT_LIMIT})")
+    path: str | None = Field(
+        default=None, description="Directory to list (default: working directory)"
+    )
+    limit: int = Field(
+        default=DEFAULT_LIMIT,
+        ge=1,
+        description=f"Maximum number of entries (default {DEFAULT_LIMIT})",
+    )
 
 
 class LsTool:

@@ -21,7 +21,9 @@ _SNIFF_BYTES = 8192
 class ReadArgs(BaseModel):
     """Arguments of the read tool."""
 
-    path: str = Field(description="Path to the file to read (relative to the working directory or absolute)")
+    path: str = Field(
+        description="Path to the file to read (relative to the working directory or absolute)"
+    )
     offset: int | None = Field(
         default=None, ge=1, description="Line number to start reading from (1-based)"
     )
@@ -79,7 +81,9 @@ class ReadTool:
             raise ToolError(f"{shown} is a directory, not a file. Use ls to list it.")
         if not path.is_file():
             # Opening a FIFO or a tty blocks forever in the worker thread (and then at exit).
-            raise ToolError(f"{shown} is not a regular file (device, FIFO or socket); use bash to inspect it.")
+            raise ToolError(
+                f"{shown} is not a regular file (device, FIFO or socket); use bash to inspect it."
+            )
         try:
             handle = path.open("rb")
         except OSError as exc:
@@ -90,7 +94,9 @@ class ReadTool:
             if mime is not None:
                 return self._image(path, shown, mime)
             if b"\x00" in head:
-                raise ToolError(f"{shown} appears to be a binary file; read only supports text and images.")
+                raise ToolError(
+                    f"{shown} appears to be a binary file; read only supports text and images."
+                )
             handle.seek(0)
             return self._text(handle, shown, args)
 
@@ -129,7 +135,9 @@ class ReadTool:
                 ) from None
             line = line.removesuffix("\n").removesuffix("\r")
             if number == 1:
-                line = line.removeprefix("\ufeff")  # edit preserves the BOM; the model needn't see it
+                line = line.removeprefix(
+                    "\ufeff"
+                )  # edit preserves the BOM; the model needn't see it
             window.append(line)
             window_bytes += len(raw)
         if total == 0 and start == 1:
@@ -151,7 +159,9 @@ class ReadTool:
         text = cut.content
         user_limited = args.limit is not None and cut.output_lines == args.limit
         if cut.truncated or (end < total and not user_limited):
-            limit_note = f" ({format_size(DEFAULT_MAX_BYTES)} limit)" if cut.truncated_by == "bytes" else ""
+            limit_note = (
+                f" ({format_size(DEFAULT_MAX_BYTES)} limit)" if cut.truncated_by == "bytes" else ""
+            )
             text += (
                 f"\n\n[Showing lines {start}-{end} of {total}{limit_note}. "
                 f"Use offset={end + 1} to continue.]"

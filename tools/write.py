@@ -15,7 +15,9 @@ from tools._paths import atomic_write, display_path, resolve_path
 class WriteArgs(BaseModel):
     """Arguments of the write tool."""
 
-    path: str = Field(description="Path to the file to write (relative to the working directory or absolute)")
+    path: str = Field(
+        description="Path to the file to write (relative to the working directory or absolute)"
+    )
     content: str = Field(description="The complete content to write to the file")
 
 
@@ -53,7 +55,9 @@ class WriteTool:
             raise ToolError(f"{shown} is a directory; give a file path.")
         if path.exists() and not path.is_file():
             # The atomic rename would silently swap a FIFO/device/socket for a regular file.
-            raise ToolError(f"{shown} is not a regular file (device, FIFO or socket); use bash to write to it.")
+            raise ToolError(
+                f"{shown} is not a regular file (device, FIFO or socket); use bash to write to it."
+            )
         data = args.content.encode("utf-8")
         existed = path.exists()
         try:

@@ -59,10 +59,13 @@ def make_stream_fn(
         is_local_endpoint,
     )
 
-    config = TransportConfig(retry=retry or RetryConfig(), timeout_s=timeout_s,
-                             connect_timeout_s=connect_timeout_s,
-                             plain_http=(model.base_url or "").startswith("http://"),
-                             trust_env=not is_local_endpoint(model.base_url))
+    config = TransportConfig(
+        retry=retry or RetryConfig(),
+        timeout_s=timeout_s,
+        connect_timeout_s=connect_timeout_s,
+        plain_http=(model.base_url or "").startswith("http://"),
+        trust_env=not is_local_endpoint(model.base_url),
+    )
 
     def stream_fn(context: LlmContext, options: StreamOptions) -> AsyncIterator[Any]:
         if model.api == "anthropic-messages":
@@ -86,7 +89,15 @@ def make_stream_fn(
 
 
 __all__ = [
-    "CONTEXT_OVERFLOW_PREFIX", "ModelConfigError", "ResolvedModel", "RetryConfig", "compute_cost",
-    "default_model_spec", "is_context_overflow", "list_models", "make_stream_fn", "pi_home",
+    "CONTEXT_OVERFLOW_PREFIX",
+    "ModelConfigError",
+    "ResolvedModel",
+    "RetryConfig",
+    "compute_cost",
+    "default_model_spec",
+    "is_context_overflow",
+    "list_models",
+    "make_stream_fn",
+    "pi_home",
     "resolve_model",
 ]

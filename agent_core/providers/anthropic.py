@@ -31,8 +31,14 @@ API_VERSION = "2023-06-01"
 REDACTED_TEXT = "[Redacted thinking]"
 THINKING_MIN_BUDGET = 1024  # the API's minimum budget_tokens
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32000}
-_STOP = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "max_tokens": "length",
-         "tool_use": "toolUse", "model_context_window_exceeded": "length"}
+_STOP = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "tool_use": "toolUse",
+    "model_context_window_exceeded": "length",
+}
 
 
 class MessagesAccumulator:
@@ -40,7 +46,9 @@ class MessagesAccumulator:
 
     def __init__(self, model: ResolvedModel) -> None:
         self.model = model
-        self.builder = AssistantMessageBuilder(api="anthropic-messages", provider=model.provider, model=model.name)
+        self.builder = AssistantMessageBuilder(
+            api="anthropic-messages", provider=model.provider, model=model.name
+        )
         self.usage = Usage()
         self._blocks: dict[int, tuple[str, int]] = {}  # wire index -> (kind, content index)
         self._signatures: dict[int, str] = {}
@@ -72,8 +80,12 @@ class MessagesAccumulator:
             self.done = True
         elif kind == "error":
             err = data.get("error") or {}
-            raise stream_error(self.model.provider, str(err.get("type", "error")), str(err.get("message", err)),
-                               self.model.api_key)
+            raise stream_error(
+                self.model.provider,
+                str(err.get("type", "error")),
+                str(err.get("message", err)),
+                self.model.api_key,
+            )
         return out
 
     def _start(self, out: list[Any], wire: int, block: dict[str, Any]) -> None:
@@ -92,8 +104,14 @@ class MessagesAccumulator:
                 self._emit(out, ThinkingDelta(content_index=index, delta=REDACTED_TEXT))
         elif btype == "tool_use":
             self._blocks[wire] = ("tool", index)
-            self._emit(out, ToolCallStart(content_index=index, id=block.get("id", f"toolu_{index}"),
-                                          name=block.get("name", "")))
+            self._emit(
+                out,
+                ToolCallStart(
+                    content_index=index,
+                    id=block.get("id", f"toolu_{index}"),
+                    name=block.get("name", ""),
+                ),
+            )
 
     def _delta(self, out: list[Any], wire: int, delta: dict[str, Any]) -> None:
         if wire not in self._blocks:
@@ -118,8 +136,14 @@ class MessagesAccumulator:
         if kind == "text" and isinstance(block, TextContent):
             self._emit(out, TextEnd(content_index=index, content=block.text))
         elif kind in ("thinking", "redacted_thinking") and isinstance(block, ThinkingContent):
-            self._emit(out, ThinkingEnd(content_index=index, content=block.thinking,
-                                        signature=self._signatures.get(index) or None))
+            self._emit(
+                out,
+                ThinkingEnd(
+                    content_index=index,
+                    content=block.thinking,
+                    signature=self._signatures.get(index) or None,
+                ),
+            )
             if kind == "redacted_thinking":
                 self.builder.message.content[index].redacted = True  # type: ignore[union-attr]
         elif kind == "tool":
@@ -139,7 +163,9 @@ class MessagesAccumulator:
     def finish(self) -> tuple[list[Any], AssistantMessage]:
         """Build the final message (error if the stream was cut short)."""
         if not self.done and self.stop_reason is None:
-            raise ProviderError(f"Connection to {self.model.provider} closed before the response completed")
+            raise ProviderError(
+                f"Connection to {self.model.provider} closed before the response completed"
+            )
         out: list[Any] = []
         for wire in list(self._blocks):
             self._stop(out, wire)
@@ -147,11 +173,16 @@ class MessagesAccumulator:
         reason = _STOP.get(self.stop_reason or "end_turn")
         if reason is None:
             return out, self.builder.finish(
-                "error", usage=usage, error_message=f"{self.model.provider} stopped the response: {self.stop_reason}")
+                "error",
+                usage=usage,
+                error_message=f"{self.model.provider} stopped the response: {self.stop_reason}",
+            )
         return out, self.builder.finish(reason, usage=usage)  # type: ignore[arg-type]
 
 
-def build_request(model: ResolvedModel, context: LlmContext, options: StreamOptions) -> dict[str, Any]:
+def build_request(
+    model: ResolvedModel, context: LlmContext, options: StreamOptions
+) -> dict[str, Any]:
     """The Messages API request body (streaming, cache breakpoints, thinking budget)."""
     system, messages = anthropic_messages(context, cache=options.extra.get("prompt_cache", True))
     max_tokens = options.max_tokens or min(model.max_output_tokens, DEFAULT_MAX_TOKENS_CAP)
@@ -181,13 +212,19 @@ async def stream_anthropic(
     """StreamFn body for the Anthropic Messages wire protocol."""
 
     def items() -> AsyncGenerator[tuple[str, Any], None]:
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream",
-                   "anthropic-version": API_VERSION, **model.headers}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream",
+            "anthropic-version": API_VERSION,
+            **model.headers,
+        }
         if model.api_key:
             headers["x-api-key"] = model.api_key
         body = build_request(model, context, options)
         base = (model.base_url or "").removesuffix("/v1")
         return sse_json_source(model, f"{base}/v1/messages", headers, body, options, config)
 
-    async for item in run_accumulated(model, lambda: MessagesAccumulator(model), items, config.retry, options):
+    async for item in run_accumulated(
+        model, lambda: MessagesAccumulator(model), items, config.retry, options
+    ):
         yield item

@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_COST_MAP_FILES = ("model_prices_and_context_window_backup.json", "model_prices_and_context_window.json")
+_COST_MAP_FILES = (
+    "model_prices_and_context_window_backup.json",
+    "model_prices_and_context_window.json",
+)
 _lock = threading.Lock()
 _cost_map: dict[str, dict[str, Any]] | None = None
 
@@ -113,12 +116,16 @@ def load_models_file(path: Path | None) -> dict[str, CustomProvider]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ModelConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.") from None
+        raise ModelConfigError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}."
+        ) from None
     except OSError as exc:
         raise ModelConfigError(f"{path}: cannot be read ({exc.strerror}).") from None
     providers = data.get("providers") if isinstance(data, dict) else None
     if not isinstance(providers, dict):
-        raise ModelConfigError(f'{path}: expected an object with a "providers" object at the top level.')
+        raise ModelConfigError(
+            f'{path}: expected an object with a "providers" object at the top level.'
+        )
     return {name: _parse_provider(path, name, raw) for name, raw in providers.items()}
 
 
@@ -131,7 +138,9 @@ def _parse_provider(path: Path, name: str, raw: Any) -> CustomProvider:
         raise ModelConfigError(f'{where} needs "baseUrl", an http(s) URL.')
     api = raw.get("api", "openai-completions")
     if api not in API_KINDS:
-        raise ModelConfigError(f'{where}: "api" must be one of {", ".join(API_KINDS)} (got {api!r}).')
+        raise ModelConfigError(
+            f'{where}: "api" must be one of {", ".join(API_KINDS)} (got {api!r}).'
+        )
     for key in ("apiKey", "apiKeyEnv"):
         if key in raw and not isinstance(raw[key], str):
             raise ModelConfigError(f'{where}: "{key}" must be a string.')
@@ -147,10 +156,14 @@ def _parse_provider(path: Path, name: str, raw: Any) -> CustomProvider:
             raise ModelConfigError(f'{where}: every entry of "models" needs a string "id".')
         cost = item.get("cost", {})
         if not isinstance(cost, dict) or not all(isinstance(v, int | float) for v in cost.values()):
-            raise ModelConfigError(f'{where}, model "{item["id"]}": "cost" must map names to numbers.')
+            raise ModelConfigError(
+                f'{where}, model "{item["id"]}": "cost" must map names to numbers.'
+            )
         for key in ("contextWindow", "maxTokens"):
             if key in item and not isinstance(item[key], int):
-                raise ModelConfigError(f'{where}, model "{item["id"]}": "{key}" must be an integer.')
+                raise ModelConfigError(
+                    f'{where}, model "{item["id"]}": "{key}" must be an integer.'
+                )
         models[item["id"]] = CustomModel(
             id=item["id"],
             context_window=item.get("contextWindow"),
@@ -159,7 +172,11 @@ def _parse_provider(path: Path, name: str, raw: Any) -> CustomProvider:
             reasoning=bool(item.get("reasoning", False)),
         )
     return CustomProvider(
-        name=name, base_url=base_url.rstrip("/"), api=api, api_key=raw.get("apiKey"),
-        api_key_env=raw.get("apiKeyEnv"), headers={str(k): str(v) for k, v in headers.items()},
+        name=name,
+        base_url=base_url.rstrip("/"),
+        api=api,
+        api_key=raw.get("apiKey"),
+        api_key_env=raw.get("apiKeyEnv"),
+        headers={str(k): str(v) for k, v in headers.items()},
         models=models,
     )

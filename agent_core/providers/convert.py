@@ -34,8 +34,14 @@ def normalize_history(messages: list[Message]) -> list[Message]:
 
     def close_open() -> None:
         for call in open_calls.values():
-            out.append(ToolResultMessage(tool_call_id=call.id, tool_name=call.name,
-                                         content=[TextContent(text=NO_RESULT)], is_error=True))
+            out.append(
+                ToolResultMessage(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=[TextContent(text=NO_RESULT)],
+                    is_error=True,
+                )
+            )
         open_calls.clear()
 
     for msg in messages:
@@ -72,7 +78,12 @@ def _openai_parts(blocks: list[Any]) -> str | list[dict[str, Any]]:
         if isinstance(block, TextContent):
             parts.append({"type": "text", "text": block.text})
         elif isinstance(block, ImageContent):
-            parts.append({"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}})
+            parts.append(
+                {
+                    "type": "image_url",
+                    "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"},
+                }
+            )
     return parts
 
 
@@ -85,8 +96,17 @@ def openai_messages(context: LlmContext) -> list[dict[str, Any]]:
 
     def flush_images() -> None:
         if pending_images:
-            out.append({"role": "user", "content": _openai_parts(
-                [TextContent(text="Images returned by the tool calls above:"), *pending_images])})
+            out.append(
+                {
+                    "role": "user",
+                    "content": _openai_parts(
+                        [
+                            TextContent(text="Images returned by the tool calls above:"),
+                            *pending_images,
+                        ]
+                    ),
+                }
+            )
             pending_images.clear()
 
     for msg in normalize_history(context.messages):
@@ -96,9 +116,19 @@ def openai_messages(context: LlmContext) -> list[dict[str, Any]]:
             out.append({"role": "user", "content": _openai_parts(msg.content)})
         elif isinstance(msg, AssistantMessage):
             text = _text_of(msg.content)
-            calls = [{"id": c.id, "type": "function", "function": {
-                "name": c.name, "arguments": c.raw_arguments if c.raw_arguments is not None else json.dumps(c.arguments)}}
-                for c in msg.tool_calls]
+            calls = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {
+                        "name": c.name,
+                        "arguments": c.raw_arguments
+                        if c.raw_arguments is not None
+                        else json.dumps(c.arguments),
+                    },
+                }
+                for c in msg.tool_calls
+            ]
             if not text and not calls:
                 continue
             entry: dict[str, Any] = {"role": "assistant", "content": text or None}
@@ -118,8 +148,13 @@ def openai_messages(context: LlmContext) -> list[dict[str, Any]]:
 
 def openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     """Chat Completions ``tools``."""
-    return [{"type": "function", "function": {"name": t.name, "description": t.description,
-                                              "parameters": t.parameters}} for t in tools]
+    return [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
+        for t in tools
+    ]
 
 
 # ---------------------------------------------------------------------------- Anthropic
@@ -136,8 +171,12 @@ def _anthropic_blocks(blocks: list[Any]) -> list[dict[str, Any]]:
         if isinstance(block, TextContent) and block.text:
             out.append({"type": "text", "text": block.text})
         elif isinstance(block, ImageContent):
-            out.append({"type": "image", "source": {"type": "base64", "media_type": block.mime_type,
-                                                     "data": block.data}})
+            out.append(
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": block.mime_type, "data": block.data},
+                }
+            )
     return out
 
 
@@ -148,19 +187,29 @@ def _anthropic_assistant(msg: AssistantMessage) -> list[dict[str, Any]]:
             if block.redacted and block.signature:
                 out.append({"type": "redacted_thinking", "data": block.signature})
             elif block.signature:
-                out.append({"type": "thinking", "thinking": block.thinking, "signature": block.signature})
+                out.append(
+                    {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+                )
             elif block.thinking.strip():
                 # Unsigned reasoning (another provider) cannot be replayed as thinking: keep as text.
                 out.append({"type": "text", "text": block.thinking})
         elif isinstance(block, TextContent) and block.text:
             out.append({"type": "text", "text": block.text})
         elif isinstance(block, ToolCall):
-            out.append({"type": "tool_use", "id": anthropic_tool_id(block.id), "name": block.name,
-                        "input": block.arguments})
+            out.append(
+                {
+                    "type": "tool_use",
+                    "id": anthropic_tool_id(block.id),
+                    "name": block.name,
+                    "input": block.arguments,
+                }
+            )
     return out
 
 
-def anthropic_messages(context: LlmContext, *, cache: bool = True) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def anthropic_messages(
+    context: LlmContext, *, cache: bool = True
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Messages API ``(system, messages)``; prompt-cache breakpoints on system and last user turn."""
     system: list[dict[str, Any]] = []
     if context.system_prompt:
@@ -182,8 +231,17 @@ def anthropic_messages(context: LlmContext, *, cache: bool = True) -> tuple[list
             add("assistant", _anthropic_assistant(msg))
         else:
             content = _anthropic_blocks(msg.content) or [{"type": "text", "text": "(no output)"}]
-            add("user", [{"type": "tool_result", "tool_use_id": anthropic_tool_id(msg.tool_call_id),
-                          "content": content, "is_error": msg.is_error}])
+            add(
+                "user",
+                [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": anthropic_tool_id(msg.tool_call_id),
+                        "content": content,
+                        "is_error": msg.is_error,
+                    }
+                ],
+            )
     if cache:
         if system:
             system[-1]["cache_control"] = dict(_EPHEMERAL)
@@ -196,4 +254,6 @@ def anthropic_messages(context: LlmContext, *, cache: bool = True) -> tuple[list
 
 def anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     """Messages API ``tools``."""
-    return [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
+    return [
+        {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools
+    ]

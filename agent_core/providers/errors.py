@@ -21,14 +21,22 @@ _OVERFLOW = re.compile(
     r"input is too long|greater than the context length|exceeds the available context|token limit",
     re.IGNORECASE,
 )
-_KEYLIKE = re.compile(r"\b(sk|pk|rk|xai|gsk|key)[-_][A-Za-z0-9_\-\*\.]{6,}|\bAIza[0-9A-Za-z_\-]{30,}")
+_KEYLIKE = re.compile(
+    r"\b(sk|pk|rk|xai|gsk|key)[-_][A-Za-z0-9_\-\*\.]{6,}|\bAIza[0-9A-Za-z_\-]{30,}"
+)
 
 
 class ProviderError(Exception):
     """A request/stream failure; ``message`` is already one line and free of secrets."""
 
-    def __init__(self, message: str, *, retryable: bool = False, retry_after: float | None = None,
-                 status: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.retryable = retryable
@@ -94,7 +102,9 @@ def http_error(
     if status in (401, 403):
         what = key_env or "the API key"
         hint = f"check {what}" if api_key else f"no API key was sent; set {what}"
-        message = f"Authentication failed for {provider} (HTTP {status}): {hint}. Server said: {detail}"
+        message = (
+            f"Authentication failed for {provider} (HTTP {status}): {hint}. Server said: {detail}"
+        )
     elif status == 413 or (status == 400 and is_overflow_text(detail)):
         # Only a rejected request can mean "prompt too big": a 429 saying "token limit per
         # minute" is a rate limit, and a 5xx is the server's problem.
@@ -106,7 +116,9 @@ def http_error(
         message = f"{provider} server error (HTTP {status}): {detail}"
     else:
         message = f"{provider} rejected the request (HTTP {status}): {detail}"
-    return ProviderError(one_line(message, 500), retryable=retryable, retry_after=retry_after, status=status)
+    return ProviderError(
+        one_line(message, 500), retryable=retryable, retry_after=retry_after, status=status
+    )
 
 
 def stream_error(provider: str, error_type: str, detail: str, api_key: str | None) -> ProviderError:
@@ -119,7 +131,9 @@ def stream_error(provider: str, error_type: str, detail: str, api_key: str | Non
     if is_overflow_text(detail):
         return ProviderError(one_line(f"{CONTEXT_OVERFLOW_PREFIX} {detail} ({provider})", 500))
     retryable = error_type in RETRYABLE_STREAM_ERRORS or "overloaded" in detail.lower()
-    return ProviderError(one_line(f"{provider} stream error ({error_type}): {detail}", 500), retryable=retryable)
+    return ProviderError(
+        one_line(f"{provider} stream error ({error_type}): {detail}", 500), retryable=retryable
+    )
 
 
 def is_context_overflow(message: AssistantMessage | str | None) -> bool:

@@ -59,7 +59,9 @@ def litellm_messages(context: LlmContext, model: ResolvedModel) -> list[dict[str
         return messages
     ephemeral = {"type": "ephemeral"}
     if messages and messages[0]["role"] == "system":
-        messages[0]["content"] = [{"type": "text", "text": messages[0]["content"], "cache_control": ephemeral}]
+        messages[0]["content"] = [
+            {"type": "text", "text": messages[0]["content"], "cache_control": ephemeral}
+        ]
     for entry in reversed(messages):
         if entry["role"] == "user":
             content = entry["content"]
@@ -71,7 +73,9 @@ def litellm_messages(context: LlmContext, model: ResolvedModel) -> list[dict[str
     return messages
 
 
-def _request(model: ResolvedModel, context: LlmContext, options: StreamOptions, config: TransportConfig) -> dict[str, Any]:
+def _request(
+    model: ResolvedModel, context: LlmContext, options: StreamOptions, config: TransportConfig
+) -> dict[str, Any]:
     kwargs: dict[str, Any] = {
         "model": model.litellm_model or model.id,
         "messages": litellm_messages(context, model),
@@ -90,7 +94,9 @@ def _request(model: ResolvedModel, context: LlmContext, options: StreamOptions, 
     if context.tools:
         kwargs["tools"] = openai_tools(context.tools)
     if options.max_tokens or _is_anthropic(model):
-        kwargs["max_tokens"] = options.max_tokens or min(model.max_output_tokens, DEFAULT_MAX_TOKENS_CAP)
+        kwargs["max_tokens"] = options.max_tokens or min(
+            model.max_output_tokens, DEFAULT_MAX_TOKENS_CAP
+        )
     if options.temperature is not None:
         kwargs["temperature"] = options.temperature
     if options.thinking not in ("off", "", None) and model.supports_reasoning:
@@ -110,7 +116,12 @@ def _detail(exc: BaseException) -> str:
 
 
 def litellm_error(
-    model: ResolvedModel, exc: BaseException, litellm: Any, *, timeout_s: float, midstream: bool = False
+    model: ResolvedModel,
+    exc: BaseException,
+    litellm: Any,
+    *,
+    timeout_s: float,
+    midstream: bool = False,
 ) -> ProviderError:
     """Map a litellm exception to our one-line, key-free ProviderError."""
     if isinstance(exc, ProviderError):
@@ -121,19 +132,31 @@ def litellm_error(
     if midstream:
         text = one_line(redact(detail, model.secret))
         if isinstance(exc, litellm.ContextWindowExceededError) or is_overflow_text(text):
-            return ProviderError(one_line(f"{CONTEXT_OVERFLOW_PREFIX} {text} ({model.provider})", 500))
+            return ProviderError(
+                one_line(f"{CONTEXT_OVERFLOW_PREFIX} {text} ({model.provider})", 500)
+            )
         # Retried only while nothing was yielded yet (run_accumulated), like the native paths.
-        return ProviderError(one_line(f"Stream from {model.provider} failed mid-response: {text}", 500),
-                             retryable="overloaded" in text.lower())
+        return ProviderError(
+            one_line(f"Stream from {model.provider} failed mid-response: {text}", 500),
+            retryable="overloaded" in text.lower(),
+        )
     if isinstance(exc, litellm.APIConnectionError):
         text = one_line(redact(detail, model.secret))
         return ProviderError(one_line(f"Connection to {model.provider} failed: {text}", 500))
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and status >= 400:
         response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None) or getattr(exc, "litellm_response_headers", None)
-        return http_error(model.provider, status, detail, api_key=model.secret, key_env=model.api_key_env,
-                          retry_after=parse_retry_after(dict(headers) if headers else None))
+        headers = getattr(response, "headers", None) or getattr(
+            exc, "litellm_response_headers", None
+        )
+        return http_error(
+            model.provider,
+            status,
+            detail,
+            api_key=model.secret,
+            key_env=model.api_key_env,
+            retry_after=parse_retry_after(dict(headers) if headers else None),
+        )
     text = one_line(redact(f"{type(exc).__name__}: {detail}", model.secret))
     return ProviderError(one_line(f"litellm request to {model.provider} failed: {text}", 500))
 
@@ -158,7 +181,9 @@ async def _source(
         except ProviderError:
             raise
         except Exception as exc:  # noqa: BLE001
-            raise litellm_error(model, exc, litellm, timeout_s=config.timeout_s, midstream=True) from None
+            raise litellm_error(
+                model, exc, litellm, timeout_s=config.timeout_s, midstream=True
+            ) from None
         finally:
             closer = getattr(getattr(stream, "completion_stream", None), "aclose", None)
             if closer is not None:
@@ -173,6 +198,11 @@ async def stream_litellm(
     model: ResolvedModel, context: LlmContext, options: StreamOptions, config: TransportConfig
 ) -> AsyncIterator[Any]:
     """StreamFn body routed through ``litellm.acompletion(stream=True)``."""
-    async for item in run_accumulated(model, lambda: ChatCompletionsAccumulator(model, api="litellm"),
-                                      lambda: _source(model, context, options, config), config.retry, options):
+    async for item in run_accumulated(
+        model,
+        lambda: ChatCompletionsAccumulator(model, api="litellm"),
+        lambda: _source(model, context, options, config),
+        config.retry,
+        options,
+    ):
         yield item

@@ -45,7 +45,9 @@ NATIVE: dict[str, _Native] = {
     "groq": _Native(_OPENAI, "https://api.groq.com/openai/v1", ("GROQ_API_KEY",)),
     "deepseek": _Native(_OPENAI, "https://api.deepseek.com/v1", ("DEEPSEEK_API_KEY",)),
     "xai": _Native(_OPENAI, "https://api.x.ai/v1", ("XAI_API_KEY",)),
-    "together_ai": _Native(_OPENAI, "https://api.together.xyz/v1", ("TOGETHER_API_KEY", "TOGETHERAI_API_KEY")),
+    "together_ai": _Native(
+        _OPENAI, "https://api.together.xyz/v1", ("TOGETHER_API_KEY", "TOGETHERAI_API_KEY")
+    ),
     # Local servers: no key needed.
     "ollama": _Native(_OPENAI, "http://127.0.0.1:11434/v1", (), "OLLAMA_BASE_URL", False),
     "lmstudio": _Native(_OPENAI, "http://127.0.0.1:1234/v1", (), "LMSTUDIO_BASE_URL", False),
@@ -56,9 +58,14 @@ NATIVE: dict[str, _Native] = {
 
 # Env vars litellm reads for providers we do not speak natively (named in error messages).
 LITELLM_KEY_ENVS = {
-    "gemini": "GEMINI_API_KEY", "mistral": "MISTRAL_API_KEY", "cohere": "COHERE_API_KEY",
-    "azure": "AZURE_API_KEY", "bedrock": "AWS_ACCESS_KEY_ID", "vertex_ai": "GOOGLE_APPLICATION_CREDENTIALS",
-    "fireworks_ai": "FIREWORKS_AI_API_KEY", "perplexity": "PERPLEXITYAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "cohere": "COHERE_API_KEY",
+    "azure": "AZURE_API_KEY",
+    "bedrock": "AWS_ACCESS_KEY_ID",
+    "vertex_ai": "GOOGLE_APPLICATION_CREDENTIALS",
+    "fireworks_ai": "FIREWORKS_AI_API_KEY",
+    "perplexity": "PERPLEXITYAI_API_KEY",
 }
 
 # Which model to pick when only a key is known (first match wins).
@@ -174,7 +181,9 @@ def _transport(transport: str, env: Mapping[str, str]) -> str:
     chosen = transport if transport != "auto" else (env.get("PI_TRANSPORT") or "auto")
     chosen = chosen.strip().lower()
     if chosen not in TRANSPORTS:
-        raise ModelConfigError(f"Unknown transport {chosen!r}: use one of auto, native, litellm (PI_TRANSPORT).")
+        raise ModelConfigError(
+            f"Unknown transport {chosen!r}: use one of auto, native, litellm (PI_TRANSPORT)."
+        )
     return chosen
 
 
@@ -204,7 +213,9 @@ def resolve_model(
     mode = _transport(transport, env)
     spec = spec.strip()
     if not spec:
-        raise ModelConfigError("No model given: pass --model provider/model, e.g. anthropic/claude-sonnet-4-5.")
+        raise ModelConfigError(
+            "No model given: pass --model provider/model, e.g. anthropic/claude-sonnet-4-5."
+        )
     provider, _, name = spec.partition("/")
     if not name:
         name = provider
@@ -214,7 +225,9 @@ def resolve_model(
                 f"Unknown model {spec!r}: write it as provider/model (for example anthropic/{spec} "
                 f"or openai/{spec}), or declare it in models.json."
             )
-    customs = load_models_file(models_file if models_file is not None else pi_home(env) / "models.json")
+    customs = load_models_file(
+        models_file if models_file is not None else pi_home(env) / "models.json"
+    )
     base: dict[str, object] = {"id": f"{provider}/{name}", "provider": provider, "name": name}
     key = api_key or None
     key_env = "--api-key" if key else None
@@ -225,12 +238,23 @@ def resolve_model(
             key, key_env = custom.api_key, f"the apiKey of provider {provider!r} in models.json"
         if key is None and custom.api_key_env:
             key = env.get(custom.api_key_env) or None
-        key_env = key_env or custom.api_key_env or f"apiKey/apiKeyEnv of provider {provider!r} in models.json"
-        fields = {**base, "api": custom.api, "base_url": api_base or custom.base_url,
-                  "headers": custom.headers, **_custom_fields(custom, name)}
+        key_env = (
+            key_env
+            or custom.api_key_env
+            or f"apiKey/apiKeyEnv of provider {provider!r} in models.json"
+        )
+        fields = {
+            **base,
+            "api": custom.api,
+            "base_url": api_base or custom.base_url,
+            "headers": custom.headers,
+            **_custom_fields(custom, name),
+        }
         litellm_model = ("anthropic/" if custom.api == "anthropic-messages" else "openai/") + name
     elif native is not None:
-        base_url = api_base or (env.get(native.base_env) if native.base_env else None) or native.base_url
+        base_url = (
+            api_base or (env.get(native.base_env) if native.base_env else None) or native.base_url
+        )
         if key is None:
             for var in native.key_envs:
                 if env.get(var):
@@ -242,8 +266,12 @@ def resolve_model(
                 f"(or pass --api-key) to use {provider}/{name}."
             )
         key_env = key_env or (native.key_envs[0] if native.key_envs else None)
-        fields = {**base, "api": native.api, "base_url": base_url.rstrip("/"),
-                  **_metadata_fields(lookup_metadata(provider, name))}
+        fields = {
+            **base,
+            "api": native.api,
+            "base_url": base_url.rstrip("/"),
+            **_metadata_fields(lookup_metadata(provider, name)),
+        }
         litellm_model = spec if native.litellm_known and "/" in spec else f"openai/{name}"
         if not native.litellm_known:
             key = key or "no-key"  # local servers ignore it; litellm's OpenAI client insists on one
@@ -251,8 +279,12 @@ def resolve_model(
         var = f"{provider.upper()}_API_KEY"
         if key is None and env.get(var):
             key, key_env = env[var], var
-        fields = {**base, "api": "openai-completions", "base_url": api_base.rstrip("/"),
-                  **_metadata_fields(lookup_metadata(provider, name))}
+        fields = {
+            **base,
+            "api": "openai-completions",
+            "base_url": api_base.rstrip("/"),
+            **_metadata_fields(lookup_metadata(provider, name)),
+        }
         key_env = key_env or var
         litellm_model = f"openai/{name}"
     else:
@@ -271,7 +303,9 @@ def resolve_model(
     return ResolvedModel(**fields, api_key=key, api_key_env=key_env, litellm_model=litellm_model)
 
 
-def default_model_spec(env: Mapping[str, str] | None = None, settings_model: str | None = None) -> str | None:
+def default_model_spec(
+    env: Mapping[str, str] | None = None, settings_model: str | None = None
+) -> str | None:
     """The model to use when none was given: ``PI_MODEL``, then settings, then by available key."""
     env = os.environ if env is None else env
     if env.get("PI_MODEL"):
@@ -294,12 +328,20 @@ def list_models(
     env = os.environ if env is None else env
     needle = (filter or "").lower()
     rows: dict[str, ResolvedModel] = {}
-    customs = load_models_file(models_file if models_file is not None else pi_home(env) / "models.json")
+    customs = load_models_file(
+        models_file if models_file is not None else pi_home(env) / "models.json"
+    )
     for prov in customs.values():
         for model in prov.models.values():
             row_id = f"{prov.name}/{model.id}"
-            rows[row_id] = ResolvedModel(id=row_id, provider=prov.name, name=model.id, api=prov.api,  # type: ignore[arg-type]
-                                         base_url=prov.base_url, **_custom_fields(prov, model.id))  # type: ignore[arg-type]
+            rows[row_id] = ResolvedModel(
+                id=row_id,
+                provider=prov.name,
+                name=model.id,
+                api=prov.api,  # type: ignore[arg-type]
+                base_url=prov.base_url,
+                **_custom_fields(prov, model.id),
+            )  # type: ignore[arg-type]
     for key, entry in cost_map().items():
         if entry.get("mode", "chat") != "chat":
             continue
@@ -310,7 +352,13 @@ def list_models(
         provider, _, name = row_id.partition("/")
         native = NATIVE.get(provider)
         rows[row_id] = ResolvedModel(
-            id=row_id, provider=provider, name=name, api=native.api if native else "litellm",
-            base_url=native.base_url if native else None, **_metadata_fields(entry),  # type: ignore[arg-type]
+            id=row_id,
+            provider=provider,
+            name=name,
+            api=native.api if native else "litellm",
+            base_url=native.base_url if native else None,
+            **_metadata_fields(entry),  # type: ignore[arg-type]
         )
-    return sorted((r for r in rows.values() if not needle or needle in r.id.lower()), key=lambda r: r.id)
+    return sorted(
+        (r for r in rows.values() if not needle or needle in r.id.lower()), key=lambda r: r.id
+    )

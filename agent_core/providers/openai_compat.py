@@ -30,8 +30,15 @@ from agent_core.providers.transport import (
 )
 from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions
 
-_FINISH = {"stop": "stop", "end_turn": "stop", "length": "length", "max_tokens": "length",
-           "tool_calls": "toolUse", "function_call": "toolUse", "tool_use": "toolUse"}
+_FINISH = {
+    "stop": "stop",
+    "end_turn": "stop",
+    "length": "length",
+    "max_tokens": "length",
+    "tool_calls": "toolUse",
+    "function_call": "toolUse",
+    "tool_use": "toolUse",
+}
 
 
 class ChatCompletionsAccumulator:
@@ -41,7 +48,9 @@ class ChatCompletionsAccumulator:
         self.model = model
         self.builder = AssistantMessageBuilder(api=api, provider=model.provider, model=model.name)
         self.usage = Usage()
-        self._current: tuple[str, int] | None = None  # open text/thinking block (kind, content index)
+        self._current: tuple[str, int] | None = (
+            None  # open text/thinking block (kind, content index)
+        )
         self._tools: dict[int, int] = {}  # wire tool index -> content index
         self._open_tools: list[int] = []  # content indices of tool calls not yet ended
         self._signatures: dict[int, str] = {}
@@ -69,8 +78,14 @@ class ChatCompletionsAccumulator:
         if kind == "text" and isinstance(block, TextContent):
             self._emit(out, TextEnd(content_index=index, content=block.text))
         elif isinstance(block, ThinkingContent):
-            self._emit(out, ThinkingEnd(content_index=index, content=block.thinking,
-                                        signature=self._signatures.get(index)))
+            self._emit(
+                out,
+                ThinkingEnd(
+                    content_index=index,
+                    content=block.thinking,
+                    signature=self._signatures.get(index),
+                ),
+            )
             if index in self._redacted:
                 self.builder.message.content[index].redacted = True  # type: ignore[union-attr]
 
@@ -79,7 +94,12 @@ class ChatCompletionsAccumulator:
             return self._current[1]
         self._close_current(out)
         index = len(self.builder.message.content)
-        self._emit(out, TextStart(content_index=index) if kind == "text" else ThinkingStart(content_index=index))
+        self._emit(
+            out,
+            TextStart(content_index=index)
+            if kind == "text"
+            else ThinkingStart(content_index=index),
+        )
         self._current = (kind, index)
         return index
 
@@ -94,8 +114,14 @@ class ChatCompletionsAccumulator:
         if data.get("error"):
             # Same path as Anthropic's event: error (redaction, one line, overflow, retryable).
             err = data["error"]
-            kind = str((err.get("type") or err.get("code") or "error") if isinstance(err, dict) else "error")
-            raise stream_error(self.model.provider, kind, body_message({"error": err}), self.model.api_key)
+            kind = str(
+                (err.get("type") or err.get("code") or "error")
+                if isinstance(err, dict)
+                else "error"
+            )
+            raise stream_error(
+                self.model.provider, kind, body_message({"error": err}), self.model.api_key
+            )
         if data.get("usage"):
             self._read_usage(data["usage"])
         for choice in data.get("choices") or []:
@@ -136,7 +162,9 @@ class ChatCompletionsAccumulator:
             index = len(self.builder.message.content)
             self._tools[wire] = index
             call_id = call.get("id") or f"call_{index}"
-            self._emit(out, ToolCallStart(content_index=index, id=call_id, name=function.get("name") or ""))
+            self._emit(
+                out, ToolCallStart(content_index=index, id=call_id, name=function.get("name") or "")
+            )
             self._open_tools.append(index)
         args = function.get("arguments")
         if isinstance(args, str) and args:
@@ -147,26 +175,37 @@ class ChatCompletionsAccumulator:
         cached = int(details.get("cached_tokens") or raw.get("cache_read_input_tokens") or 0)
         written = int(raw.get("cache_creation_input_tokens") or 0)
         prompt = int(raw.get("prompt_tokens") or 0)
-        self.usage = Usage(input=max(prompt - cached - written, 0), output=int(raw.get("completion_tokens") or 0),
-                           cache_read=cached, cache_write=written)
+        self.usage = Usage(
+            input=max(prompt - cached - written, 0),
+            output=int(raw.get("completion_tokens") or 0),
+            cache_read=cached,
+            cache_write=written,
+        )
 
     def finish(self) -> tuple[list[Any], AssistantMessage]:
         """Close open blocks and build the final message (error if the stream was cut short)."""
         out: list[Any] = []
         self._close_current(out)
         if self.finish_reason is None and not self.done:
-            raise ProviderError(f"Connection to {self.model.provider} closed before the response completed")
+            raise ProviderError(
+                f"Connection to {self.model.provider} closed before the response completed"
+            )
         usage = finalize_usage(self.model, self.usage)
         reason = _FINISH.get(self.finish_reason or "stop")
         if reason is None:
             return out, self.builder.finish(
-                "error", usage=usage, error_message=f"{self.model.provider} stopped the response: {self.finish_reason}")
+                "error",
+                usage=usage,
+                error_message=f"{self.model.provider} stopped the response: {self.finish_reason}",
+            )
         if self.builder.message.tool_calls and reason == "stop":
             reason = "toolUse"  # trust the content, not the declaration
         return out, self.builder.finish(reason, usage=usage)  # type: ignore[arg-type]
 
 
-def build_request(model: ResolvedModel, context: LlmContext, options: StreamOptions) -> dict[str, Any]:
+def build_request(
+    model: ResolvedModel, context: LlmContext, options: StreamOptions
+) -> dict[str, Any]:
     """The Chat Completions request body (streaming, with usage)."""
     body: dict[str, Any] = {
         "model": model.name,
@@ -178,7 +217,9 @@ def build_request(model: ResolvedModel, context: LlmContext, options: StreamOpti
         body["tools"] = openai_tools(context.tools)
     if options.max_tokens:
         # OpenAI itself wants max_completion_tokens; compatible servers mostly know max_tokens.
-        body["max_completion_tokens" if model.provider == "openai" else "max_tokens"] = options.max_tokens
+        body["max_completion_tokens" if model.provider == "openai" else "max_tokens"] = (
+            options.max_tokens
+        )
     if options.temperature is not None:
         body["temperature"] = options.temperature
     if options.thinking not in ("off", "", None) and model.supports_reasoning:
@@ -197,12 +238,19 @@ async def stream_openai(
     """StreamFn body for the OpenAI Chat Completions wire protocol."""
 
     def items() -> AsyncGenerator[tuple[str, Any], None]:
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream", **model.headers}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream",
+            **model.headers,
+        }
         if model.api_key:
             headers["Authorization"] = f"Bearer {model.api_key}"
         body = build_request(model, context, options)
-        return sse_json_source(model, f"{model.base_url}/chat/completions", headers, body, options, config)
+        return sse_json_source(
+            model, f"{model.base_url}/chat/completions", headers, body, options, config
+        )
 
-    async for item in run_accumulated(model, lambda: ChatCompletionsAccumulator(model), items, config.retry,
-                                      options):
+    async for item in run_accumulated(
+        model, lambda: ChatCompletionsAccumulator(model), items, config.retry, options
+    ):
         yield item

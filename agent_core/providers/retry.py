@@ -89,7 +89,9 @@ async def with_retries(
                 if error.retryable and delay > retry.max_delay_s:
                     error.message += f" (server asked to wait {delay:.0f}s; not retrying)"
                 elif attempt > 0:
-                    error.message += f" (gave up after {attempt} {'retry' if attempt == 1 else 'retries'})"
+                    error.message += (
+                        f" (gave up after {attempt} {'retry' if attempt == 1 else 'retries'})"
+                    )
                 if attempt > 0:
                     _notify(options.on_retry_end, False, attempt, error.message)
                 raise

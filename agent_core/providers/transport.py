@@ -48,7 +48,9 @@ class TransportConfig:
     retry: RetryConfig = field(default_factory=RetryConfig)
     timeout_s: float = 600.0
     connect_timeout_s: float = 10.0
-    _clients: dict[int, tuple[asyncio.AbstractEventLoop, httpx.AsyncClient]] = field(default_factory=dict, repr=False)
+    _clients: dict[int, tuple[asyncio.AbstractEventLoop, httpx.AsyncClient]] = field(
+        default_factory=dict, repr=False
+    )
 
     plain_http: bool = False
     trust_env: bool = True
@@ -139,8 +141,14 @@ async def sse_json_source(
                 raw = b""
             finally:
                 await response.aclose()
-            raise http_error(model.provider, response.status_code, raw, api_key=model.api_key,
-                             key_env=model.api_key_env, retry_after=parse_retry_after(response.headers))
+            raise http_error(
+                model.provider,
+                response.status_code,
+                raw,
+                api_key=model.api_key,
+                key_env=model.api_key_env,
+                retry_after=parse_retry_after(response.headers),
+            )
         return response
 
     async def source(put: Callable[[Any], None]) -> None:
@@ -154,7 +162,9 @@ async def sse_json_source(
                     put((sse.event, json.loads(sse.data)))
                 except ValueError:
                     snippet = one_line(redact(sse.data, model.api_key), 80)
-                    raise ProviderError(f"Malformed SSE data from {model.provider}: {snippet!r}") from None
+                    raise ProviderError(
+                        f"Malformed SSE data from {model.provider}: {snippet!r}"
+                    ) from None
         except httpx.TransportError as exc:
             raise describe_network_error(model, exc, config.timeout_s) from None
         finally:
@@ -203,7 +213,9 @@ async def run_accumulated(
         final = _end(model, current[0], "error", error.message)
     except Exception as exc:  # noqa: BLE001 - the StreamFn contract: never raise
         detail = one_line(redact(f"{type(exc).__name__}: {exc}", model.api_key))
-        final = _end(model, current[0], "error", f"Unexpected failure talking to {model.provider}: {detail}")
+        final = _end(
+            model, current[0], "error", f"Unexpected failure talking to {model.provider}: {detail}"
+        )
     yield final
 
 

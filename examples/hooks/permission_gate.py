@@ -58,5 +58,8 @@ def tool_call(event: Any) -> dict[str, Any] | None:
         return None
     targets = dangerous_targets(str(event.args.get("command", "")), Path(event.cwd))
     if targets:
-        return {"block": True, "reason": f"Blocked by permission gate: rm -rf outside {event.cwd}: {', '.join(targets)}"}
+        return {
+            "block": True,
+            "reason": f"Blocked by permission gate: rm -rf outside {event.cwd}: {', '.join(targets)}",
+        }
     return None

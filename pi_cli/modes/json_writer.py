@@ -14,7 +14,10 @@ from pi_cli.shell.jsonl import dumps_line
 def event_data(event: Any) -> dict[str, Any]:
     """One event in its camelCase wire shape."""
     if isinstance(event, MessageUpdate):
-        return {"type": "message_update", "assistantMessageEvent": to_wire(event.assistant_message_event)}
+        return {
+            "type": "message_update",
+            "assistantMessageEvent": to_wire(event.assistant_message_event),
+        }
     return to_wire(event)
 
 

@@ -31,7 +31,9 @@ def known_models(needle: str | None, env: Mapping[str, str]) -> list[Any]:
     return list(list_models(needle, models_file=pi_home() / "models.json", env=env))
 
 
-def local_models(needle: str | None, ports: Mapping[str, int] | None, env: Mapping[str, str]) -> list[LocalRow]:
+def local_models(
+    needle: str | None, ports: Mapping[str, int] | None, env: Mapping[str, str]
+) -> list[LocalRow]:
     """Models on answering local servers (none when probing is disabled)."""
     from pi_cli.shell.local_models import detect_local_servers
 
@@ -49,14 +51,27 @@ def available_models(needle: str | None, ports: Mapping[str, int] | None) -> lis
     env = dict(os.environ)
     needle = (needle or "").strip().lower() or None
     models: list[dict[str, Any]] = [
-        {"id": row.spec, "provider": row.spec.partition("/")[0], "name": row.spec.partition("/")[2],
-         "local": True, "server": f"{row.label} at {row.address}"}
+        {
+            "id": row.spec,
+            "provider": row.spec.partition("/")[0],
+            "name": row.spec.partition("/")[2],
+            "local": True,
+            "server": f"{row.label} at {row.address}",
+        }
         for row in local_models(needle, ports, env)
     ]
     for model in known_models(needle, env):
-        models.append({"id": model.id, "provider": model.provider, "name": model.name,
-                       "contextWindow": model.context_window, "reasoning": model.supports_reasoning,
-                       "inputCost": model.input_cost, "outputCost": model.output_cost})
+        models.append(
+            {
+                "id": model.id,
+                "provider": model.provider,
+                "name": model.name,
+                "contextWindow": model.context_window,
+                "reasoning": model.supports_reasoning,
+                "inputCost": model.input_cost,
+                "outputCost": model.output_cost,
+            }
+        )
     return models
 
 
@@ -81,18 +96,28 @@ def print_models(args: LaunchArgs, out: TextIO | None = None) -> int:
     except SettingsError as exc:
         error(str(exc))
         return EXIT_USAGE
-    lines = [f"{row.spec:<50} local  {row.label} at {row.address}" for row in local_models(needle, ports, env)]
+    lines = [
+        f"{row.spec:<50} local  {row.label} at {row.address}"
+        for row in local_models(needle, ports, env)
+    ]
     try:
         rows = known_models(needle, env)
     except Exception as exc:  # a bad models.json carries a user-facing message
         error(str(exc))
         return EXIT_USAGE
     for row in rows:
-        price = f"${row.input_cost:g}/${row.output_cost:g} per Mtok" if row.input_cost or row.output_cost else ""
+        price = (
+            f"${row.input_cost:g}/${row.output_cost:g} per Mtok"
+            if row.input_cost or row.output_cost
+            else ""
+        )
         lines.append(f"{row.id:<50} {_format_tokens(row.context_window):>5}  {price}".rstrip())
     if not lines:
         hint = f" matching {needle!r}" if needle else ""
-        print(f"No models{hint}. Set a provider key or start a local server (see README: Models).", file=out)
+        print(
+            f"No models{hint}. Set a provider key or start a local server (see README: Models).",
+            file=out,
+        )
         return EXIT_OK
     out.write("\n".join(lines) + "\n")
     out.flush()

@@ -31,8 +31,10 @@ from pi_cli.shell.paths import pi_home
 from pi_cli.shell.slash_commands import CommandResult, parse_command_line
 
 Kind = Literal["enter", "follow_up"]
-HINT = ("Enter sends · while a run is live Enter steers, Alt+Enter or Tab queues a follow-up, "
-        "Esc aborts · Ctrl+J newline · /help · Ctrl+D quits")
+HINT = (
+    "Enter sends · while a run is live Enter steers, Alt+Enter or Tab queues a follow-up, "
+    "Esc aborts · Ctrl+J newline · /help · Ctrl+D quits"
+)
 
 
 def run_plain(args: LaunchArgs) -> int:
@@ -63,8 +65,15 @@ class PlainRepl:
         history_file: input history (default ``$PI_HOME/history``).
     """
 
-    def __init__(self, shell: Any, *, console: Console | None = None, input: Input | None = None,  # noqa: A002
-                 output: Output | None = None, history_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        shell: Any,
+        *,
+        console: Console | None = None,
+        input: Input | None = None,  # noqa: A002
+        output: Output | None = None,
+        history_file: Path | None = None,
+    ) -> None:
         register_extra_sequences()
         self.shell = shell
         self.console = console or Console(highlight=False)
@@ -116,8 +125,10 @@ class PlainRepl:
 
     def _toolbar(self) -> str:
         if self.running:
-            return (f" ● running · turn {self.renderer.turn} · Enter steer · Alt+Enter/Tab follow-up"
-                    " · Esc abort")
+            return (
+                f" ● running · turn {self.renderer.turn} · Enter steer · Alt+Enter/Tab follow-up"
+                " · Esc abort"
+            )
         context = f" · {self.renderer.context_text}" if self.renderer.context_text else ""
         return f" {self.shell.model_id}{context} · Ctrl+J newline · Tab complete · Ctrl+D quit"
 
@@ -131,7 +142,9 @@ class PlainRepl:
             while not self._quit:
                 default, self._restore = self._restore, ""
                 try:
-                    text = await self.session.prompt_async(default=default, pre_run=self._capture_app)
+                    text = await self.session.prompt_async(
+                        default=default, pre_run=self._capture_app
+                    )
                 except EOFError:
                     break
                 except KeyboardInterrupt:

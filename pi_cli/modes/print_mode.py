@@ -33,10 +33,16 @@ def _progress(event: Any) -> None:
         print(f"→ {event.tool_name} {_brief(event.args)}", file=sys.stderr, flush=True)
     elif isinstance(event, ToolExecutionEnd) and event.is_error:
         first = event.result.text.strip().splitlines()[:1]
-        print(f"  ✗ {event.tool_name}: {first[0] if first else 'failed'}", file=sys.stderr, flush=True)
+        print(
+            f"  ✗ {event.tool_name}: {first[0] if first else 'failed'}", file=sys.stderr, flush=True
+        )
     elif isinstance(event, AutoRetryStart):
-        print(f"  retrying in {event.delay_ms / 1000:.1f}s (attempt {event.attempt}/{event.max_attempts}): "
-              f"{event.error_message}", file=sys.stderr, flush=True)
+        print(
+            f"  retrying in {event.delay_ms / 1000:.1f}s (attempt {event.attempt}/{event.max_attempts}): "
+            f"{event.error_message}",
+            file=sys.stderr,
+            flush=True,
+        )
     elif isinstance(event, CompactionStart):
         print("  compacting context…", file=sys.stderr, flush=True)
     elif isinstance(event, Notice) and event.level != "info":

@@ -94,11 +94,18 @@ class RpcServer:
         self.run_started = True  # False from a prompt until its agent_start
         self.broken = False
         self.handlers: dict[str, Handler] = {
-            "prompt": self._prompt, "steer": self._steer, "follow_up": self._follow_up,
-            "abort": self._abort, "get_state": self._get_state, "get_messages": self._get_messages,
-            "set_model": self._set_model, "get_available_models": self._get_available_models,
-            "compact": self._compact, "new_session": self._new_session,
-            "switch_session": self._switch_session, "fork": self._fork,
+            "prompt": self._prompt,
+            "steer": self._steer,
+            "follow_up": self._follow_up,
+            "abort": self._abort,
+            "get_state": self._get_state,
+            "get_messages": self._get_messages,
+            "set_model": self._set_model,
+            "get_available_models": self._get_available_models,
+            "compact": self._compact,
+            "new_session": self._new_session,
+            "switch_session": self._switch_session,
+            "fork": self._fork,
             "get_last_assistant_text": self._get_last_assistant_text,
             "get_session_stats": self._get_session_stats,
         }
@@ -123,7 +130,9 @@ class RpcServer:
             self.run_ended = True
         self._write(event_line(event))
 
-    def respond(self, command: str, request_id: Any, *, data: Any = None, error: str | None = None) -> None:
+    def respond(
+        self, command: str, request_id: Any, *, data: Any = None, error: str | None = None
+    ) -> None:
         """Write one response line."""
         payload: dict[str, Any] = {"type": "response", "command": command, "success": error is None}
         if error is not None:
@@ -163,7 +172,9 @@ class RpcServer:
             return
         if not isinstance(command, dict) or not isinstance(command.get("type"), str):
             request_id = command.get("id") if isinstance(command, dict) else None
-            self.respond("parse", request_id, error='A command is a JSON object with a string "type"')
+            self.respond(
+                "parse", request_id, error='A command is a JSON object with a string "type"'
+            )
             return
         name, request_id = command["type"], command.get("id")
         handler = self.handlers.get(name)
@@ -174,7 +185,12 @@ class RpcServer:
             data = await handler(command)
         except _Deferred:
             return  # the handler's task responds when it is done
-        except (RpcError, SessionError, ConfigError, CompactionError) as exc:  # user-facing messages
+        except (
+            RpcError,
+            SessionError,
+            ConfigError,
+            CompactionError,
+        ) as exc:  # user-facing messages
             self.respond(name, request_id, error=str(exc))
         except Exception as exc:  # noqa: BLE001 - one bad command must not stop the server
             self.respond(name, request_id, error=f"{type(exc).__name__}: {exc}")
@@ -205,7 +221,9 @@ class RpcServer:
             elif behaviour == "followUp":
                 self.shell.follow_up(message)
             else:
-                raise RpcError('The agent is running: set "streamingBehavior" to "steer" or "followUp"')
+                raise RpcError(
+                    'The agent is running: set "streamingBehavior" to "steer" or "followUp"'
+                )
             return None
         self.run_ended = False
         self.run_started = False
@@ -221,7 +239,9 @@ class RpcServer:
         except asyncio.CancelledError:  # aborted before the run started (see _abort)
             pass
         except Exception as exc:  # noqa: BLE001 - report, keep serving
-            self.write_event(Notice(text=f"prompt failed: {type(exc).__name__}: {exc}", level="error"))
+            self.write_event(
+                Notice(text=f"prompt failed: {type(exc).__name__}: {exc}", level="error")
+            )
 
     async def _steer(self, command: dict[str, Any]) -> Any:
         self.shell.steer(self._message(command))
@@ -276,8 +296,11 @@ class RpcServer:
 
         needle = command.get("filter")
         try:
-            models = await asyncio.to_thread(available_models, needle if isinstance(needle, str) else None,
-                                             self.shell.settings.local_probe_ports)
+            models = await asyncio.to_thread(
+                available_models,
+                needle if isinstance(needle, str) else None,
+                self.shell.settings.local_probe_ports,
+            )
         except Exception as exc:  # noqa: BLE001 - a bad models.json carries a user-facing message
             raise RpcError(str(exc)) from None
         return {"models": models}
@@ -287,11 +310,18 @@ class RpcServer:
         self.shell.ensure_idle("compact")  # refuse now, not after the queue
         name, request_id = command["type"], command.get("id")
         # A task: abort, get_state and steer are served while the summary is written.
-        self.run_task = asyncio.create_task(self._run_compact(command, name, request_id, self.run_task))
+        self.run_task = asyncio.create_task(
+            self._run_compact(command, name, request_id, self.run_task)
+        )
         raise _Deferred
 
-    async def _run_compact(self, command: dict[str, Any], name: str, request_id: Any,
-                           previous: asyncio.Task[Any] | None) -> None:
+    async def _run_compact(
+        self,
+        command: dict[str, Any],
+        name: str,
+        request_id: Any,
+        previous: asyncio.Task[Any] | None,
+    ) -> None:
         if previous is not None:
             await asyncio.gather(previous, return_exceptions=True)
         try:
@@ -299,9 +329,16 @@ class RpcServer:
         except Exception as exc:  # noqa: BLE001 - CompactionError: a user-facing message
             self.respond(name, request_id, error=str(exc))
             return
-        self.respond(name, request_id, data={
-            "summary": result.summary, "firstKeptEntryId": result.first_kept_entry_id,
-            "tokensBefore": result.tokens_before, "tokensAfter": result.tokens_after})
+        self.respond(
+            name,
+            request_id,
+            data={
+                "summary": result.summary,
+                "firstKeptEntryId": result.first_kept_entry_id,
+                "tokensBefore": result.tokens_before,
+                "tokensAfter": result.tokens_after,
+            },
+        )
 
     async def _new_session(self, command: dict[str, Any]) -> Any:
         await self._settle()
@@ -319,7 +356,11 @@ class RpcServer:
     async def _fork(self, command: dict[str, Any]) -> Any:
         await self._settle()
         path = self.shell.fork(command.get("entryId"))
-        return {"sessionFile": str(path), "sessionId": self.shell.session.session_id, "cancelled": False}
+        return {
+            "sessionFile": str(path),
+            "sessionId": self.shell.session.session_id,
+            "cancelled": False,
+        }
 
     async def _get_last_assistant_text(self, command: dict[str, Any]) -> Any:
         messages = self.shell.agent.state.messages
@@ -336,12 +377,18 @@ class RpcServer:
             "sessionId": shell.session.session_id,
             "userMessages": sum(isinstance(m, UserMessage) for m in messages),
             "assistantMessages": sum(isinstance(m, AssistantMessage) for m in messages),
-            "toolCalls": sum(len(m.tool_calls) for m in messages if isinstance(m, AssistantMessage)),
+            "toolCalls": sum(
+                len(m.tool_calls) for m in messages if isinstance(m, AssistantMessage)
+            ),
             "toolResults": sum(isinstance(m, ToolResultMessage) for m in messages),
             "totalMessages": len(messages),
-            "tokens": {"input": usage.input, "output": usage.output, "cacheRead": usage.cache_read,
-                       "cacheWrite": usage.cache_write,
-                       "total": usage.input + usage.output + usage.cache_read + usage.cache_write},
+            "tokens": {
+                "input": usage.input,
+                "output": usage.output,
+                "cacheRead": usage.cache_read,
+                "cacheWrite": usage.cache_write,
+                "total": usage.input + usage.output + usage.cache_read + usage.cache_write,
+            },
             "cost": usage.cost,
             "contextTokens": used,
             "contextWindow": window,

@@ -57,7 +57,11 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return " ".join(
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
     return ""
 
 
@@ -71,7 +75,11 @@ def preview_of(data: dict[str, Any]) -> tuple[str, str | None]:
             return "user: " + _one_line(_text_of(message.get("content"))), role
         if role == "assistant":
             content = message.get("content") or []
-            calls = [b.get("name", "?") for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
+            calls = [
+                b.get("name", "?")
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "toolCall"
+            ]
             text = _one_line(_text_of(content))
             if message.get("stopReason") in ("error", "aborted"):
                 text = f"[{message.get('stopReason')}] {message.get('errorMessage') or text}"
@@ -80,7 +88,9 @@ def preview_of(data: dict[str, Any]) -> tuple[str, str | None]:
             return "assistant: " + _one_line(text), role
         if role == "toolResult":
             flag = " (error)" if message.get("isError") else ""
-            return f"tool {message.get('toolName', '?')}{flag}: " + _one_line(_text_of(message.get("content"))), role
+            return f"tool {message.get('toolName', '?')}{flag}: " + _one_line(
+                _text_of(message.get("content"))
+            ), role
         return f"{role}", role
     if kind == "compaction":
         return "[compaction] " + _one_line(str(data.get("summary", ""))), None
@@ -111,8 +121,18 @@ def tree_entries(session: SessionStore) -> list[TreeEntry]:
         entry_id, depth = stack.pop()
         ref = session.entries[entry_id]
         preview, role = previews.get(entry_id, ("[unreadable entry]", None))
-        result.append(TreeEntry(entry_id, ref.parent_id, ref.type, preview, depth,
-                                entry_id == session.leaf_id, entry_id in on_path, role))
+        result.append(
+            TreeEntry(
+                entry_id,
+                ref.parent_id,
+                ref.type,
+                preview,
+                depth,
+                entry_id == session.leaf_id,
+                entry_id in on_path,
+                role,
+            )
+        )
         kids = children.get(entry_id, [])
         child_depth = depth + 1 if len(kids) > 1 else depth
         stack.extend((kid, child_depth) for kid in reversed(kids))
@@ -125,7 +145,9 @@ def format_tree(entries: list[TreeEntry]) -> str:
     for entry in entries:
         marker = "*" if entry.is_leaf else ("|" if entry.on_path else " ")
         lines.append(f"{marker} {'  ' * entry.depth}{entry.id}  {entry.preview}")
-    lines.append("(* = leaf, | = active branch; /tree <id> moves the leaf, /fork [id] copies to a new file)")
+    lines.append(
+        "(* = leaf, | = active branch; /tree <id> moves the leaf, /fork [id] copies to a new file)"
+    )
     return "\n".join(lines)
 
 
@@ -150,8 +172,13 @@ def navigate_to(shell: CodingAgent, entry_id: str) -> str | None:
             target = ref.parent_id
     session.set_leaf(target)
     shell.agent.replace_messages(session.build_context())
-    shell.emit(SessionChanged(session_id=session.session_id, path=str(session.path) if session.path else None,
-                              reason="tree"))
+    shell.emit(
+        SessionChanged(
+            session_id=session.session_id,
+            path=str(session.path) if session.path else None,
+            reason="tree",
+        )
+    )
     return text
 
 
@@ -207,6 +234,16 @@ async def _fork(shell: CodingAgent, args: str) -> CommandResult:
 def branching_commands() -> list[SlashCommand]:
     """``/tree`` and ``/fork``."""
     return [
-        SlashCommand("tree", "Show the session tree; /tree <id> continues from an earlier entry", _tree, usage="[entry id]"),
-        SlashCommand("fork", "Copy the conversation (up to an entry) into a new session file", _fork, usage="[entry id]"),
+        SlashCommand(
+            "tree",
+            "Show the session tree; /tree <id> continues from an earlier entry",
+            _tree,
+            usage="[entry id]",
+        ),
+        SlashCommand(
+            "fork",
+            "Copy the conversation (up to an entry) into a new session file",
+            _fork,
+            usage="[entry id]",
+        ),
     ]

@@ -137,7 +137,9 @@ class CodingAgent:
         elif self.options.continue_session:
             path = find_latest_session(self.cwd)
             if path is None:
-                self.notify("No previous session for this directory; starting a new one.", "warning")
+                self.notify(
+                    "No previous session for this directory; starting a new one.", "warning"
+                )
         if path is None:
             return SessionStore.create(self.cwd, persist=persist)
         # --no-session with -c/--session: read the file, never append to it.
@@ -161,9 +163,13 @@ class CodingAgent:
         """Recompute the system prompt (after tools, context files or skills change)."""
         if skills_block is None:
             skills_block = self.skills_block
-        custom = self.options.system_prompt or read_prompt_override(self.cwd, "SYSTEM.md", self._warn_once)
-        append_parts = [read_prompt_override(self.cwd, "APPEND_SYSTEM.md", self._warn_once),
-                        self.options.append_system_prompt]
+        custom = self.options.system_prompt or read_prompt_override(
+            self.cwd, "SYSTEM.md", self._warn_once
+        )
+        append_parts = [
+            read_prompt_override(self.cwd, "APPEND_SYSTEM.md", self._warn_once),
+            self.options.append_system_prompt,
+        ]
         self.agent.system_prompt = build_system_prompt(
             cwd=self.cwd,
             tools=self.tools,
@@ -220,8 +226,14 @@ class CodingAgent:
         self._check_saved()
 
     def _on_retry(self, notice: RetryNotice) -> None:
-        self.emit(AutoRetryStart(attempt=notice.attempt, max_attempts=notice.max_attempts,
-                                 delay_ms=int(notice.delay_s * 1000), error_message=notice.error_message))
+        self.emit(
+            AutoRetryStart(
+                attempt=notice.attempt,
+                max_attempts=notice.max_attempts,
+                delay_ms=int(notice.delay_s * 1000),
+                error_message=notice.error_message,
+            )
+        )
 
     def _on_retry_end(self, success: bool, attempt: int, final_error: str | None) -> None:
         self.emit(AutoRetryEnd(success=success, attempt=attempt, final_error=final_error))
@@ -235,14 +247,20 @@ class CodingAgent:
         Also true during a compaction (``/compact``, RPC ``compact``). Esc / Ctrl+C abort all of these.
         """
         compactor = getattr(self, "compactor", None)
-        return (self.agent.state.is_streaming or self._run_signal is not None
-                or (compactor is not None and compactor.is_compacting))
+        return (
+            self.agent.state.is_streaming
+            or self._run_signal is not None
+            or (compactor is not None and compactor.is_compacting)
+        )
 
     def _busy_elsewhere(self) -> bool:
         """A run or compaction is live that is not the command now being handled."""
         compactor = getattr(self, "compactor", None)
-        return (self.agent.state.is_streaming or (compactor is not None and compactor.is_compacting)
-                or (self._run_signal is not None and not self._in_command))
+        return (
+            self.agent.state.is_streaming
+            or (compactor is not None and compactor.is_compacting)
+            or (self._run_signal is not None and not self._in_command)
+        )
 
     def ensure_idle(self, what: str) -> None:
         """Raise :class:`SessionError` if a run is live (``what``: "fork", "start a new session"...)."""
@@ -290,11 +308,16 @@ class CodingAgent:
         parsed = parse_command_line(text)
         command = self.commands.get(parsed[0]) if parsed is not None else None
         if command is None:
-            return CommandResult(output="The agent is running: steer, queue a follow-up or abort it first.",
-                                 error=True)
+            return CommandResult(
+                output="The agent is running: steer, queue a follow-up or abort it first.",
+                error=True,
+            )
         if not command.while_running:
-            return CommandResult(output=f"Cannot run /{command.name} while the agent is running "
-                                        "(wait for the run to end or abort it).", error=True)
+            return CommandResult(
+                output=f"Cannot run /{command.name} while the agent is running "
+                "(wait for the run to end or abort it).",
+                error=True,
+            )
         assert parsed is not None
         return await command.handler(self, parsed[1])
 
@@ -409,7 +432,11 @@ class CodingAgent:
         self.ensure_idle("start a new session")
         self.agent.reset()
         self.session = SessionStore.create(self.cwd, persist=self.options.persist_session)
-        self.emit(SessionChanged(session_id=self.session.session_id, path=_str(self.session.path), reason="new"))
+        self.emit(
+            SessionChanged(
+                session_id=self.session.session_id, path=_str(self.session.path), reason="new"
+            )
+        )
         self.hooks.session_start()
 
     def switch_session(self, ref: str | Path) -> None:
@@ -444,15 +471,17 @@ class CodingAgent:
         usage = self.usage
         used, window = self.context_usage()
         messages = self.agent.state.messages
-        return "\n".join([
-            f"Session: {self.session.session_id}",
-            f"File: {self.session.path or '(not saved: --no-session)'}",
-            f"Model: {self.model_id} (thinking: {self.thinking})",
-            f"Messages: {len(messages)} ({sum(isinstance(m, AssistantMessage) for m in messages)} from the model)",
-            f"Tokens: {usage.input} in, {usage.output} out, {usage.cache_read} cache read, {usage.cache_write} cache write",
-            f"Cost: ${usage.cost:.4f}",
-            f"Context: {used} / {window} tokens ({100 * used / max(window, 1):.0f}%)",
-        ])
+        return "\n".join(
+            [
+                f"Session: {self.session.session_id}",
+                f"File: {self.session.path or '(not saved: --no-session)'}",
+                f"Model: {self.model_id} (thinking: {self.thinking})",
+                f"Messages: {len(messages)} ({sum(isinstance(m, AssistantMessage) for m in messages)} from the model)",
+                f"Tokens: {usage.input} in, {usage.output} out, {usage.cache_read} cache read, {usage.cache_write} cache write",
+                f"Cost: ${usage.cost:.4f}",
+                f"Context: {used} / {window} tokens ({100 * used / max(window, 1):.0f}%)",
+            ]
+        )
 
 
 def _str(path: Path | None) -> str | None:

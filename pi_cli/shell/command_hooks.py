@@ -93,15 +93,21 @@ async def run_command_hook(hook: CommandHook, payload: dict[str, Any], cwd: Path
     env = dict(os.environ, PI_PROJECT_DIR=str(cwd), CLAUDE_PROJECT_DIR=str(cwd))
     try:
         process = await asyncio.create_subprocess_shell(
-            hook.command, cwd=str(cwd), env=env, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            hook.command,
+            cwd=str(cwd),
+            env=env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
             start_new_session=True,  # so a timeout kills the whole process group
         )
     except OSError as exc:
         return HookOutcome(problem=f"hook {hook.command!r} could not start: {exc}")
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     try:
-        stdout_b, stderr_b = await asyncio.wait_for(process.communicate(data), timeout=hook.timeout_s)
+        stdout_b, stderr_b = await asyncio.wait_for(
+            process.communicate(data), timeout=hook.timeout_s
+        )
     except (TimeoutError, asyncio.CancelledError) as exc:
         _kill(process)
         await process.wait()
@@ -112,9 +118,14 @@ async def run_command_hook(hook: CommandHook, payload: dict[str, Any], cwd: Path
     stdout = stdout_b.decode("utf-8", "replace").strip()
     stderr = stderr_b.decode("utf-8", "replace").strip()
     if process.returncode == BLOCK_EXIT:
-        return HookOutcome(block=True, message=stderr or f"blocked by hook {hook.command!r}", stdout=stdout)
+        return HookOutcome(
+            block=True, message=stderr or f"blocked by hook {hook.command!r}", stdout=stdout
+        )
     if process.returncode != 0:
-        return HookOutcome(stdout=stdout, problem=f"hook {hook.command!r} exited {process.returncode}: {stderr[:500]}")
+        return HookOutcome(
+            stdout=stdout,
+            problem=f"hook {hook.command!r} exited {process.returncode}: {stderr[:500]}",
+        )
     outcome = HookOutcome(stdout=stdout)
     if stdout.startswith("{"):
         try:
@@ -123,11 +134,19 @@ async def run_command_hook(hook: CommandHook, payload: dict[str, Any], cwd: Path
             parsed = None
         if isinstance(parsed, dict):
             outcome.data = parsed
-            specific = parsed.get("hookSpecificOutput") if isinstance(parsed.get("hookSpecificOutput"), dict) else {}
+            specific = (
+                parsed.get("hookSpecificOutput")
+                if isinstance(parsed.get("hookSpecificOutput"), dict)
+                else {}
+            )
             decision = parsed.get("decision") or specific.get("permissionDecision")
             if decision in ("block", "deny"):
                 outcome.block = True
-                outcome.message = str(parsed.get("reason") or specific.get("permissionDecisionReason") or "blocked by hook")
+                outcome.message = str(
+                    parsed.get("reason")
+                    or specific.get("permissionDecisionReason")
+                    or "blocked by hook"
+                )
             updated = parsed.get("updatedInput", specific.get("updatedInput"))
             if isinstance(updated, dict):
                 outcome.updated_input = updated

@@ -33,8 +33,14 @@ if TYPE_CHECKING:
 TOOL_RESULT_CHARS = 2000
 _READ_TOOLS = {"read", "grep", "find", "ls"}
 _WRITE_TOOLS = {"write", "edit"}
-_OVERFLOW_PATTERNS = ("context_length_exceeded", "maximum context length", "prompt is too long",
-                      "context window", "too many tokens", "exceeds the context")
+_OVERFLOW_PATTERNS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "prompt is too long",
+    "context window",
+    "too many tokens",
+    "exceeds the context",
+)
 
 SUMMARY_SYSTEM = (
     "You are a context summarization assistant. You read a conversation between a user and an AI "
@@ -105,7 +111,11 @@ def is_context_overflow(message: AssistantMessage) -> bool:
 
 
 def _short(value: str, limit: int) -> str:
-    return value if len(value) <= limit else value[:limit] + f"... [{len(value) - limit} more characters]"
+    return (
+        value
+        if len(value) <= limit
+        else value[:limit] + f"... [{len(value) - limit} more characters]"
+    )
 
 
 def serialize_conversation(messages: list[Message]) -> str:
@@ -117,7 +127,10 @@ def serialize_conversation(messages: list[Message]) -> str:
         elif isinstance(message, AssistantMessage):
             if message.text:
                 lines.append(f"[Assistant]: {message.text}")
-            calls = [f"{c.name}({json.dumps(c.arguments, ensure_ascii=False)})" for c in message.tool_calls]
+            calls = [
+                f"{c.name}({json.dumps(c.arguments, ensure_ascii=False)})"
+                for c in message.tool_calls
+            ]
             if calls:
                 lines.append("[Assistant tool calls]: " + "; ".join(calls))
         elif isinstance(message, ToolResultMessage):
@@ -164,10 +177,14 @@ def find_cut_point(messages: list[Message], keep_recent_tokens: int) -> int:
 
 def last_user_index(messages: list[Message]) -> int:
     """Index of the last user message (0 if none)."""
-    return next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], UserMessage)), 0)
+    return next(
+        (i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], UserMessage)), 0
+    )
 
 
-def build_summary_request(messages: list[Message], previous: str | None, instructions: str | None) -> str:
+def build_summary_request(
+    messages: list[Message], previous: str | None, instructions: str | None
+) -> str:
     """The user message asking the model for the summary."""
     parts = [f"<conversation>\n{serialize_conversation(messages)}\n</conversation>"]
     if previous:
@@ -215,7 +232,9 @@ class Compactor:
         """The messages of the current context with their entry ids, the previous summary and details."""
         session = self.shell.session
         refs = session.path_to()
-        index = next((i for i in range(len(refs) - 1, -1, -1) if refs[i].type == "compaction"), None)
+        index = next(
+            (i for i in range(len(refs) - 1, -1, -1) if refs[i].type == "compaction"), None
+        )
         start, previous, details = 0, None, {}
         if index is not None:
             entry = next(iter(session.iter_entries([refs[index]])), None) or {}
@@ -234,9 +253,15 @@ class Compactor:
     async def _summarise(self, prompt: str, signal: AbortSignal) -> str:
         agent = self.shell.agent
         reserve = self.shell.settings.compaction.reserve_tokens
-        context = LlmContext(system_prompt=SUMMARY_SYSTEM, messages=[user_message(prompt)], tools=[])
-        options = StreamOptions(model=agent.model, cancel=signal, thinking="off",
-                                max_tokens=max(int(reserve * 0.8), 1024))
+        context = LlmContext(
+            system_prompt=SUMMARY_SYSTEM, messages=[user_message(prompt)], tools=[]
+        )
+        options = StreamOptions(
+            model=agent.model,
+            cancel=signal,
+            thinking="off",
+            max_tokens=max(int(reserve * 0.8), 1024),
+        )
         final: AssistantMessage | None = None
         async for item in agent.stream_fn(context, options):
             if signal.aborted:
@@ -249,13 +274,16 @@ class Compactor:
         if final is None:
             raise CompactionError("the model stream ended without a message")
         if final.stop_reason in ("error", "aborted"):
-            raise CompactionError(final.error_message or f"summary request ended: {final.stop_reason}")
+            raise CompactionError(
+                final.error_message or f"summary request ended: {final.stop_reason}"
+            )
         if not final.text.strip():
             raise CompactionError("the model returned an empty summary")
         return final.text.strip()
 
-    async def compact(self, reason: str = "manual", instructions: str | None = None,
-                      will_retry: bool = False) -> CompactionResult:
+    async def compact(
+        self, reason: str = "manual", instructions: str | None = None, will_retry: bool = False
+    ) -> CompactionResult:
         """Summarise older messages now. Raises :class:`CompactionError` (after emitting the end event)."""
         if self.is_compacting:
             raise CompactionError("compaction is already running")
@@ -270,18 +298,32 @@ class Compactor:
             error = str(exc) if isinstance(exc, CompactionError) else f"{type(exc).__name__}: {exc}"
             if signal.aborted:
                 error = "Compaction aborted"
-            shell.emit(CompactionEnd(reason=reason, tokens_before=tokens_before,  # type: ignore[arg-type]
-                                     aborted=signal.aborted, error_message=error))
+            shell.emit(
+                CompactionEnd(
+                    reason=reason,
+                    tokens_before=tokens_before,  # type: ignore[arg-type]
+                    aborted=signal.aborted,
+                    error_message=error,
+                )
+            )
             raise CompactionError(error) from None
         finally:
             self.is_compacting = False
             self.signal = None
-        shell.emit(CompactionEnd(reason=reason, summary=result.summary, tokens_before=tokens_before,  # type: ignore[arg-type]
-                                 tokens_after=result.tokens_after, will_retry=will_retry))
+        shell.emit(
+            CompactionEnd(
+                reason=reason,
+                summary=result.summary,
+                tokens_before=tokens_before,  # type: ignore[arg-type]
+                tokens_after=result.tokens_after,
+                will_retry=will_retry,
+            )
+        )
         return result
 
-    async def _compact(self, reason: str, instructions: str | None, tokens_before: int,
-                       signal: AbortSignal) -> CompactionResult:
+    async def _compact(
+        self, reason: str, instructions: str | None, tokens_before: int, signal: AbortSignal
+    ) -> CompactionResult:
         shell = self.shell
         items, previous, details = self._context_entries()
         messages = [m for _, m in items]
@@ -294,7 +336,9 @@ class Compactor:
         if cut == 0:
             raise CompactionError("nothing to compact yet")
         older = messages[:cut]
-        summary = await self._summarise(build_summary_request(older, previous, instructions), signal)
+        summary = await self._summarise(
+            build_summary_request(older, previous, instructions), signal
+        )
         read, modified = file_operations(older)
         read |= set(details.get("readFiles", []))
         modified |= set(details.get("modifiedFiles", []))
@@ -302,10 +346,15 @@ class Compactor:
         if read:
             summary += "\n\n<read-files>\n" + "\n".join(sorted(read)) + "\n</read-files>"
         if modified:
-            summary += "\n\n<modified-files>\n" + "\n".join(sorted(modified)) + "\n</modified-files>"
+            summary += (
+                "\n\n<modified-files>\n" + "\n".join(sorted(modified)) + "\n</modified-files>"
+            )
         first_kept = items[cut][0] if cut < len(items) else None
         entry_id = shell.session.append(
-            "compaction", summary=summary, firstKeptEntryId=first_kept, tokensBefore=tokens_before,
+            "compaction",
+            summary=summary,
+            firstKeptEntryId=first_kept,
+            tokensBefore=tokens_before,
             details={"readFiles": sorted(read), "modifiedFiles": sorted(modified)},
         )
         shell.agent.replace_messages(shell.session.build_context())
@@ -351,4 +400,6 @@ class Compactor:
         await shell.agent.continue_()  # the single retry
         last = shell.agent.state.messages[-1] if shell.agent.state.messages else None
         if isinstance(last, AssistantMessage) and is_context_overflow(last):
-            shell.notify("The context still overflows after compaction; not retrying again.", "error")
+            shell.notify(
+                "The context still overflows after compaction; not retrying again.", "error"
+            )

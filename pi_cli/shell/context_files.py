@@ -24,7 +24,9 @@ def _first_in(directory: Path) -> ContextFile | None:
         candidate = directory / name
         try:
             if candidate.is_file():
-                return ContextFile(candidate, candidate.read_text(encoding="utf-8", errors="replace"))
+                return ContextFile(
+                    candidate, candidate.read_text(encoding="utf-8", errors="replace")
+                )
         except OSError:
             continue
     return None
@@ -45,7 +47,9 @@ def load_context_files(cwd: Path) -> list[ContextFile]:
     return found
 
 
-def read_prompt_override(cwd: Path, name: str, warn: Callable[[str], None] | None = None) -> str | None:
+def read_prompt_override(
+    cwd: Path, name: str, warn: Callable[[str], None] | None = None
+) -> str | None:
     """``.pi/<name>`` of the project, else ``~/.pi/<name>`` (SYSTEM.md / APPEND_SYSTEM.md).
 
     An unreadable file is skipped and reported through ``warn`` (it must not stop start-up).

@@ -24,14 +24,19 @@ async def _compact(shell: CodingAgent, args: str) -> CommandResult:
         result = await shell.compact(args.strip() or None)
     except CompactionError as exc:
         return CommandResult(output=f"Compaction failed: {exc}", error=True)
-    return CommandResult(output=f"Compacted: {result.tokens_before} → ~{result.tokens_after} tokens.")
+    return CommandResult(
+        output=f"Compacted: {result.tokens_before} → ~{result.tokens_after} tokens."
+    )
 
 
 def install_extensions(shell: CodingAgent) -> None:
     """Everything that makes the shell adaptable and long-running."""
     shell.compactor = Compactor(shell)
-    shell.commands.register(SlashCommand("compact", "Summarise older messages to free context",
-                                         _compact, usage="[instructions]"))
+    shell.commands.register(
+        SlashCommand(
+            "compact", "Summarise older messages to free context", _compact, usage="[instructions]"
+        )
+    )
     for command in branching_commands():
         shell.commands.register(command)
     install_skills(shell)

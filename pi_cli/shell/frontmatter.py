@@ -66,7 +66,11 @@ def parse_document(text: str) -> Document:
             index += 1
         if value[:1] in ("|", ">"):
             parts = [c.strip() for c in continued]
-            fields[key] = ("\n" if value[0] == "|" else " ").join(p for p in parts if p or value[0] == "|").strip()
+            fields[key] = (
+                ("\n" if value[0] == "|" else " ")
+                .join(p for p in parts if p or value[0] == "|")
+                .strip()
+            )
         elif continued and not value:
             fields[key] = "\n".join(continued)  # a nested mapping or list: kept raw
         else:

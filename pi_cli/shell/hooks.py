@@ -117,7 +117,11 @@ def load_python_hooks(cwd: Path) -> tuple[list[PythonHook], list[str]]:
                 sys.modules.pop(name, None)
                 problems.append(f"Hook {path} failed to load: {type(exc).__name__}: {exc}")
                 continue
-            functions = {fn: getattr(module, fn) for fn in HOOK_FUNCTIONS if callable(getattr(module, fn, None))}
+            functions = {
+                fn: getattr(module, fn)
+                for fn in HOOK_FUNCTIONS
+                if callable(getattr(module, fn, None))
+            }
             if functions:
                 hooks.append(PythonHook(path, module, functions))
     return hooks, problems
@@ -133,7 +137,9 @@ async def _call(function: Any, event: Any) -> Any:
 class HookManager:
     """Dispatches events to Python and command hooks for one shell."""
 
-    def __init__(self, shell: CodingAgent, python_hooks: list[PythonHook], command_hooks: list[CommandHook]) -> None:
+    def __init__(
+        self, shell: CodingAgent, python_hooks: list[PythonHook], command_hooks: list[CommandHook]
+    ) -> None:
         self.shell = shell
         self.python_hooks = python_hooks
         self.command_hooks = command_hooks
@@ -167,7 +173,9 @@ class HookManager:
                     self.shell.notify(str(result["output"]))
                 return None
         for hook in self._commands("UserPromptSubmit"):
-            outcome = await run_command_hook(hook, self._payload("UserPromptSubmit", prompt=text), self.shell.cwd)
+            outcome = await run_command_hook(
+                hook, self._payload("UserPromptSubmit", prompt=text), self.shell.cwd
+            )
             if outcome.problem:
                 self.shell.notify(outcome.problem, "warning")
             if outcome.block:
@@ -179,7 +187,9 @@ class HookManager:
 
     # ------------------------------------------------------------------ tools
 
-    async def before_tool_call(self, ctx: ToolCallContext, signal: AbortSignal) -> BeforeToolCallResult | None:
+    async def before_tool_call(
+        self, ctx: ToolCallContext, signal: AbortSignal
+    ) -> BeforeToolCallResult | None:
         """The agent's ``before_tool_call``: Python hooks, then PreToolUse commands."""
         call = ctx.tool_call
         args = dict(call.arguments)
@@ -189,16 +199,27 @@ class HookManager:
             try:
                 result = await _call(function, event)
             except Exception as exc:  # noqa: BLE001 - fail safe: block and say why
-                return BeforeToolCallResult(block=True, reason=f"Tool call blocked: {self._report(path, 'tool_call', exc)}")
+                return BeforeToolCallResult(
+                    block=True, reason=f"Tool call blocked: {self._report(path, 'tool_call', exc)}"
+                )
             if isinstance(result, BeforeToolCallResult):
-                result = {"block": result.block, "reason": result.reason, "arguments": result.arguments}
+                result = {
+                    "block": result.block,
+                    "reason": result.reason,
+                    "arguments": result.arguments,
+                }
             if isinstance(result, dict):
                 if result.get("block"):
-                    return BeforeToolCallResult(block=True, reason=str(result.get("reason") or f"Blocked by hook {path.name}"))
+                    return BeforeToolCallResult(
+                        block=True,
+                        reason=str(result.get("reason") or f"Blocked by hook {path.name}"),
+                    )
                 if isinstance(result.get("arguments"), dict):
                     args, rewritten = dict(result["arguments"]), True
         for hook in self._commands("PreToolUse", call.name):
-            payload = self._payload("PreToolUse", tool_name=call.name, tool_input=args, tool_use_id=call.id)
+            payload = self._payload(
+                "PreToolUse", tool_name=call.name, tool_input=args, tool_use_id=call.id
+            )
             outcome = await run_command_hook(hook, payload, self.shell.cwd)
             if outcome.problem:
                 self.shell.notify(outcome.problem, "warning")
@@ -208,14 +229,24 @@ class HookManager:
                 args, rewritten = dict(outcome.updated_input), True
         return BeforeToolCallResult(arguments=args) if rewritten else None
 
-    async def after_tool_call(self, ctx: AfterToolCallContext, signal: AbortSignal) -> AfterToolCallResult | None:
+    async def after_tool_call(
+        self, ctx: AfterToolCallContext, signal: AbortSignal
+    ) -> AfterToolCallResult | None:
         """The agent's ``after_tool_call``: Python hooks patch, then PostToolUse commands."""
         call = ctx.tool_call
         result, is_error = ctx.result, ctx.is_error
         changed = False
         for path, function in self._functions("tool_result"):
-            event = ToolResultEvent(call.name, call.id, dict(call.arguments), result.text, result, is_error,
-                                    self.shell.cwd, self.shell)
+            event = ToolResultEvent(
+                call.name,
+                call.id,
+                dict(call.arguments),
+                result.text,
+                result,
+                is_error,
+                self.shell.cwd,
+                self.shell,
+            )
             try:
                 patch = await _call(function, event)
             except Exception as exc:  # noqa: BLE001 - shown; the result stays as it was
@@ -232,25 +263,40 @@ class HookManager:
                 result, is_error = override.apply(result, is_error)
                 changed = True
         for hook in self._commands("PostToolUse", call.name):
-            payload = self._payload("PostToolUse", tool_name=call.name, tool_input=dict(call.arguments),
-                                    tool_use_id=call.id, tool_response={**to_wire(result), "isError": is_error})
+            payload = self._payload(
+                "PostToolUse",
+                tool_name=call.name,
+                tool_input=dict(call.arguments),
+                tool_use_id=call.id,
+                tool_response={**to_wire(result), "isError": is_error},
+            )
             outcome = await run_command_hook(hook, payload, self.shell.cwd)
             if outcome.problem:
                 self.shell.notify(outcome.problem, "warning")
             if outcome.block:
                 # The tool already ran: the hook's message is added for the model to read.
                 text = f"{result.text}\n\n[PostToolUse hook] {outcome.message}".strip()
-                result, is_error = AfterToolCallResult(content=text, is_error=True).apply(result, is_error)
+                result, is_error = AfterToolCallResult(content=text, is_error=True).apply(
+                    result, is_error
+                )
                 changed = True
         if not changed:
             return None
-        return AfterToolCallResult(content=result.content, details=result.details, is_error=is_error)
+        return AfterToolCallResult(
+            content=result.content, details=result.details, is_error=is_error
+        )
 
     # ------------------------------------------------------------------ notifications
 
     def on_event(self, event: Any) -> None:
         """Shell listener: forwards ``turn_end`` and ``agent_end`` to Python hooks."""
-        name = "turn_end" if isinstance(event, TurnEnd) else "agent_end" if isinstance(event, AgentEnd) else None
+        name = (
+            "turn_end"
+            if isinstance(event, TurnEnd)
+            else "agent_end"
+            if isinstance(event, AgentEnd)
+            else None
+        )
         if name is not None:
             self.notify_hooks(name, event)
 
@@ -284,13 +330,22 @@ class HookManager:
     def session_start(self) -> None:
         """Tell hooks which session is active."""
         session = self.shell.session
-        event = SessionStartEvent(session.session_id, str(session.path) if session.path else None,
-                                  self.shell.cwd, self.shell)
+        event = SessionStartEvent(
+            session.session_id,
+            str(session.path) if session.path else None,
+            self.shell.cwd,
+            self.shell,
+        )
         self.notify_hooks("session_start", event)
 
     def _payload(self, event: str, **fields: Any) -> dict[str, Any]:
-        return {"hook_event_name": event, "session_id": self.shell.session.session_id,
-                "transcript_path": str(self.shell.session.path or ""), "cwd": str(self.shell.cwd), **fields}
+        return {
+            "hook_event_name": event,
+            "session_id": self.shell.session.session_id,
+            "transcript_path": str(self.shell.session.path or ""),
+            "cwd": str(self.shell.cwd),
+            **fields,
+        }
 
 
 def install_hooks(shell: CodingAgent) -> HookManager:

@@ -125,7 +125,10 @@ async def _http_get_json(port: int, path: str) -> Any:
         parts = lines[0].split()
         if len(parts) < 2 or parts[1] != "200":
             return None
-        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
+        headers = {
+            k.strip().lower(): v.strip()
+            for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)
+        }
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) <= _MAX_BODY:
             body = await reader.readexactly(int(length))

@@ -46,7 +46,9 @@ class ModelResolver:
             ConfigError: no model can be found or the spec is invalid (user-facing message).
         """
         if self.options.stream_fn is not None:
-            return ModelChoice(self.options.stream_fn, spec or self.settings.model or "test/scripted")
+            return ModelChoice(
+                self.options.stream_fn, spec or self.settings.model or "test/scripted"
+            )
         from agent_core import providers
 
         env = dict(os.environ)
@@ -129,9 +131,9 @@ def no_model_message() -> str:
         "  export OPENAI_API_KEY=...       (OpenAI)\n"
         "  export OPENROUTER_API_KEY=...   (OpenRouter)\n"
         "or choose a model and key explicitly:\n"
-        "  pi --model openai/gpt-4o-mini --api-key ... \"your prompt\"\n"
+        '  pi --model openai/gpt-4o-mini --api-key ... "your prompt"\n'
         "or use a local OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM):\n"
-        "  pi --model ollama/qwen2.5-coder:7b \"your prompt\"\n"
-        "  pi --model openai/local --api-base http://127.0.0.1:8080/v1 \"your prompt\"\n"
-        "A default model can also be set in ~/.pi/settings.json: {\"model\": \"provider/model\"}."
+        '  pi --model ollama/qwen2.5-coder:7b "your prompt"\n'
+        '  pi --model openai/local --api-base http://127.0.0.1:8080/v1 "your prompt"\n'
+        'A default model can also be set in ~/.pi/settings.json: {"model": "provider/model"}.'
     )

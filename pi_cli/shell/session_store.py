@@ -26,7 +26,9 @@ from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
 
 SESSION_VERSION = 1
-_ENTRY_PREFIX = re.compile(rb'^\{"type":"([a-z_]+)","id":"([0-9a-f]+)","parentId":(?:null|"([0-9a-f]+)")')
+_ENTRY_PREFIX = re.compile(
+    rb'^\{"type":"([a-z_]+)","id":"([0-9a-f]+)","parentId":(?:null|"([0-9a-f]+)")'
+)
 
 
 class SessionError(Exception):
@@ -46,7 +48,8 @@ class EntryRef:
 
 _CHUNK = 8 * 1024 * 1024
 _ENTRY_LINE = re.compile(
-    rb'^\{"type":"([a-z_]+)","id":"([0-9a-f]+)","parentId":(?:null|"([0-9a-f]+)")[^\n]*\}\n', re.MULTILINE
+    rb'^\{"type":"([a-z_]+)","id":"([0-9a-f]+)","parentId":(?:null|"([0-9a-f]+)")[^\n]*\}\n',
+    re.MULTILINE,
 )
 
 
@@ -75,8 +78,13 @@ class _Scan:
             kind, raw_id, parent = match.groups()
             entry_id = raw_id.decode()
             stop = match.end()
-            entries[entry_id] = EntryRef(entry_id, parent.decode() if parent else None,
-                                         kind.decode(), base + start, stop - start)
+            entries[entry_id] = EntryRef(
+                entry_id,
+                parent.decode() if parent else None,
+                kind.decode(),
+                base + start,
+                stop - start,
+            )
             order.append(entry_id)
             position = stop
         self.line_no += len(order) - fast
@@ -91,7 +99,9 @@ class _Scan:
             end = len(block) if newline == -1 else newline + 1
             line = block[start:end]
             self.line_no += 1
-            ref = SessionStore._index_line(line.rstrip(b"\r\n"), offset + start, len(line), complete=newline != -1)
+            ref = SessionStore._index_line(
+                line.rstrip(b"\r\n"), offset + start, len(line), complete=newline != -1
+            )
             if isinstance(ref, SessionHeader):
                 if self.header is None:
                     self.header = ref
@@ -155,15 +165,23 @@ class SessionStore:
     # ------------------------------------------------------------------ creation
 
     @classmethod
-    def create(cls, cwd: Path, *, persist: bool = True, directory: Path | None = None,
-               parent_session: str | None = None) -> SessionStore:
+    def create(
+        cls,
+        cwd: Path,
+        *,
+        persist: bool = True,
+        directory: Path | None = None,
+        parent_session: str | None = None,
+    ) -> SessionStore:
         """A new session for ``cwd``; the file is written on the first entry."""
         session_id = str(uuid.uuid4())
         stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H-%M-%S-%f")[:-3] + "Z"
         path = None
         if persist:
             path = (directory or sessions_dir(cwd)) / f"{stamp}_{session_id}.jsonl"
-        header = SessionHeader(id=session_id, cwd=str(cwd), timestamp=_iso_now(), parent_session=parent_session)
+        header = SessionHeader(
+            id=session_id, cwd=str(cwd), timestamp=_iso_now(), parent_session=parent_session
+        )
         return cls(header=header, path=path)
 
     @classmethod
@@ -207,12 +225,19 @@ class SessionStore:
         return store
 
     @staticmethod
-    def _index_line(line: bytes, offset: int, length: int, *, complete: bool) -> SessionHeader | EntryRef | None:
+    def _index_line(
+        line: bytes, offset: int, length: int, *, complete: bool
+    ) -> SessionHeader | EntryRef | None:
         match = _ENTRY_PREFIX.match(line)
         if match and complete and line.endswith(b"}"):
             parent = match.group(3)
-            return EntryRef(match.group(2).decode(), parent.decode() if parent else None,
-                            match.group(1).decode(), offset, length)
+            return EntryRef(
+                match.group(2).decode(),
+                parent.decode() if parent else None,
+                match.group(1).decode(),
+                offset,
+                length,
+            )
         try:
             data = json.loads(line)
         except (ValueError, UnicodeDecodeError):
@@ -220,9 +245,12 @@ class SessionStore:
         if not isinstance(data, dict):
             return None
         if data.get("type") == "session" and "id" in data:
-            return SessionHeader(id=str(data["id"]), cwd=str(data.get("cwd", "")),
-                                 timestamp=str(data.get("timestamp", "")),
-                                 parent_session=data.get("parentSession"))
+            return SessionHeader(
+                id=str(data["id"]),
+                cwd=str(data.get("cwd", "")),
+                timestamp=str(data.get("timestamp", "")),
+                parent_session=data.get("parentSession"),
+            )
         if isinstance(data.get("id"), str) and isinstance(data.get("type"), str):
             return EntryRef(data["id"], data.get("parentId"), data["type"], offset, length)
         return None
@@ -237,8 +265,13 @@ class SessionStore:
     def append(self, entry_type: str, **fields: Any) -> str:
         """Append an entry under the current leaf; returns its id (which becomes the leaf)."""
         entry_id = _new_entry_id(self.entries)
-        data: dict[str, Any] = {"type": entry_type, "id": entry_id, "parentId": self.leaf_id,
-                                "timestamp": _iso_now(), **fields}
+        data: dict[str, Any] = {
+            "type": entry_type,
+            "id": entry_id,
+            "parentId": self.leaf_id,
+            "timestamp": _iso_now(),
+            **fields,
+        }
         line = dumps_line(data)
         offset = 0
         if self.path is not None and self.persist and self.write_error is None:
@@ -326,7 +359,9 @@ class SessionStore:
         with self.path.open("rb") as handle:
             for ref in refs:
                 # Entries appended read-only or after a failed write live in memory only.
-                data = self._memory[ref.id] if ref.id in self._memory else self._read_at(handle, ref)
+                data = (
+                    self._memory[ref.id] if ref.id in self._memory else self._read_at(handle, ref)
+                )
                 if data is not None:
                     yield data
 
@@ -372,7 +407,9 @@ class SessionStore:
                 break
             current = ref.parent_id
         else:
-            if compaction is not None:  # the kept entry is not an ancestor: start after the compaction
+            if (
+                compaction is not None
+            ):  # the kept entry is not an ancestor: start after the compaction
                 del refs[compaction_at + 1 :]
         refs.reverse()
         return refs, compaction
@@ -417,5 +454,7 @@ def resolve_session(ref: str, cwd: Path) -> Path:
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
-        raise SessionError(f"Session id {ref!r} is ambiguous ({len(matches)} matches); give more characters")
+        raise SessionError(
+            f"Session id {ref!r} is ambiguous ({len(matches)} matches); give more characters"
+        )
     raise SessionError(f"No session found for {ref!r} (give a file path or a session id)")

@@ -66,7 +66,9 @@ def _read_json(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise SettingsError(f"Cannot read settings file {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise SettingsError(f"Settings file {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
+        raise SettingsError(
+            f"Settings file {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8"
+        ) from None
     if not text.strip():
         return {}
     try:
@@ -76,7 +78,9 @@ def _read_json(path: Path) -> dict[str, Any]:
             f"Settings file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from None
     if not isinstance(data, dict):
-        raise SettingsError(f"Settings file {path} must contain a JSON object, not {type(data).__name__}")
+        raise SettingsError(
+            f"Settings file {path} must contain a JSON object, not {type(data).__name__}"
+        )
     return data
 
 

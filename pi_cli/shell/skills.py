@@ -77,15 +77,21 @@ def validate_skill(path: Path, source: str) -> Skill | SkillProblem:
     if len(name) > MAX_NAME:
         return SkillProblem(path, f"name {name!r} is longer than {MAX_NAME} characters")
     if not _NAME.match(name) or name.startswith("-") or name.endswith("-") or "--" in name:
-        return SkillProblem(path, f"name {name!r} must be lowercase letters, digits and single hyphens")
+        return SkillProblem(
+            path, f"name {name!r} must be lowercase letters, digits and single hyphens"
+        )
     if name != dir_name:
         return SkillProblem(path, f"name {name!r} does not match its directory {dir_name!r}")
     if not description:
         return SkillProblem(path, "frontmatter field 'description' is required")
     if len(description) > MAX_DESCRIPTION:
-        return SkillProblem(path, f"description is longer than {MAX_DESCRIPTION} characters ({len(description)})")
+        return SkillProblem(
+            path, f"description is longer than {MAX_DESCRIPTION} characters ({len(description)})"
+        )
     invocable = doc.fields.get("disable-model-invocation", "false").strip().lower() != "true"
-    return Skill(name=name, description=description, path=path, source=source, model_invocable=invocable)
+    return Skill(
+        name=name, description=description, path=path, source=source, model_invocable=invocable
+    )
 
 
 def _skill_files(root: Path, seen: set[Path] | None = None) -> list[Path]:
@@ -125,11 +131,17 @@ def git_root(cwd: Path) -> Path | None:
 
 def skill_roots(cwd: Path, extra_paths: list[str] | None = None) -> list[tuple[Path, str]]:
     """Where to look, in precedence order (the first skill of a name wins)."""
-    roots: list[tuple[Path, str]] = [(pi_home() / "skills", "user"), (Path.home() / ".agents" / "skills", "user")]
+    roots: list[tuple[Path, str]] = [
+        (pi_home() / "skills", "user"),
+        (Path.home() / ".agents" / "skills", "user"),
+    ]
     top = git_root(cwd) or cwd
     directory = cwd
     while True:
-        roots += [(directory / ".pi" / "skills", "project"), (directory / ".agents" / "skills", "project")]
+        roots += [
+            (directory / ".pi" / "skills", "project"),
+            (directory / ".agents" / "skills", "project"),
+        ]
         if directory == top or directory.parent == directory:
             break
         directory = directory.parent
@@ -139,7 +151,9 @@ def skill_roots(cwd: Path, extra_paths: list[str] | None = None) -> list[tuple[P
     return roots
 
 
-def discover_skills(cwd: Path, extra_paths: list[str] | None = None) -> tuple[list[Skill], list[SkillProblem]]:
+def discover_skills(
+    cwd: Path, extra_paths: list[str] | None = None
+) -> tuple[list[Skill], list[SkillProblem]]:
     """Find and validate every skill. Returns (valid skills, problems to report)."""
     skills: dict[str, Skill] = {}
     problems: list[SkillProblem] = []
@@ -162,7 +176,11 @@ def discover_skills(cwd: Path, extra_paths: list[str] | None = None) -> tuple[li
             if isinstance(result, SkillProblem):
                 problems.append(result)
             elif result.name in skills:
-                problems.append(SkillProblem(file, f"name {result.name!r} already used by {skills[result.name].path}"))
+                problems.append(
+                    SkillProblem(
+                        file, f"name {result.name!r} already used by {skills[result.name].path}"
+                    )
+                )
             else:
                 skills[result.name] = result
     return list(skills.values()), problems
@@ -205,8 +223,13 @@ def _skill_command(skill: Skill) -> SlashCommand:
         except OSError as exc:
             return CommandResult(output=f"Cannot read skill {skill.path}: {exc}", error=True)
 
-    return SlashCommand(f"skill:{skill.name}", skill.description.splitlines()[0][:120], handler,
-                        usage="[args]", source="skill")
+    return SlashCommand(
+        f"skill:{skill.name}",
+        skill.description.splitlines()[0][:120],
+        handler,
+        usage="[args]",
+        source="skill",
+    )
 
 
 def install_skills(shell: CodingAgent) -> None:

@@ -64,7 +64,9 @@ class SlashCommandRegistry:
 
     def complete(self, prefix: str) -> list[SlashCommand]:
         """Commands whose name starts with ``prefix`` (without the slash), sorted."""
-        return sorted((c for n, c in self.commands.items() if n.startswith(prefix)), key=lambda c: c.name)
+        return sorted(
+            (c for n, c in self.commands.items() if n.startswith(prefix)), key=lambda c: c.name
+        )
 
     def visible(self) -> list[SlashCommand]:
         """All commands, sorted by name."""
@@ -103,7 +105,9 @@ async def _help(shell: CodingAgent, args: str) -> CommandResult:
 
 async def _model(shell: CodingAgent, args: str) -> CommandResult:
     if not args:
-        return CommandResult(output=f"Model: {shell.model_id} (thinking: {shell.thinking})", action="pick_model")
+        return CommandResult(
+            output=f"Model: {shell.model_id} (thinking: {shell.thinking})", action="pick_model"
+        )
     try:
         shell.set_model(args)
     except Exception as exc:  # ModelConfigError and friends carry a user-facing message
@@ -114,7 +118,10 @@ async def _model(shell: CodingAgent, args: str) -> CommandResult:
 async def _thinking(shell: CodingAgent, args: str) -> CommandResult:
     levels = ("off", "minimal", "low", "medium", "high", "xhigh")
     if args not in levels:
-        return CommandResult(output=f"Thinking: {shell.thinking}. Usage: /thinking {'|'.join(levels)}", error=bool(args))
+        return CommandResult(
+            output=f"Thinking: {shell.thinking}. Usage: /thinking {'|'.join(levels)}",
+            error=bool(args),
+        )
     shell.set_thinking(args)
     return CommandResult(output=f"Thinking level set to {args}")
 
@@ -147,10 +154,16 @@ def builtin_commands() -> list[SlashCommand]:
     return [
         SlashCommand("help", "List commands", _help, aliases=("?",), while_running=True),
         SlashCommand("model", "Show or switch the model", _model, usage="[provider/model]"),
-        SlashCommand("thinking", "Show or set the thinking level", _thinking, usage="[off|low|medium|high]"),
+        SlashCommand(
+            "thinking", "Show or set the thinking level", _thinking, usage="[off|low|medium|high]"
+        ),
         SlashCommand("new", "Start a new session", _new),
-        SlashCommand("session", "Show session file, id, messages, tokens and cost", _session,
-                     while_running=True),
+        SlashCommand(
+            "session",
+            "Show session file, id, messages, tokens and cost",
+            _session,
+            while_running=True,
+        ),
         SlashCommand("resume", "Resume an earlier session", _resume, usage="[id|path]"),
         SlashCommand("quit", "Quit pi", _quit, aliases=("exit", "q"), while_running=True),
     ]

@@ -53,7 +53,10 @@ def build_system_prompt(
         if tools:
             lines = ["Available tools:"]
             for tool in tools:
-                summary = getattr(tool, "summary", None) or str(getattr(tool, "description", "")).split("\n")[0]
+                summary = (
+                    getattr(tool, "summary", None)
+                    or str(getattr(tool, "description", "")).split("\n")[0]
+                )
                 lines.append(f"- {tool.name}: {summary}")
             parts.append("\n".join(lines))
         else:

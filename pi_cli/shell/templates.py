@@ -67,21 +67,28 @@ def load_template(path: Path, source: str) -> PromptTemplate:
     if not description:
         first = next((line.strip() for line in doc.body.splitlines() if line.strip()), "")
         description = first.lstrip("# ")[:80]
-    return PromptTemplate(name=path.stem, description=description, body=doc.body, path=path, source=source)
+    return PromptTemplate(
+        name=path.stem, description=description, body=doc.body, path=path, source=source
+    )
 
 
 def discover_templates(cwd: Path) -> tuple[list[PromptTemplate], list[str]]:
     """Templates by name (project wins over user) and problems to report."""
     found: dict[str, PromptTemplate] = {}
     problems: list[str] = []
-    for directory, source in ((pi_home() / "prompts", "user"), (project_dir(cwd) / "prompts", "project")):
+    for directory, source in (
+        (pi_home() / "prompts", "user"),
+        (project_dir(cwd) / "prompts", "project"),
+    ):
         if not directory.is_dir():
             continue
         for path in sorted(directory.glob("*.md")):
             if not path.is_file():
                 continue
             if not _NAME.match(path.stem):
-                problems.append(f"Skipped prompt template {path}: unusable command name {path.stem!r}")
+                problems.append(
+                    f"Skipped prompt template {path}: unusable command name {path.stem!r}"
+                )
                 continue
             try:
                 found[path.stem] = load_template(path, source)
@@ -94,8 +101,13 @@ def _template_command(template: PromptTemplate) -> SlashCommand:
     async def handler(shell: CodingAgent, args: str) -> CommandResult:
         return CommandResult(prompt=expand_template(template.body, split_args(args)))
 
-    return SlashCommand(template.name, template.description or f"Prompt template {template.path.name}",
-                        handler, usage="[args]", source=f"template:{template.source}")
+    return SlashCommand(
+        template.name,
+        template.description or f"Prompt template {template.path.name}",
+        handler,
+        usage="[args]",
+        source=f"template:{template.source}",
+    )
 
 
 def install_templates(shell: CodingAgent) -> None:
@@ -105,7 +117,9 @@ def install_templates(shell: CodingAgent) -> None:
     for template in templates:
         existing = shell.commands.get(template.name)
         if existing is not None and not existing.source.startswith("template"):
-            problems.append(f"Skipped prompt template {template.path}: /{template.name} is a built-in command")
+            problems.append(
+                f"Skipped prompt template {template.path}: /{template.name} is a built-in command"
+            )
             continue
         shell.commands.register(_template_command(template))
         registered.append(template)

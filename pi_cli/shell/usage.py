@@ -47,7 +47,10 @@ def context_tokens(messages: Sequence[Message]) -> int:
     """Tokens in the context: the last successful response's usage plus estimates after it."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if isinstance(message, AssistantMessage) and message.stop_reason not in ("error", "aborted"):
+        if isinstance(message, AssistantMessage) and message.stop_reason not in (
+            "error",
+            "aborted",
+        ):
             usage = message.usage
             reported = usage.input + usage.output + usage.cache_read + usage.cache_write
             if reported > 0:

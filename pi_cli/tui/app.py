@@ -39,7 +39,11 @@ QUIT_WINDOW_S = 2.0  # second Ctrl+C within this many seconds quits
 def home_relative(path: Path) -> str:
     """``path`` with the home directory written as ``~`` (``~/src/pi``)."""
     home = Path.home()
-    return "~/" + str(path.relative_to(home)) if path != home and path.is_relative_to(home) else str(path)
+    return (
+        "~/" + str(path.relative_to(home))
+        if path != home and path.is_relative_to(home)
+        else str(path)
+    )
 
 
 @dataclass
@@ -74,10 +78,10 @@ class PiApp(PickerActions, App[int]):
         shell_factory: Callable[[], CodingAgent | str] | None = None,
     ) -> None:
         """Args:
-            shell: the shell to drive, or ``None`` with ``shell_factory``.
-            options: presentation options.
-            shell_factory: builds the shell (or returns why it cannot) in a thread after the
-                first frame, so the user sees pi at once; input typed meanwhile is kept.
+        shell: the shell to drive, or ``None`` with ``shell_factory``.
+        options: presentation options.
+        shell_factory: builds the shell (or returns why it cannot) in a thread after the
+            first frame, so the user sees pi at once; input typed meanwhile is kept.
         """
         super().__init__()
         self.shell: CodingAgent | None = None
@@ -121,7 +125,9 @@ class PiApp(PickerActions, App[int]):
     def _header_parts(self) -> tuple[list[str], list[str], list[tuple[str, str]]]:
         shell = self.shell
         extended = self.options.extended_keys
-        hints = key_hints(self.options.keymap, has_extended_keys() if extended is None else extended)
+        hints = key_hints(
+            self.options.keymap, has_extended_keys() if extended is None else extended
+        )
         if shell is None:
             return [], [], hints
         skills = [getattr(s, "name", str(s)) for s in getattr(shell, "skills", None) or []]
@@ -134,7 +140,9 @@ class PiApp(PickerActions, App[int]):
     @property
     def cwd(self) -> Path:
         """The working directory (known before the shell is built)."""
-        return self.shell.cwd if self.shell is not None else (self.options.cwd or Path.cwd()).resolve()
+        return (
+            self.shell.cwd if self.shell is not None else (self.options.cwd or Path.cwd()).resolve()
+        )
 
     def compose(self) -> ComposeResult:
         self.transcript = Transcript(self.options.clock)
@@ -216,9 +224,19 @@ class PiApp(PickerActions, App[int]):
         used, window = shell.context_usage()
         cwd = self._cwd_label()
         session = self.options.session_label or shell.session.session_id[:8]
-        return Status(cwd=cwd, session=session, model=shell.model_id, thinking=shell.thinking,
-                      input=usage.input, output=usage.output, cache_read=usage.cache_read,
-                      cache_write=usage.cache_write, cost=usage.cost, context_tokens=used, context_window=window)
+        return Status(
+            cwd=cwd,
+            session=session,
+            model=shell.model_id,
+            thinking=shell.thinking,
+            input=usage.input,
+            output=usage.output,
+            cache_read=usage.cache_read,
+            cache_write=usage.cache_write,
+            cost=usage.cost,
+            context_tokens=used,
+            context_window=window,
+        )
 
     def _cwd_label(self) -> str:
         return self.options.cwd_label or home_relative(self.cwd)
@@ -235,8 +253,10 @@ class PiApp(PickerActions, App[int]):
             self.queue_view.show_queues([], pending)
             return
         state = self.shell.agent.state
-        self.queue_view.show_queues([q.text for q in state.steering_queue],
-                                    [*(q.text for q in state.follow_up_queue), *pending])
+        self.queue_view.show_queues(
+            [q.text for q in state.steering_queue],
+            [*(q.text for q in state.follow_up_queue), *pending],
+        )
 
     @property
     def is_live(self) -> bool:
@@ -246,7 +266,11 @@ class PiApp(PickerActions, App[int]):
     @property
     def is_settled(self) -> bool:
         """No run is live and every run's events have been rendered (tests, benchmarks)."""
-        return self.bridge is not None and not self.is_live and self.runs_rendered == self.bridge.runs_ended
+        return (
+            self.bridge is not None
+            and not self.is_live
+            and self.runs_rendered == self.bridge.runs_ended
+        )
 
     # ------------------------------------------------------------------ input
 
@@ -306,7 +330,11 @@ class PiApp(PickerActions, App[int]):
         from pi_cli.shell.slash_commands import parse_command_line
 
         parsed = parse_command_line(text)
-        return parsed is not None and self.shell is not None and self.shell.commands.get(parsed[0]) is not None
+        return (
+            parsed is not None
+            and self.shell is not None
+            and self.shell.commands.get(parsed[0]) is not None
+        )
 
     async def _submit_and_show(self, text: str) -> None:
         """``shell.submit(text)``, then show the command's result; an exception becomes a notice
@@ -460,8 +488,9 @@ class PiApp(PickerActions, App[int]):
         await self.transcript.tool_progress(message.call_id, message.text)
 
     async def on_tool_finished(self, message: m.ToolFinished) -> None:
-        await self.transcript.tool_finished(message.call_id, message.name, message.text, message.is_error,
-                                            message.details)
+        await self.transcript.tool_finished(
+            message.call_id, message.name, message.text, message.is_error, message.details
+        )
 
     async def on_notice_shown(self, message: m.NoticeShown) -> None:
         await self.transcript.notice(message.text, message.level)
@@ -471,6 +500,8 @@ class PiApp(PickerActions, App[int]):
 
     async def on_session_switched(self, message: m.SessionSwitched) -> None:
         await self.transcript.reset()
-        await self.transcript.notice(f"Session {self.shell.session.session_id[:8]} ({message.reason}).")
+        await self.transcript.notice(
+            f"Session {self.shell.session.session_id[:8]} ({message.reason})."
+        )
         await self.transcript.history(list(self.shell.agent.state.messages))
         self.refresh_status()

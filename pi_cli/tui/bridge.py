@@ -45,7 +45,9 @@ from pi_cli.tui.messages import clean, clean_value
 class Bridge:
     """Converts events and posts them with ``post`` (normally ``App.post_message``)."""
 
-    def __init__(self, post: Callable[[Message], Any], agent_error: Callable[[], str | None] = lambda: None) -> None:
+    def __init__(
+        self, post: Callable[[Message], Any], agent_error: Callable[[], str | None] = lambda: None
+    ) -> None:
         self.post = post
         self.agent_error = agent_error
         self._users_in_run = 0
@@ -58,7 +60,12 @@ class Bridge:
         kind = m.AssistantText if isinstance(sub, TextDelta) else m.AssistantThinking
         open_ = self._open
         delta = clean(sub.delta)
-        if open_ is not None and not open_.taken and type(open_) is kind and open_.index == sub.content_index:
+        if (
+            open_ is not None
+            and not open_.taken
+            and type(open_) is kind
+            and open_.index == sub.content_index
+        ):
             open_.delta += delta
             return None
         self._open = kind(sub.content_index, delta)
@@ -82,7 +89,9 @@ class Bridge:
             if isinstance(event.message, UserMessage):
                 self._users_in_run += 1
                 # The first user message of a run is the prompt; later ones were queued.
-                return m.UserMessageShown(clean(event.message.text), injected=self._users_in_run > 1)
+                return m.UserMessageShown(
+                    clean(event.message.text), injected=self._users_in_run > 1
+                )
             return None
         if isinstance(event, MessageEnd):
             message = event.message
@@ -91,13 +100,20 @@ class Bridge:
                 return m.AssistantEnded(message.stop_reason, error)
             return None
         if isinstance(event, ToolExecutionStart):
-            return m.ToolStarted(event.tool_call_id, clean(event.tool_name), clean_value(event.args))
+            return m.ToolStarted(
+                event.tool_call_id, clean(event.tool_name), clean_value(event.args)
+            )
         if isinstance(event, ToolExecutionUpdate):
             return m.ToolProgress(event.tool_call_id, clean(event.partial_result.text))
         if isinstance(event, ToolExecutionEnd):
             result = event.result
-            return m.ToolFinished(event.tool_call_id, clean(event.tool_name), clean(result.text), event.is_error,
-                                  clean_value(result.details))
+            return m.ToolFinished(
+                event.tool_call_id,
+                clean(event.tool_name),
+                clean(result.text),
+                event.is_error,
+                clean_value(result.details),
+            )
         if isinstance(event, TurnStart):
             self._turn_open = True
             return m.TurnStarted()
@@ -138,7 +154,9 @@ class Bridge:
         if isinstance(event, AutoRetryStart):
             return m.NoticeShown(
                 f"Retrying ({event.attempt}/{event.max_attempts}) in {event.delay_ms / 1000:.1f}s: "
-                f"{event.error_message}", "warning")
+                f"{event.error_message}",
+                "warning",
+            )
         if isinstance(event, AutoRetryEnd):
             if event.success:
                 return m.NoticeShown(f"Retry {event.attempt} succeeded.")
@@ -148,7 +166,9 @@ class Bridge:
         if isinstance(event, CompactionEnd):
             if event.error_message:
                 return m.NoticeShown(f"Compaction failed: {event.error_message}", "error")
-            return m.NoticeShown(f"Compacted context: {event.tokens_before} → {event.tokens_after} tokens.")
+            return m.NoticeShown(
+                f"Compacted context: {event.tokens_before} → {event.tokens_after} tokens."
+            )
         if isinstance(event, SessionChanged):
             return m.SessionSwitched(event.reason)
         if isinstance(event, ModelChanged):

@@ -15,7 +15,15 @@ from pathlib import Path
 MAX_ITEMS = 12
 MAX_FILES = 20_000
 LIST_TIME_LIMIT_S = 5.0
-_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache"}
+_SKIP_DIRS = {
+    ".git",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".mypy_cache",
+    ".pytest_cache",
+}
 
 
 @dataclass(frozen=True)
@@ -76,8 +84,14 @@ def _rg_files(cwd: Path, stop: threading.Event, deadline: float) -> list[str] | 
         from tools._rg import find_rg
 
         command = [find_rg(), "--files", "--hidden", "--glob", "!.git"]
-        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                text=True, errors="replace")
+        proc = subprocess.Popen(
+            command,
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+        )
     except Exception:  # noqa: BLE001 - no rg (or tools missing): the caller walks instead
         return None
     found: list[str] = []
@@ -149,7 +163,10 @@ class Completer:
     def complete(self, request: CompletionRequest) -> list[Completion]:
         """Candidates for ``request``, best first."""
         if request.kind == "command":
-            return [Completion(f"/{name}", f"/{name} ", detail) for name, detail in self.commands(request.query)]
+            return [
+                Completion(f"/{name}", f"/{name} ", detail)
+                for name, detail in self.commands(request.query)
+            ]
         scored = [(s, f) for f in self.files() if (s := fuzzy_score(request.query, f)) is not None]
         scored.sort(key=lambda item: (-item[0], item[1]))
         return [Completion(f, f"@{f} ") for _, f in scored[:MAX_ITEMS]]

@@ -55,8 +55,14 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
 def bindings(scope: Scope) -> list[Binding]:
     """Textual bindings for one scope, built from :data:`DEFAULT_KEYS`."""
     return [
-        Binding(spec.keys, spec.action, spec.description, show=spec.show, id=spec.id,
-                priority=scope == "editor")
+        Binding(
+            spec.keys,
+            spec.action,
+            spec.description,
+            show=spec.show,
+            id=spec.id,
+            priority=scope == "editor",
+        )
         for spec in DEFAULT_KEYS
         if spec.scope == scope
     ]
@@ -105,7 +111,9 @@ def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], str | No
     if unknown := sorted(set(data) - known):
         problems.append(f"unknown ids {', '.join(unknown)}")
     if invalid:
-        problems.append(f"ignored values of {', '.join(invalid)} (need a key string or a list of them)")
+        problems.append(
+            f"ignored values of {', '.join(invalid)} (need a key string or a list of them)"
+        )
     return keymap, (f"Key bindings in {path}: {'; '.join(problems)}" if problems else None)
 
 
@@ -123,13 +131,18 @@ def has_extended_keys(env: dict[str, str] | None = None) -> bool:
     if env.get("TMUX") or env.get("TERM", "").startswith(("screen", "tmux")):
         return False
     term, program = env.get("TERM", ""), env.get("TERM_PROGRAM", "")
-    return bool(env.get("KITTY_WINDOW_ID")) or term in ("xterm-kitty", "xterm-ghostty", "foot") or program in (
-        "WezTerm", "ghostty")
+    return (
+        bool(env.get("KITTY_WINDOW_ID"))
+        or term in ("xterm-kitty", "xterm-ghostty", "foot")
+        or program in ("WezTerm", "ghostty")
+    )
 
 
 def _pretty(key: str) -> str:
     names = {"escape": "Esc"}
-    return "+".join(names.get(p, p.capitalize() if len(p) > 1 else p.upper()) for p in key.split("+"))
+    return "+".join(
+        names.get(p, p.capitalize() if len(p) > 1 else p.upper()) for p in key.split("+")
+    )
 
 
 def key_hints(keymap: dict[str, str], extended: bool) -> list[tuple[str, str]]:
@@ -141,7 +154,9 @@ def key_hints(keymap: dict[str, str], extended: bool) -> list[tuple[str, str]]:
         usable = [k for k in keys[binding_id] if extended or k not in needs_protocol]
         return " / ".join(_pretty(k) for k in usable)
 
-    follow = " / ".join(filter(None, [chords("pi.follow_up"), f"{chords('pi.follow_up_tab')} (while running)"]))
+    follow = " / ".join(
+        filter(None, [chords("pi.follow_up"), f"{chords('pi.follow_up_tab')} (while running)"])
+    )
     return [
         (chords("pi.submit"), "send; while running: steer"),
         (follow, "queue a follow-up"),

@@ -30,14 +30,19 @@ class PickerActions:
             if not args:
                 return CommandResult(action="pick_theme", output=f"Theme: {self.theme}")
             if args not in self.pi_themes:
-                return CommandResult(output=f"Unknown theme {args!r}. Themes: {', '.join(self.pi_themes)}",
-                                     error=True)
+                return CommandResult(
+                    output=f"Unknown theme {args!r}. Themes: {', '.join(self.pi_themes)}",
+                    error=True,
+                )
             self.switch_theme(args)
             return CommandResult(output=f"Theme set to {args}")
 
         if self.shell.commands.get("theme") is None:
-            self.shell.commands.register(SlashCommand("theme", "Switch the colour theme", theme_command,
-                                                      usage="[name]", source="tui"))
+            self.shell.commands.register(
+                SlashCommand(
+                    "theme", "Switch the colour theme", theme_command, usage="[name]", source="tui"
+                )
+            )
 
     def switch_theme(self, name: str) -> None:
         """Apply a theme and remember it in the global settings."""
@@ -87,7 +92,9 @@ class PickerActions:
         from pi_cli.shell.session_store import SessionError
 
         try:
-            text = self.shell.navigate_to(entry_id)  # emits SessionChanged: the transcript is redrawn
+            text = self.shell.navigate_to(
+                entry_id
+            )  # emits SessionChanged: the transcript is redrawn
         except SessionError as exc:
             self.notify(str(exc), severity="error")
             return

@@ -48,8 +48,12 @@ def run_tui(args: LaunchArgs) -> int:
 
         return try_build_shell(args)
 
-    options = TuiOptions(theme=args.theme or _theme_setting(args.cwd), keymap=keymap,
-                         warnings=[warning] if warning else [], cwd=args.cwd)
+    options = TuiOptions(
+        theme=args.theme or _theme_setting(args.cwd),
+        keymap=keymap,
+        warnings=[warning] if warning else [],
+        cwd=args.cwd,
+    )
     app = PiApp(None, options, shell_factory=factory)
     result = app.run()
     if app.startup_error:

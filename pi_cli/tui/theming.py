@@ -21,8 +21,17 @@ from textual.theme import Theme
 from pi_cli.shell.paths import pi_home
 
 PALETTE_KEYS = (
-    "primary", "secondary", "accent", "warning", "error", "success",
-    "foreground", "background", "surface", "panel", "boost",
+    "primary",
+    "secondary",
+    "accent",
+    "warning",
+    "error",
+    "success",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
 )
 DEFAULT_THEME = "dark"
 _TOKEN_NAME = re.compile(r"[a-z][a-z0-9-]*\Z")  # becomes a CSS variable name: nothing else gets in
@@ -71,7 +80,9 @@ def theme_from_toml(path: Path) -> Theme:
     dark = data.get("dark", True)
     if not isinstance(dark, bool):
         raise ValueError(f"dark must be true or false, not {dark!r}")
-    colours = {key: _colour(f"palette.{key}", palette[key]) for key in PALETTE_KEYS if key in palette}
+    colours = {
+        key: _colour(f"palette.{key}", palette[key]) for key in PALETTE_KEYS if key in palette
+    }
     variables: dict[str, str] = {}
     for name, value in tokens.items():
         if not _TOKEN_NAME.match(name):

@@ -30,7 +30,11 @@ class EchoTool:
         self.calls: list[EchoArgs] = []
 
     async def execute(
-        self, tool_call_id: str, args: EchoArgs, cancel: AbortSignal, on_update: OnToolUpdate | None = None
+        self,
+        tool_call_id: str,
+        args: EchoArgs,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
     ) -> ToolResult:
         """Echo ``args.text``."""
         self.calls.append(args)
@@ -65,7 +69,11 @@ class StaticTool:
         self.seen: list[Any] = []
 
     async def execute(
-        self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: OnToolUpdate | None = None
+        self,
+        tool_call_id: str,
+        args: Any,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
     ) -> ToolResult:
         """Return the canned answer for the argument value."""
         (value,) = args.model_dump().values()
@@ -88,7 +96,11 @@ class SlowTool:
         self.cancelled = False
 
     async def execute(
-        self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: OnToolUpdate | None = None
+        self,
+        tool_call_id: str,
+        args: Any,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
     ) -> ToolResult:
         """Block until released; note a cancellation."""
         self.started.set()
@@ -111,7 +123,11 @@ class FailingTool:
         self.exc = exc or ToolError("disk is on fire")
 
     async def execute(
-        self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: OnToolUpdate | None = None
+        self,
+        tool_call_id: str,
+        args: Any,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
     ) -> ToolResult:
         """Raise the configured exception."""
         raise self.exc
@@ -125,7 +141,11 @@ class TerminateTool:
     parameters = EmptyArgs
 
     async def execute(
-        self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: OnToolUpdate | None = None
+        self,
+        tool_call_id: str,
+        args: Any,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
     ) -> ToolResult:
         """Return ``terminate=True``."""
         return ToolResult.of_text("finished", terminate=True)
@@ -139,7 +159,11 @@ class ProgressTool:
     parameters = EmptyArgs
 
     async def execute(
-        self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: OnToolUpdate | None = None
+        self,
+        tool_call_id: str,
+        args: Any,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
     ) -> ToolResult:
         """Emit two updates (``a``, ``ab``) then return ``abc``."""
         assert on_update is not None
@@ -164,7 +188,11 @@ class RendezvousTool:
         self.finish_order: list[str] | None = None
 
     async def execute(
-        self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: OnToolUpdate | None = None
+        self,
+        tool_call_id: str,
+        args: Any,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
     ) -> ToolResult:
         """Meet the partner (``timeout``: a sequential run fails instead of hanging)."""
         assert self.partner is not None

@@ -103,7 +103,9 @@ def thinking(*chunks: str, signature: str | None = None) -> ThinkingBlock:
     return ThinkingBlock(list(chunks), signature)
 
 
-def tool_call(call_id: str, name: str, arguments: dict[str, Any] | None = None, split: int = 1) -> ToolCallBlock:
+def tool_call(
+    call_id: str, name: str, arguments: dict[str, Any] | None = None, split: int = 1
+) -> ToolCallBlock:
     """A tool call whose argument JSON is split into ``split`` roughly equal chunks."""
     raw = json.dumps(arguments or {})
     size = max(1, -(-len(raw) // max(1, split)))
@@ -160,7 +162,11 @@ class ScriptedStream:
     def __call__(self, context: LlmContext, options: StreamOptions) -> AsyncIterator[Any]:
         # Snapshot: the loop's message list keeps growing after this call.
         self.contexts.append(
-            LlmContext(system_prompt=context.system_prompt, messages=list(context.messages), tools=list(context.tools))
+            LlmContext(
+                system_prompt=context.system_prompt,
+                messages=list(context.messages),
+                tools=list(context.tools),
+            )
         )
         self.options.append(options)
         if self.on_call is not None:
@@ -195,7 +201,11 @@ class ScriptedStream:
                 events = [ThinkingStart(content_index=index)]
                 events += [ThinkingDelta(content_index=index, delta=c) for c in block.chunks]
                 events.append(
-                    ThinkingEnd(content_index=index, content="".join(block.chunks), signature=block.signature)
+                    ThinkingEnd(
+                        content_index=index,
+                        content="".join(block.chunks),
+                        signature=block.signature,
+                    )
                 )
             else:
                 has_tool_call = True

@@ -182,7 +182,9 @@ async def test_stream_that_honours_cancel_itself() -> None:
 async def test_abort_leaves_queued_steering_in_the_queue(mode: str) -> None:
     """After an abort no queued message is consumed: the UI can restore it (clear_queues)."""
     slow = SlowTool()
-    stream = ScriptedStream(reply(tool_call("c1", "slow"), tool_call("c2", "slow")), reply(text("unused")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "slow"), tool_call("c2", "slow")), reply(text("unused"))
+    )
     agent = Agent(stream, tools=[slow], tool_execution=mode)  # type: ignore[arg-type]
     rec = Recorder()
     agent.subscribe(rec)

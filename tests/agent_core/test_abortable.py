@@ -102,8 +102,12 @@ async def test_abort_reaches_a_slow_before_hook(mode: str) -> None:
     assert hook_cancelled.is_set() and echo.calls == []
     results = [m for m in agent.state.messages if isinstance(m, ToolResultMessage)]
     assert [(r.tool_call_id, r.text, r.is_error) for r in results] == [
-        ("c1", ABORTED, True), ("c2", SKIPPED_FOR_ABORT, True)]
+        ("c1", ABORTED, True),
+        ("c2", SKIPPED_FOR_ABORT, True),
+    ]
     types = rec.types()
     assert types.count("tool_execution_start") == types.count("tool_execution_end") == 2
-    assert types[-2:] == ["turn_end", "agent_end"] and types.count("turn_start") == types.count("turn_end")
+    assert types[-2:] == ["turn_end", "agent_end"] and types.count("turn_start") == types.count(
+        "turn_end"
+    )
     assert agent.state.messages[-1].stop_reason == "aborted"

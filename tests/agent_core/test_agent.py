@@ -108,7 +108,12 @@ async def test_continue_after_assistant_requires_queued_message() -> None:
     agent.subscribe(rec)
     await agent.continue_()
     assert stream.user_texts(1) == ["hi", "queued"]
-    assert rec.types()[:4] == ["agent_start", "turn_start", "message_start:user", "message_end:user"]
+    assert rec.types()[:4] == [
+        "agent_start",
+        "turn_start",
+        "message_start:user",
+        "message_end:user",
+    ]
     assert agent.state.follow_up_queue == []
 
 
@@ -122,7 +127,9 @@ async def test_continue_with_no_messages_raises() -> None:
 async def test_run_agent_loop_continue_rejects_assistant_tail() -> None:
     context = AgentContext(messages=[user_message("x"), AssistantMessage()])
     with pytest.raises(ValueError):
-        await run_agent_loop_continue(context, AgentLoopConfig(stream_fn=ScriptedStream()), lambda e: None)
+        await run_agent_loop_continue(
+            context, AgentLoopConfig(stream_fn=ScriptedStream()), lambda e: None
+        )
 
 
 async def test_raising_listener_does_not_kill_the_loop() -> None:
@@ -255,7 +262,9 @@ async def test_transform_context_changes_what_the_model_sees_not_history() -> No
     async def transform(messages: list[Any], _signal: Any) -> list[Any]:
         return [user_message("summary"), *messages[-1:]]
 
-    agent = Agent(stream, messages=[user_message("old"), AssistantMessage()], transform_context=transform)
+    agent = Agent(
+        stream, messages=[user_message("old"), AssistantMessage()], transform_context=transform
+    )
     await agent.prompt("new")
     assert stream.user_texts(0) == ["summary", "new"]
     assert [m.role for m in agent.state.messages] == ["user", "assistant", "user", "assistant"]

@@ -17,11 +17,24 @@ MODES = ["sequential", "parallel"]
 
 # One tool call, its error-or-not result fed back, then a text answer.
 FULL_ORDER = [
-    "agent_start", "turn_start", "message_start:user", "message_end:user",
-    "message_start:assistant", "message_update", "message_end:assistant",
-    "tool_execution_start", "tool_execution_end", "message_start:toolResult", "message_end:toolResult",
-    "turn_end", "turn_start", "message_start:assistant", "message_update", "message_end:assistant",
-    "turn_end", "agent_end",
+    "agent_start",
+    "turn_start",
+    "message_start:user",
+    "message_end:user",
+    "message_start:assistant",
+    "message_update",
+    "message_end:assistant",
+    "tool_execution_start",
+    "tool_execution_end",
+    "message_start:toolResult",
+    "message_end:toolResult",
+    "turn_end",
+    "turn_start",
+    "message_start:assistant",
+    "message_update",
+    "message_end:assistant",
+    "turn_end",
+    "agent_end",
 ]
 
 

@@ -25,7 +25,9 @@ class SteeringEcho(EchoTool):
         self.agent_ref = agent_ref
         self.steer_texts = steer
 
-    async def execute(self, tool_call_id: str, args: Any, cancel: Any, on_update: Any = None) -> Any:
+    async def execute(
+        self, tool_call_id: str, args: Any, cancel: Any, on_update: Any = None
+    ) -> Any:
         """Echo, queueing the steering messages on the first call."""
         if not self.calls:
             for item in self.steer_texts:
@@ -57,7 +59,13 @@ async def test_steering_typed_during_streaming_arrives_at_next_turn() -> None:
         "turn_start", "message_start:user", "message_end:user", "message_start:assistant",
     ]  # fmt: skip
     assert agent.state.steering_queue == []
-    assert [m.role for m in rec.events[-1].messages] == ["user", "assistant", "toolResult", "user", "assistant"]
+    assert [m.role for m in rec.events[-1].messages] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "user",
+        "assistant",
+    ]
 
 
 async def test_steering_on_final_turn_forces_another_turn() -> None:
@@ -121,7 +129,11 @@ async def test_steering_mid_batch_skips_remaining_calls(mode: str) -> None:
     assert [c.text for c in tool.calls] == ["one"]
     # every skipped call still gets start/end events and a toolResult message, in order
     ends = rec.of_type("tool_execution_end")
-    assert [(e.tool_call_id, e.is_error) for e in ends] == [("c1", False), ("c2", True), ("c3", True)]
+    assert [(e.tool_call_id, e.is_error) for e in ends] == [
+        ("c1", False),
+        ("c2", True),
+        ("c3", True),
+    ]
     assert len(rec.of_type("tool_execution_start")) == 3
     if mode == "sequential":
         types = rec.types()
@@ -130,7 +142,14 @@ async def test_steering_mid_batch_skips_remaining_calls(mode: str) -> None:
             "tool_execution_start", "tool_execution_end", "message_start:toolResult", "message_end:toolResult",
         ] * 3 + ["turn_end"]  # fmt: skip
     # the steer is delivered at the start of the next turn, after all three results
-    assert stream.roles(1) == ["user", "assistant", "toolResult", "toolResult", "toolResult", "user"]
+    assert stream.roles(1) == [
+        "user",
+        "assistant",
+        "toolResult",
+        "toolResult",
+        "toolResult",
+        "user",
+    ]
     assert stream.user_texts(1)[-1] == "stop that"
     turn_end = rec.of_type("turn_end")[0]
     assert [r.tool_call_id for r in turn_end.tool_results] == ["c1", "c2", "c3"]
@@ -150,7 +169,10 @@ async def test_parallel_steering_after_tools_started_lets_them_finish() -> None:
     slow.release.set()
     await asyncio.wait_for(task, 2)
     results = [m for m in agent.state.messages if isinstance(m, ToolResultMessage)]
-    assert [(r.tool_call_id, r.is_error, r.text) for r in results] == [("c1", False, "released"), ("c2", False, "two")]
+    assert [(r.tool_call_id, r.is_error, r.text) for r in results] == [
+        ("c1", False, "released"),
+        ("c2", False, "two"),
+    ]
     assert stream.user_texts(1) == ["go", "hurry"]
 
 
@@ -229,7 +251,14 @@ async def test_follow_up_waits_until_agent_would_stop() -> None:
     assert types[i - 2 : i + 3] == [
         "turn_end", "turn_start", "message_start:user", "message_end:user", "message_start:assistant",
     ]  # fmt: skip
-    assert [m.role for m in rec.events[-1].messages] == ["user", "assistant", "toolResult", "assistant", "user", "assistant"]
+    assert [m.role for m in rec.events[-1].messages] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "user",
+        "assistant",
+    ]
     assert agent.state.follow_up_queue == []
 
 

@@ -16,14 +16,20 @@ async def collect(stream: ScriptedStream, cancel: AbortSignal) -> list[Any]:
 
 
 async def test_yields_events_then_final_message() -> None:
-    items = await collect(ScriptedStream(reply(text("a", "b"), tool_call("c", "t", {"x": 1}, split=2))), AbortSignal())
+    items = await collect(
+        ScriptedStream(reply(text("a", "b"), tool_call("c", "t", {"x": 1}, split=2))), AbortSignal()
+    )
     assert [getattr(i, "type", None) for i in items[:-1]] == [
         "text_start", "text_delta", "text_delta", "text_end",
         "toolcall_start", "toolcall_delta", "toolcall_delta", "toolcall_end",
     ]  # fmt: skip
     final = items[-1]
     assert isinstance(final, AssistantMessage)
-    assert (final.text, final.stop_reason, final.tool_calls[0].arguments) == ("ab", "toolUse", {"x": 1})
+    assert (final.text, final.stop_reason, final.tool_calls[0].arguments) == (
+        "ab",
+        "toolUse",
+        {"x": 1},
+    )
 
 
 async def test_honours_cancel_between_delayed_chunks() -> None:

@@ -43,7 +43,10 @@ def seed_stream() -> ScriptedStream:
     """The model side of the seed scenario: three tool-using turns, then a text answer."""
     return ScriptedStream(
         reply(text("Let me look."), tool_call("call_1", "bash", {"command": "ls -la"}, split=3)),
-        reply(thinking("need the manifest"), tool_call("call_2", "read", {"path": "package.json"}, split=2)),
+        reply(
+            thinking("need the manifest"),
+            tool_call("call_2", "read", {"path": "package.json"}, split=2),
+        ),
         reply(tool_call("call_3", "read", {"path": "hello.mjs"})),
         reply(text("This is a tiny ", "Node.js hello-world project.")),
     )
@@ -111,7 +114,16 @@ async def test_seed_scenario_exact_event_sequence() -> None:
 
     agent_end = rec.events[-1]
     roles = [m.role for m in agent_end.messages]
-    assert roles == ["user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult", "assistant"]
+    assert roles == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "toolResult",
+        "assistant",
+    ]
     assert agent_end.messages == agent.state.messages
     assert isinstance(agent_end.messages[0], UserMessage)
     assert agent_end.messages[0].text == PROMPT
@@ -163,7 +175,11 @@ async def test_seed_scenario_event_payloads() -> None:
         if w["type"] == "message_update" and w["assistantMessageEvent"]["type"] == "toolcall_delta"
     ]
     assert json.loads("".join(deltas)) == {"command": "ls -la"}
-    end = next(w for w in rec.wire if w["type"] == "message_update" and w["assistantMessageEvent"]["type"] == "toolcall_end")
+    end = next(
+        w
+        for w in rec.wire
+        if w["type"] == "message_update" and w["assistantMessageEvent"]["type"] == "toolcall_end"
+    )
     assert end["assistantMessageEvent"]["toolCall"] == {
         "type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": "ls -la"},
     }  # fmt: skip
@@ -200,7 +216,9 @@ async def test_seed_scenario_model_sees_growing_context() -> None:
     assert not stream.exhausted
     assert stream.roles(0) == ["user"]
     assert stream.roles(1) == ["user", "assistant", "toolResult"]
-    assert stream.roles(3) == ["user", "assistant", "toolResult"] * 1 + ["assistant", "toolResult"] * 2
+    assert (
+        stream.roles(3) == ["user", "assistant", "toolResult"] * 1 + ["assistant", "toolResult"] * 2
+    )
     assert all(c.system_prompt == "SYS" for c in stream.contexts)
     # the model sees each tool's JSON schema
     specs = {s.name: s for s in stream.contexts[0].tools}
@@ -215,9 +233,10 @@ async def test_run_agent_loop_directly_returns_new_messages() -> None:
     rec = Recorder()
     config = AgentLoopConfig(stream_fn=seed_stream(), tool_execution="sequential")
     new = await run_agent_loop([user_message(PROMPT)], context, config, rec)
-    assert [m.role for m in new] == ["user", "assistant", "toolResult"] * 1 + ["assistant", "toolResult"] * 2 + [
-        "assistant"
-    ]
+    assert [m.role for m in new] == ["user", "assistant", "toolResult"] * 1 + [
+        "assistant",
+        "toolResult",
+    ] * 2 + ["assistant"]
     assert new == context.messages
     assert rec.events[-1].messages == new
     assert rec.types().count("turn_start") == 4

@@ -40,7 +40,9 @@ def results_of(agent: Agent) -> list[ToolResultMessage]:
     return [m for m in agent.state.messages if isinstance(m, ToolResultMessage)]
 
 
-async def run_one_call(call: Any, tools: list[Any], mode: str = "parallel", **agent_kwargs: Any) -> tuple[Agent, ScriptedStream, Recorder]:
+async def run_one_call(
+    call: Any, tools: list[Any], mode: str = "parallel", **agent_kwargs: Any
+) -> tuple[Agent, ScriptedStream, Recorder]:
     """Run a prompt where the model makes ``call`` and then answers with text."""
     stream = ScriptedStream(reply(call), reply(text("understood")))
     agent = Agent(stream, tools=tools, tool_execution=mode, **agent_kwargs)  # type: ignore[arg-type]
@@ -50,7 +52,9 @@ async def run_one_call(call: Any, tools: list[Any], mode: str = "parallel", **ag
     return agent, stream, rec
 
 
-def assert_error_fed_back(agent: Agent, stream: ScriptedStream, rec: Recorder, needle: str) -> ToolResultMessage:
+def assert_error_fed_back(
+    agent: Agent, stream: ScriptedStream, rec: Recorder, needle: str
+) -> ToolResultMessage:
     """One error result containing ``needle``, seen by the model's next call; the loop went on."""
     (result,) = results_of(agent)
     assert result.is_error is True
@@ -79,7 +83,9 @@ async def test_unknown_tool(mode: str) -> None:
 @pytest.mark.parametrize("mode", MODES)
 async def test_invalid_arguments_name_the_field(mode: str) -> None:
     echo = EchoTool()
-    agent, stream, rec = await run_one_call(tool_call("c1", "echo", {"times": "many"}), [echo], mode)
+    agent, stream, rec = await run_one_call(
+        tool_call("c1", "echo", {"times": "many"}), [echo], mode
+    )
     result = assert_error_fed_back(agent, stream, rec, "Invalid arguments for tool echo")
     assert "text" in result.text  # missing required field
     assert "times" in result.text  # wrong type
@@ -106,7 +112,9 @@ async def test_non_object_json_arguments_are_invalid() -> None:
 
 async def test_split_json_arguments_are_joined() -> None:
     echo = EchoTool()
-    agent, _, _ = await run_one_call(tool_call("c1", "echo", {"text": "hey", "times": 2}, split=7), [echo])
+    agent, _, _ = await run_one_call(
+        tool_call("c1", "echo", {"text": "hey", "times": 2}, split=7), [echo]
+    )
     assert [(c.text, c.times) for c in echo.calls] == [("hey", 2)]
     assert results_of(agent)[0].text == "heyhey"
     assert results_of(agent)[0].details == {"id": "c1"}
@@ -129,7 +137,9 @@ async def test_generic_exception_becomes_error_result(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_all_results_terminate_stops_the_loop(mode: str) -> None:
-    stream = ScriptedStream(reply(tool_call("c1", "done"), tool_call("c2", "done")), reply(text("unused")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "done"), tool_call("c2", "done")), reply(text("unused"))
+    )
     agent = Agent(stream, tools=[TerminateTool()], tool_execution=mode)  # type: ignore[arg-type]
     rec = Recorder()
     agent.subscribe(rec)
@@ -138,7 +148,12 @@ async def test_all_results_terminate_stops_the_loop(mode: str) -> None:
     assert rec.types()[-2:] == ["turn_end", "agent_end"]
     assert rec.types().count("turn_start") == 1
     assert [r.text for r in results_of(agent)] == ["finished", "finished"]
-    assert [m.role for m in rec.events[-1].messages] == ["user", "assistant", "toolResult", "toolResult"]
+    assert [m.role for m in rec.events[-1].messages] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "toolResult",
+    ]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -154,7 +169,9 @@ async def test_mixed_terminate_continues(mode: str) -> None:
 
 
 async def test_terminate_with_error_result_continues() -> None:
-    stream = ScriptedStream(reply(tool_call("c1", "done"), tool_call("c2", "nope")), reply(text("continued")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "done"), tool_call("c2", "nope")), reply(text("continued"))
+    )
     agent = Agent(stream, tools=[TerminateTool()])
     await agent.prompt("go")
     assert stream.calls == 2
@@ -199,7 +216,9 @@ async def test_before_hook_rewrites_arguments() -> None:
     async def before(ctx: ToolCallContext, _signal: Any) -> BeforeToolCallResult:
         return BeforeToolCallResult(arguments={"text": "rewritten", "times": 2})
 
-    agent, _, _ = await run_one_call(tool_call("c1", "echo", {"text": "orig"}), [echo], before_tool_call=before)
+    agent, _, _ = await run_one_call(
+        tool_call("c1", "echo", {"text": "orig"}), [echo], before_tool_call=before
+    )
     assert [(c.text, c.times) for c in echo.calls] == [("rewritten", 2)]
     assert results_of(agent)[0].text == "rewrittenrewritten"
 
@@ -210,7 +229,9 @@ async def test_before_hook_rewrite_is_validated() -> None:
     async def before(ctx: ToolCallContext, _signal: Any) -> BeforeToolCallResult:
         return BeforeToolCallResult(arguments={"times": 2})
 
-    agent, stream, rec = await run_one_call(tool_call("c1", "echo", {"text": "o"}), [echo], before_tool_call=before)
+    agent, stream, rec = await run_one_call(
+        tool_call("c1", "echo", {"text": "o"}), [echo], before_tool_call=before
+    )
     assert_error_fed_back(agent, stream, rec, "text")
     assert echo.calls == []
 
@@ -235,7 +256,9 @@ async def test_before_hook_returning_none_allows() -> None:
     async def before(ctx: ToolCallContext, _signal: Any) -> None:
         return None
 
-    agent, _, _ = await run_one_call(tool_call("c1", "echo", {"text": "x"}), [echo], before_tool_call=before)
+    agent, _, _ = await run_one_call(
+        tool_call("c1", "echo", {"text": "x"}), [echo], before_tool_call=before
+    )
     assert results_of(agent)[0].text == "x" and not results_of(agent)[0].is_error
 
 
@@ -250,14 +273,18 @@ async def test_before_hook_returning_none_allows() -> None:
         (None, ("x", {"id": "c1"}, False)),
     ],
 )
-async def test_after_hook_overrides_field_by_field(override: Any, expected: tuple[str, Any, bool]) -> None:
+async def test_after_hook_overrides_field_by_field(
+    override: Any, expected: tuple[str, Any, bool]
+) -> None:
     seen: list[AfterToolCallContext] = []
 
     async def after(ctx: AfterToolCallContext, _signal: Any) -> Any:
         seen.append(ctx)
         return override
 
-    agent, _, rec = await run_one_call(tool_call("c1", "echo", {"text": "x"}), [EchoTool()], after_tool_call=after)
+    agent, _, rec = await run_one_call(
+        tool_call("c1", "echo", {"text": "x"}), [EchoTool()], after_tool_call=after
+    )
     (result,) = results_of(agent)
     assert (result.text, result.details, result.is_error) == expected
     end = rec.of_type("tool_execution_end")[0]
@@ -271,7 +298,9 @@ async def test_after_hook_sees_errors_and_can_clear_them() -> None:
         assert ctx.is_error and ctx.result.text == "disk is on fire"
         return AfterToolCallResult(content="recovered", is_error=False)
 
-    agent, _, _ = await run_one_call(tool_call("c1", "fail"), [FailingTool()], after_tool_call=after)
+    agent, _, _ = await run_one_call(
+        tool_call("c1", "fail"), [FailingTool()], after_tool_call=after
+    )
     (result,) = results_of(agent)
     assert (result.text, result.is_error) == ("recovered", False)
 
@@ -296,7 +325,12 @@ async def test_raising_after_hook_keeps_result(mode: str) -> None:
 async def test_tool_execution_update_events(mode: str) -> None:
     agent, _, rec = await run_one_call(tool_call("c1", "progress"), [ProgressTool()], mode)
     types = [t for t in rec.types() if t.startswith("tool_execution")]
-    assert types == ["tool_execution_start", "tool_execution_update", "tool_execution_update", "tool_execution_end"]
+    assert types == [
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_update",
+        "tool_execution_end",
+    ]
     updates = rec.of_type("tool_execution_update")
     assert [u.partial_result.text for u in updates] == ["a", "ab"]
     assert updates[1].partial_result.details == {"lines": 2}
@@ -310,7 +344,9 @@ async def test_tool_execution_update_events(mode: str) -> None:
 async def test_parallel_runs_tools_concurrently_and_keeps_model_order() -> None:
     # meet_a finishes after meet_b, but results must follow the model's order a, b
     a, b, finish_order = rendezvous_pair(first_yields=5)
-    stream = ScriptedStream(reply(tool_call("c1", "meet_a"), tool_call("c2", "meet_b")), reply(text("ok")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "meet_a"), tool_call("c2", "meet_b")), reply(text("ok"))
+    )
     agent = Agent(stream, tools=[a, b], tool_execution="parallel")
     rec = Recorder()
     agent.subscribe(rec)
@@ -322,14 +358,18 @@ async def test_parallel_runs_tools_concurrently_and_keeps_model_order() -> None:
         ("c2", False, "meet_b met meet_a"),
     ]
     assert finish_order == ["meet_b", "meet_a"]  # really finished out of order
-    tool_events = [(e.type, e.tool_call_id) for e in rec.events if e.type.startswith("tool_execution")]
+    tool_events = [
+        (e.type, e.tool_call_id) for e in rec.events if e.type.startswith("tool_execution")
+    ]
     assert tool_events == [
         ("tool_execution_start", "c1"),
         ("tool_execution_start", "c2"),
         ("tool_execution_end", "c1"),
         ("tool_execution_end", "c2"),
     ]
-    result_ids = [e.message.tool_call_id for e in rec.of_type("message_end") if e.message.role == "toolResult"]
+    result_ids = [
+        e.message.tool_call_id for e in rec.of_type("message_end") if e.message.role == "toolResult"
+    ]
     assert result_ids == ["c1", "c2"]
 
 
@@ -337,7 +377,9 @@ async def test_sequential_runs_tools_one_after_another() -> None:
     """The same rendezvous cannot complete sequentially: the first tool times out waiting."""
     a, b, _ = rendezvous_pair()
     a.timeout = 0.05
-    stream = ScriptedStream(reply(tool_call("c1", "meet_a"), tool_call("c2", "meet_b")), reply(text("ok")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "meet_a"), tool_call("c2", "meet_b")), reply(text("ok"))
+    )
     agent = Agent(stream, tools=[a, b], tool_execution="sequential")
     await asyncio.wait_for(agent.prompt("go"), 5)
     results = results_of(agent)
@@ -365,13 +407,22 @@ async def test_parallel_validates_in_order_with_mixed_outcomes() -> None:
         ("c4", False),
     ]
     assert [c.text for c in echo.calls] == ["a", "d"]
-    assert stream.roles(1) == ["user", "assistant", "toolResult", "toolResult", "toolResult", "toolResult"]
+    assert stream.roles(1) == [
+        "user",
+        "assistant",
+        "toolResult",
+        "toolResult",
+        "toolResult",
+        "toolResult",
+    ]
 
 
 async def test_tool_calls_trusted_from_content_not_stop_reason() -> None:
     """stop_reason says stop but the content has a tool call: the tool runs anyway."""
     echo = EchoTool()
-    stream = ScriptedStream(reply(tool_call("c1", "echo", {"text": "x"}), stop_reason="stop"), reply(text("ok")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "echo", {"text": "x"}), stop_reason="stop"), reply(text("ok"))
+    )
     agent = Agent(stream, tools=[echo])
     await agent.prompt("go")
     assert len(echo.calls) == 1

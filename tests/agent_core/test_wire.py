@@ -63,7 +63,9 @@ ASSISTANT = AssistantMessage(
         ThinkingContent(thinking="hmm", signature="sig=="),
         ThinkingContent(thinking="", redacted=True),
         TextContent(text="Reading."),
-        ToolCall(id="toolu_01", name="read", arguments={"path": "config.json", "n": [1, {"a": None}]}),
+        ToolCall(
+            id="toolu_01", name="read", arguments={"path": "config.json", "n": [1, {"a": None}]}
+        ),
         ToolCall(id="toolu_02", name="read", raw_arguments='{"path": '),
     ],
     api="anthropic-messages",
@@ -80,7 +82,9 @@ ASSISTANT = AssistantMessage(
     stop_reason="toolUse",
     timestamp=1773576000100,
 )
-ERRORED = AssistantMessage(content=[], stop_reason="error", error_message="HTTP 529 overloaded", timestamp=5)
+ERRORED = AssistantMessage(
+    content=[], stop_reason="error", error_message="HTTP 529 overloaded", timestamp=5
+)
 TOOL_RESULT = ToolResultMessage(
     tool_call_id="toolu_01",
     tool_name="read",
@@ -102,7 +106,9 @@ STREAM_EVENTS = [
     ThinkingEnd(content_index=1, content="think", signature="s"),
     ToolCallStart(content_index=2, id="toolu_01", name="read"),
     ToolCallDelta(content_index=2, delta='{"path"'),
-    ToolCallEnd(content_index=2, tool_call=ToolCall(id="toolu_01", name="read", arguments={"path": "a"})),
+    ToolCallEnd(
+        content_index=2, tool_call=ToolCall(id="toolu_01", name="read", arguments={"path": "a"})
+    ),
 ]
 
 EVENTS = [
@@ -116,7 +122,9 @@ EVENTS = [
     *[MessageUpdate(message=ASSISTANT, assistant_message_event=e) for e in STREAM_EVENTS],
     MessageUpdate(assistant_message_event=TextDelta(content_index=0, delta="x")),
     ToolExecutionStart(tool_call_id="toolu_01", tool_name="read", args={"path": "a"}),
-    ToolExecutionUpdate(tool_call_id="toolu_01", tool_name="read", args={"path": "a"}, partial_result=RESULT),
+    ToolExecutionUpdate(
+        tool_call_id="toolu_01", tool_name="read", args={"path": "a"}, partial_result=RESULT
+    ),
     ToolExecutionEnd(tool_call_id="toolu_01", tool_name="read", result=RESULT, is_error=True),
 ]
 
@@ -188,7 +196,11 @@ def test_camel_case_wire_keys() -> None:
     }  # fmt: skip
     assert assistant["content"][4]["rawArguments"] == '{"path": '
     assert to_wire(ERRORED)["errorMessage"] == "HTTP 529 overloaded"
-    assert to_wire(USER)["content"][1] == {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+    assert to_wire(USER)["content"][1] == {
+        "type": "image",
+        "data": "iVBORw0KGgo=",
+        "mimeType": "image/png",
+    }
     result = to_wire(TOOL_RESULT)
     assert {"toolCallId", "toolName", "isError"} <= set(result)
     assert result["role"] == "toolResult"
@@ -209,7 +221,13 @@ def test_camel_case_wire_keys() -> None:
 
 def test_snake_case_input_is_accepted_too() -> None:
     message = message_from_wire(
-        {"role": "toolResult", "tool_call_id": "c", "tool_name": "t", "content": "plain", "is_error": True}
+        {
+            "role": "toolResult",
+            "tool_call_id": "c",
+            "tool_name": "t",
+            "content": "plain",
+            "is_error": True,
+        }
     )
     assert isinstance(message, ToolResultMessage)
     assert (message.tool_call_id, message.is_error, message.text) == ("c", True, "plain")
@@ -226,14 +244,25 @@ def test_anchor_example_lines_parse() -> None:
         '{"type":"turn_end","message":{"role":"assistant","content":[{"type":"text","text":"8080"}],"stopReason":"stop","timestamp":2},"toolResults":[]}',
     ]
     events = [event_from_wire(json.loads(line)) for line in lines]
-    assert [e.type for e in events] == ["agent_start", "message_start", "message_update", "tool_execution_end", "turn_end"]
+    assert [e.type for e in events] == [
+        "agent_start",
+        "message_start",
+        "message_update",
+        "tool_execution_end",
+        "turn_end",
+    ]
     assert events[3].result.text == '{"port": 8080}'
     assert events[2].assistant_message_event.delta == '{"path":"config.json"}'
 
 
 async def test_every_event_of_a_real_run_round_trips() -> None:
     stream = ScriptedStream(
-        reply(thinking("t"), text("a"), tool_call("c1", "echo", {"text": "x"}), tool_call("c2", "nope")),
+        reply(
+            thinking("t"),
+            text("a"),
+            tool_call("c1", "echo", {"text": "x"}),
+            tool_call("c2", "nope"),
+        ),
         reply(text("done")),
     )
     agent = Agent_with([EchoTool()], stream)

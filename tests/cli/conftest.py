@@ -20,7 +20,9 @@ def project(tmp_path: Path) -> Path:
     """A tiny Node.js project: the seed scenario's working directory."""
     root = tmp_path / "project"
     root.mkdir()
-    (root / "package.json").write_text('{\n  "name": "hello",\n  "version": "1.0.0",\n  "main": "hello.mjs"\n}\n')
+    (root / "package.json").write_text(
+        '{\n  "name": "hello",\n  "version": "1.0.0",\n  "main": "hello.mjs"\n}\n'
+    )
     (root / "hello.mjs").write_text('console.log("Hello, world!");\n')
     return root
 
@@ -39,15 +41,26 @@ RunPi = Callable[..., subprocess.CompletedProcess[str]]
 def run_pi(project: Path, pi_home: Path) -> RunPi:
     """Run `pi` as a subprocess in the project directory."""
 
-    def run(*args: str, input: str | None = None, timeout: float = 60, cwd: Path | None = None,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str,
+        input: str | None = None,
+        timeout: float = 60,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         full_env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        full_env.update({"PI_HOME": str(pi_home), "PYTHONPATH": str(REPO), "PI_NO_LOCAL_PROBE": "1"})
+        full_env.update(
+            {"PI_HOME": str(pi_home), "PYTHONPATH": str(REPO), "PI_NO_LOCAL_PROBE": "1"}
+        )
         full_env.update(env or {})
         return subprocess.run(
             [sys.executable, "-m", "pi_cli.cli", *args],
-            cwd=cwd or project, env=full_env, input=input if input is not None else "",
-            capture_output=True, text=True, timeout=timeout,
+            cwd=cwd or project,
+            env=full_env,
+            input=input if input is not None else "",
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
 
     return run
@@ -55,10 +68,23 @@ def run_pi(project: Path, pi_home: Path) -> RunPi:
 
 def openai_args(server: FakeProviderServer) -> list[str]:
     """Flags pointing pi at the fake server's OpenAI endpoint."""
-    return ["--model", "openai/fake-model", "--api-base", server.openai_base_url, "--api-key", "sk-test-secret"]
+    return [
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        server.openai_base_url,
+        "--api-key",
+        "sk-test-secret",
+    ]
 
 
 def anthropic_args(server: FakeProviderServer) -> list[str]:
     """Flags pointing pi at the fake server's Anthropic endpoint."""
-    return ["--model", "anthropic/claude-sonnet-4-5", "--api-base", server.anthropic_base_url,
-            "--api-key", "sk-ant-test-secret"]
+    return [
+        "--model",
+        "anthropic/claude-sonnet-4-5",
+        "--api-base",
+        server.anthropic_base_url,
+        "--api-key",
+        "sk-ant-test-secret",
+    ]

@@ -34,19 +34,34 @@ def test_json_mode_event_order(server: FakeProviderServer, run_pi: RunPi) -> Non
     assert all("isError" in e and "toolCallId" in e for e in ends)
     agent_end = events[-1]
     assert [m["role"] for m in agent_end["messages"]] == [
-        "user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult", "assistant"]
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "toolResult",
+        "assistant",
+    ]
 
 
-def test_json_output_grows_linearly_through_a_pipe(server: FakeProviderServer, project: Path, pi_home: Path) -> None:
+def test_json_output_grows_linearly_through_a_pipe(
+    server: FakeProviderServer, project: Path, pi_home: Path
+) -> None:
     words = 20_000
     answer = " ".join(f"word{i % 97}" for i in range(words))
     server.add(Turn(text=answer, chunk_size=24))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"PI_HOME": str(pi_home), "PYTHONPATH": str(REPO), "PI_NO_LOCAL_PROBE": "1"})
     # Read through a real pipe in small pieces, like a slow consumer.
-    process = subprocess.Popen([sys.executable, "-m", "pi_cli.cli", *openai_args(server), "--mode", "json", "go"],
-                               cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pi_cli.cli", *openai_args(server), "--mode", "json", "go"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
     assert process.stdout is not None
     chunks = []
     while piece := process.stdout.read(4096):

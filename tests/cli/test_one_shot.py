@@ -15,8 +15,11 @@ PROMPT = "List files in the current directory, then tell me what this project is
 
 
 def _tool_results_openai(body: dict) -> list[str]:
-    return [m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
-            for m in body["messages"] if m["role"] == "tool"]
+    return [
+        m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
+        for m in body["messages"]
+        if m["role"] == "tool"
+    ]
 
 
 def test_seed_scenario_openai(server: FakeProviderServer, run_pi: RunPi) -> None:
@@ -40,8 +43,13 @@ def test_seed_scenario_anthropic(server: FakeProviderServer, run_pi: RunPi) -> N
     assert result.returncode == 0, result.stderr
     assert result.stdout == SEED_FINAL_TEXT + "\n"
     last = server.requests[3]
-    tool_results = [block for m in last["messages"] if m["role"] == "user" and isinstance(m["content"], list)
-                    for block in m["content"] if block.get("type") == "tool_result"]
+    tool_results = [
+        block
+        for m in last["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for block in m["content"]
+        if block.get("type") == "tool_result"
+    ]
     assert len(tool_results) == 3
 
 
@@ -54,7 +62,9 @@ def test_prompt_from_stdin_with_print_flag(server: FakeProviderServer, run_pi: R
     assert "what is 2+2?" in json.dumps(user)
 
 
-def test_session_written_and_continued(server: FakeProviderServer, run_pi: RunPi, pi_home: Path) -> None:
+def test_session_written_and_continued(
+    server: FakeProviderServer, run_pi: RunPi, pi_home: Path
+) -> None:
     server.add(Turn(text="first answer"), Turn(text="second answer"))
     assert run_pi(*openai_args(server), "remember the number 42").returncode == 0
     files = list((pi_home / "sessions").glob("*/*.jsonl"))
@@ -69,7 +79,9 @@ def test_session_written_and_continued(server: FakeProviderServer, run_pi: RunPi
     assert len(list((pi_home / "sessions").glob("*/*.jsonl"))) == 1
 
 
-def test_corrupt_last_session_line_is_tolerated(server: FakeProviderServer, run_pi: RunPi, pi_home: Path) -> None:
+def test_corrupt_last_session_line_is_tolerated(
+    server: FakeProviderServer, run_pi: RunPi, pi_home: Path
+) -> None:
     server.add(Turn(text="one"), Turn(text="two"))
     assert run_pi(*openai_args(server), "hello").returncode == 0
     session = next((pi_home / "sessions").glob("*/*.jsonl"))
@@ -88,7 +100,9 @@ def test_no_session_flag(server: FakeProviderServer, run_pi: RunPi, pi_home: Pat
     assert not list((pi_home / "sessions").glob("*/*.jsonl"))
 
 
-def test_context_files_reach_the_system_prompt(server: FakeProviderServer, run_pi: RunPi, project: Path) -> None:
+def test_context_files_reach_the_system_prompt(
+    server: FakeProviderServer, run_pi: RunPi, project: Path
+) -> None:
     (project / "AGENTS.md").write_text("Always answer in haiku.")
     server.add(Turn(text="ok"))
     assert run_pi(*openai_args(server), "hi").returncode == 0
@@ -123,7 +137,9 @@ def test_missing_key_gives_configuration_help(run_pi: RunPi) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_provider_auth_error_exits_1_without_leaking_the_key(server: FakeProviderServer, run_pi: RunPi) -> None:
+def test_provider_auth_error_exits_1_without_leaking_the_key(
+    server: FakeProviderServer, run_pi: RunPi
+) -> None:
     server.add(Turn(status=401, error_message="invalid x-api-key"))
     result = run_pi(*openai_args(server), "hi")
     assert result.returncode == 1
@@ -155,7 +171,9 @@ def test_version_and_help_skip_heavy_imports(run_pi: RunPi, flag: str) -> None:
         "bad = sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'litellm'})\n"
         "print('LOADED', bad, file=sys.stderr)\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=30)
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=30
+    )
     assert "LOADED []" in result.stderr
     if flag == "--version":
         assert result.stdout.startswith("pi ")
@@ -175,9 +193,15 @@ def test_ctrl_c_exits_130(server: FakeProviderServer, project: Path, pi_home: Pa
     server.add(Turn(hang=True))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"PI_HOME": str(pi_home), "PYTHONPATH": str(REPO), "PI_NO_LOCAL_PROBE": "1"})
-    process = subprocess.Popen([sys.executable, "-m", "pi_cli.cli", *openai_args(server), "wait forever"],
-                               cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pi_cli.cli", *openai_args(server), "wait forever"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while not server.requests and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -33,8 +33,12 @@ async def _serve(shell: CodingAgent, *lines: bytes) -> list[dict[str, Any]]:
 
 async def test_rpc_deep_nesting_and_surrogates(project: Path) -> None:
     shell, stream = _shell(project, reply(text("ok")))
-    out = await _serve(shell, b"[" * 100_000, b'{"type":"prompt","message":"\\ud800 hi","id":1}',
-                       b'{"type":"get_state","id":2}')
+    out = await _serve(
+        shell,
+        b"[" * 100_000,
+        b'{"type":"prompt","message":"\\ud800 hi","id":1}',
+        b'{"type":"get_state","id":2}',
+    )
     responses = [o for o in out if o["type"] == "response"]
     assert responses[0]["command"] == "parse" and responses[0]["success"] is False
     assert any(o["type"] == "agent_end" for o in out)
@@ -79,7 +83,9 @@ async def test_rpc_compact_does_not_block_and_can_be_aborted(project: Path) -> N
     await server.handle_line(b'{"type":"abort","id":"a"}')
     await server.drain()
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    order = [(o["type"], o.get("command")) for o in lines if o["type"] in ("response", "compaction_end")]
+    order = [
+        (o["type"], o.get("command")) for o in lines if o["type"] in ("response", "compaction_end")
+    ]
     assert order.index(("response", "get_state")) < order.index(("response", "compact"))
     compact = next(o for o in lines if o.get("command") == "compact")
     assert compact["success"] is False and "aborted" in compact["error"]
@@ -100,25 +106,31 @@ async def test_rpc_available_models_lists_catalogue(project: Path) -> None:
     assert out[0]["success"] and "openai/gpt-4o-mini" in ids
 
 
-def test_json_mode_without_prompt_is_a_usage_error(server: FakeProviderServer, run_pi: RunPi) -> None:
+def test_json_mode_without_prompt_is_a_usage_error(
+    server: FakeProviderServer, run_pi: RunPi
+) -> None:
     result = run_pi(*openai_args(server), "--mode", "json", input="")
     assert result.returncode == 2 and "no prompt" in result.stderr
     assert server.requests == []
 
 
-def test_blocked_prompt_does_not_reprint_previous_answer(server: FakeProviderServer, run_pi: RunPi,
-                                                         pi_home: Path) -> None:
+def test_blocked_prompt_does_not_reprint_previous_answer(
+    server: FakeProviderServer, run_pi: RunPi, pi_home: Path
+) -> None:
     server.add(Turn(text="the first answer"))
     assert run_pi(*openai_args(server), "first").returncode == 0
-    (pi_home / "settings.json").write_text(json.dumps(
-        {"hooks": {"UserPromptSubmit": [{"command": "echo nope >&2; exit 2"}]}}))
+    (pi_home / "settings.json").write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [{"command": "echo nope >&2; exit 2"}]}})
+    )
     result = run_pi(*openai_args(server), "-c", "second")
     assert result.returncode == 1
     assert "the first answer" not in result.stdout
     assert "blocked" in result.stderr
 
 
-def test_json_mode_slash_command_output_is_a_notice(server: FakeProviderServer, run_pi: RunPi) -> None:
+def test_json_mode_slash_command_output_is_a_notice(
+    server: FakeProviderServer, run_pi: RunPi
+) -> None:
     result = run_pi(*openai_args(server), "--mode", "json", "/session")
     assert result.returncode == 0, result.stderr
     notices = [json.loads(line) for line in result.stdout.splitlines() if '"notice"' in line]
@@ -137,8 +149,9 @@ def test_ctrl_c_during_startup_imports_exits_130(monkeypatch: pytest.MonkeyPatch
     assert main(["hello"]) == 130
 
 
-def test_internal_error_during_startup_is_one_line(monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_internal_error_during_startup_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import pi_cli.launch
 
     def broken(args: Any) -> int:

@@ -15,8 +15,15 @@ from tests.fakes.script import (
 )
 
 __all__ = [
-    "EXHAUSTED", "FakeProviderServer", "SEED_FINAL_TEXT", "ToolCallSpec", "Turn", "UsageSpec",
-    "dump_script", "load_script", "seed_script",
+    "EXHAUSTED",
+    "FakeProviderServer",
+    "SEED_FINAL_TEXT",
+    "ToolCallSpec",
+    "Turn",
+    "UsageSpec",
+    "dump_script",
+    "load_script",
+    "seed_script",
 ]
 
 

@@ -46,7 +46,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
         if self.path.rstrip("/") in ("/v1/models", "/models"):
-            data = [{"id": m, "object": "model", "owned_by": "fake"} for m in self.server.fake.models]
+            data = [
+                {"id": m, "object": "model", "owned_by": "fake"} for m in self.server.fake.models
+            ]
             self._send_json(200, {"object": "list", "data": data})
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
@@ -71,7 +73,9 @@ class _Handler(BaseHTTPRequestHandler):
         turn, index = fake._take(body, path, dict(self.headers))
         error_body = openai_error if kind == "openai" else anthropic_error
         if turn is None:
-            self._send_json(500, error_body(500, f"{EXHAUSTED} after {index} turns", "script_exhausted"))
+            self._send_json(
+                500, error_body(500, f"{EXHAUSTED} after {index} turns", "script_exhausted")
+            )
             return
         if turn.hang:
             fake._stop.wait()  # never answer; released only when the server stops
@@ -79,17 +83,25 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if turn.status is not None:
             message = turn.error_message or self._default_error(turn.status)
-            headers = {"Retry-After": f"{turn.retry_after:g}"} if turn.retry_after is not None else {}
+            headers = (
+                {"Retry-After": f"{turn.retry_after:g}"} if turn.retry_after is not None else {}
+            )
             self._send_json(turn.status, error_body(turn.status, message, turn.error_type), headers)
             return
         model = str(body.get("model", "fake-model"))
-        events = openai_events(turn, model, index) if kind == "openai" else anthropic_events(turn, model, index)
+        events = (
+            openai_events(turn, model, index)
+            if kind == "openai"
+            else anthropic_events(turn, model, index)
+        )
         self._stream(turn, events)
 
     def _default_error(self, status: int) -> str:
         if status in (401, 403):
             # Real providers echo (part of) the key; echo all of it so tests can prove we hide it.
-            key = self.headers.get("x-api-key") or self.headers.get("Authorization", "").removeprefix("Bearer ")
+            key = self.headers.get("x-api-key") or self.headers.get(
+                "Authorization", ""
+            ).removeprefix("Bearer ")
             return f"Incorrect API key provided: {key}"
         if status == 429:
             return "Rate limit reached, slow down"
@@ -200,7 +212,9 @@ class FakeProviderServer:
         self._http = _HttpServer(("127.0.0.1", self._port), _Handler)
         self._http.fake = self
         self._bound_port = int(self._http.server_address[1])
-        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), name="fake-provider", daemon=True)
+        self._thread = threading.Thread(
+            target=self._http.serve_forever, args=(0.05,), name="fake-provider", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -274,7 +288,9 @@ class FakeProviderServer:
         with self._lock:
             self.script.extend(turns)
 
-    def _take(self, body: dict[str, Any], path: str, headers: dict[str, str]) -> tuple[Turn | None, int]:
+    def _take(
+        self, body: dict[str, Any], path: str, headers: dict[str, str]
+    ) -> tuple[Turn | None, int]:
         with self._lock:
             self._requests.append(body)
             self._paths.append(path)
@@ -295,9 +311,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--script", required=True, help="JSON list of turns (or {'turns': [...]})")
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--request-log", default=None, help="append each request body as a JSON line")
+    parser.add_argument(
+        "--request-log", default=None, help="append each request body as a JSON line"
+    )
     args = parser.parse_args(argv)
-    server = FakeProviderServer(load_script(args.script), port=args.port, request_log=args.request_log)
+    server = FakeProviderServer(
+        load_script(args.script), port=args.port, request_log=args.request_log
+    )
     server.start()
     print(f"PORT={server.port}", flush=True)
     done = threading.Event()

@@ -75,7 +75,8 @@ class Turn:
         """Build a turn from its JSON form (snake_case keys, as written by :meth:`to_dict`)."""
         data = dict(data)
         calls = [
-            c if isinstance(c, ToolCallSpec) else ToolCallSpec(**c) for c in data.pop("tool_calls", [])
+            c if isinstance(c, ToolCallSpec) else ToolCallSpec(**c)
+            for c in data.pop("tool_calls", [])
         ]
         usage = data.pop("usage", None)
         usage_spec = usage if isinstance(usage, UsageSpec) else UsageSpec(**(usage or {}))
@@ -107,11 +108,17 @@ SEED_FINAL_TEXT = "This is a tiny Node.js project: hello.mjs prints a greeting."
 def seed_script() -> list[Turn]:
     """The SPEC §1 seed scenario: bash ls, read package.json, read hello.mjs, final answer."""
     return [
-        Turn(tool_calls=[ToolCallSpec("bash", {"command": "ls -la"}, id="call_1")],
-             usage=UsageSpec(input=120, output=20)),
-        Turn(tool_calls=[ToolCallSpec("read", {"path": "package.json"}, id="call_2")],
-             usage=UsageSpec(input=180, output=18, cache_read=100)),
-        Turn(tool_calls=[ToolCallSpec("read", {"path": "hello.mjs"}, id="call_3")],
-             usage=UsageSpec(input=220, output=18, cache_read=150)),
+        Turn(
+            tool_calls=[ToolCallSpec("bash", {"command": "ls -la"}, id="call_1")],
+            usage=UsageSpec(input=120, output=20),
+        ),
+        Turn(
+            tool_calls=[ToolCallSpec("read", {"path": "package.json"}, id="call_2")],
+            usage=UsageSpec(input=180, output=18, cache_read=100),
+        ),
+        Turn(
+            tool_calls=[ToolCallSpec("read", {"path": "hello.mjs"}, id="call_3")],
+            usage=UsageSpec(input=220, output=18, cache_read=150),
+        ),
         Turn(text=SEED_FINAL_TEXT, usage=UsageSpec(input=260, output=16, cache_read=200)),
     ]

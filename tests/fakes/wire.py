@@ -29,8 +29,12 @@ def _call_id(turn_index: int, call_index: int, given: str | None, prefix: str) -
 
 def openai_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
     """SSE events of one Chat Completions stream (``stream_options.include_usage`` honoured)."""
-    base = {"id": f"chatcmpl-{turn_index}", "object": "chat.completion.chunk", "created": 1700000000,
-            "model": model}
+    base = {
+        "id": f"chatcmpl-{turn_index}",
+        "object": "chat.completion.chunk",
+        "created": 1700000000,
+        "model": model,
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         return _sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
@@ -41,18 +45,27 @@ def openai_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
     if turn.text:
         events += [chunk({"content": p}) for p in _pieces(turn.text, turn.chunk_size)]
     for i, call in enumerate(turn.tool_calls):
-        head = {"index": i, "id": _call_id(turn_index, i, call.id, "call"), "type": "function",
-                "function": {"name": call.name, "arguments": ""}}
+        head = {
+            "index": i,
+            "id": _call_id(turn_index, i, call.id, "call"),
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
         events.append(chunk({"tool_calls": [head]}))
         for piece in _pieces(call.arguments_json(), turn.chunk_size):
             events.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
     natural = "tool_calls" if turn.tool_calls else "stop"
-    finish = {"stop": "stop", "length": "length", "toolUse": "tool_calls"}.get(turn.stop_reason or "", natural)
+    finish = {"stop": "stop", "length": "length", "toolUse": "tool_calls"}.get(
+        turn.stop_reason or "", natural
+    )
     events.append(chunk({}, finish))
     u = turn.usage
-    usage = {"prompt_tokens": u.input + u.cache_read, "completion_tokens": u.output,
-             "total_tokens": u.input + u.cache_read + u.output,
-             "prompt_tokens_details": {"cached_tokens": u.cache_read}}
+    usage = {
+        "prompt_tokens": u.input + u.cache_read,
+        "completion_tokens": u.output,
+        "total_tokens": u.input + u.cache_read + u.output,
+        "prompt_tokens_details": {"cached_tokens": u.cache_read},
+    }
     events.append(_sse({**base, "choices": [], "usage": usage}))
     events.append(_sse("[DONE]"))
     if turn.stream_error is not None:  # OpenAI-compatible servers send a bare error chunk
@@ -62,8 +75,14 @@ def openai_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
 
 def openai_error(status: int, message: str, error_type: str | None) -> dict[str, Any]:
     """An OpenAI-style error body."""
-    return {"error": {"message": message, "type": error_type or "server_error", "param": None,
-                      "code": error_type}}
+    return {
+        "error": {
+            "message": message,
+            "type": error_type or "server_error",
+            "param": None,
+            "code": error_type,
+        }
+    }
 
 
 # ---------------------------------------------------------------------------- Anthropic
@@ -72,43 +91,93 @@ def openai_error(status: int, message: str, error_type: str | None) -> dict[str,
 def anthropic_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
     """SSE events of one Messages API stream."""
     u = turn.usage
-    start_usage = {"input_tokens": u.input, "output_tokens": 1,
-                   "cache_read_input_tokens": u.cache_read, "cache_creation_input_tokens": u.cache_write}
-    events = [_sse({"type": "message_start", "message": {
-        "id": f"msg_{turn_index}", "type": "message", "role": "assistant", "model": model,
-        "content": [], "stop_reason": None, "stop_sequence": None, "usage": start_usage}},
-        "message_start")]
+    start_usage = {
+        "input_tokens": u.input,
+        "output_tokens": 1,
+        "cache_read_input_tokens": u.cache_read,
+        "cache_creation_input_tokens": u.cache_write,
+    }
+    events = [
+        _sse(
+            {
+                "type": "message_start",
+                "message": {
+                    "id": f"msg_{turn_index}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": start_usage,
+                },
+            },
+            "message_start",
+        )
+    ]
     index = 0
 
     def block(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
         nonlocal index
-        events.append(_sse({"type": "content_block_start", "index": index, "content_block": start},
-                           "content_block_start"))
+        events.append(
+            _sse(
+                {"type": "content_block_start", "index": index, "content_block": start},
+                "content_block_start",
+            )
+        )
         for delta in deltas:
-            events.append(_sse({"type": "content_block_delta", "index": index, "delta": delta},
-                               "content_block_delta"))
+            events.append(
+                _sse(
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                    "content_block_delta",
+                )
+            )
         events.append(_sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
         index += 1
 
     if turn.redacted_thinking:
         block({"type": "redacted_thinking", "data": turn.redacted_thinking}, [])
     if turn.thinking:
-        deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(turn.thinking, turn.chunk_size)]
+        deltas = [
+            {"type": "thinking_delta", "thinking": p}
+            for p in _pieces(turn.thinking, turn.chunk_size)
+        ]
         if turn.thinking_signature:
             deltas.append({"type": "signature_delta", "signature": turn.thinking_signature})
         block({"type": "thinking", "thinking": "", "signature": ""}, deltas)
     if turn.text:
-        block({"type": "text", "text": ""},
-              [{"type": "text_delta", "text": p} for p in _pieces(turn.text, turn.chunk_size)])
+        block(
+            {"type": "text", "text": ""},
+            [{"type": "text_delta", "text": p} for p in _pieces(turn.text, turn.chunk_size)],
+        )
     for i, call in enumerate(turn.tool_calls):
-        start = {"type": "tool_use", "id": _call_id(turn_index, i, call.id, "toolu"), "name": call.name,
-                 "input": {}}
-        block(start, [{"type": "input_json_delta", "partial_json": p}
-                      for p in _pieces(call.arguments_json(), turn.chunk_size)])
+        start = {
+            "type": "tool_use",
+            "id": _call_id(turn_index, i, call.id, "toolu"),
+            "name": call.name,
+            "input": {},
+        }
+        block(
+            start,
+            [
+                {"type": "input_json_delta", "partial_json": p}
+                for p in _pieces(call.arguments_json(), turn.chunk_size)
+            ],
+        )
     natural = "tool_use" if turn.tool_calls else "end_turn"
-    stop = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}.get(turn.stop_reason or "", natural)
-    events.append(_sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                        "usage": {"output_tokens": u.output}}, "message_delta"))
+    stop = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}.get(
+        turn.stop_reason or "", natural
+    )
+    events.append(
+        _sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": u.output},
+            },
+            "message_delta",
+        )
+    )
     events.append(_sse({"type": "message_stop"}, "message_stop"))
     if turn.stream_error is not None:
         error = _sse({"type": "error", "error": turn.stream_error}, "error")
@@ -118,6 +187,11 @@ def anthropic_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
 
 def anthropic_error(status: int, message: str, error_type: str | None) -> dict[str, Any]:
     """An Anthropic-style error body."""
-    default = {401: "authentication_error", 403: "permission_error", 429: "rate_limit_error",
-               529: "overloaded_error", 400: "invalid_request_error"}.get(status, "api_error")
+    default = {
+        401: "authentication_error",
+        403: "permission_error",
+        429: "rate_limit_error",
+        529: "overloaded_error",
+        400: "invalid_request_error",
+    }.get(status, "api_error")
     return {"type": "error", "error": {"type": error_type or default, "message": message}}

@@ -21,7 +21,15 @@ from pi_cli.modes.plain_repl import PlainRepl
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from tests.agent_core.scripted_stream import ScriptedStream
 
-ENTER, ALT_ENTER, TAB, ESC, CTRL_C, CTRL_D, CTRL_J = "\r", "\x1b\r", "\t", "\x1b", "\x03", "\x04", "\n"
+ENTER, ALT_ENTER, TAB, ESC, CTRL_C, CTRL_D, CTRL_J = (
+    "\r",
+    "\x1b\r",
+    "\t",
+    "\x1b",
+    "\x03",
+    "\x04",
+    "\n",
+)
 
 
 class GateArgs(BaseModel):
@@ -45,7 +53,9 @@ class GateTool:
         """Let the waiting call return."""
         self._open.set()
 
-    async def execute(self, tool_call_id: str, args: GateArgs, cancel: AbortSignal, on_update: Any = None) -> ToolResult:
+    async def execute(
+        self, tool_call_id: str, args: GateArgs, cancel: AbortSignal, on_update: Any = None
+    ) -> ToolResult:
         """Wait for :meth:`release` (or an abort)."""
         self.entered.set()
         waiter = asyncio.ensure_future(self._open.wait())
@@ -77,7 +87,9 @@ class Harness:
         """Everything printed into scrollback so far."""
         return self.out.getvalue()
 
-    async def until(self, predicate: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
+    async def until(
+        self, predicate: Callable[[], bool], timeout: float = 5.0, what: str = ""
+    ) -> None:
         """Wait until ``predicate()`` holds (fails with the output so far on timeout)."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
@@ -85,7 +97,9 @@ class Harness:
             if loop.time() > end or self.task.done():
                 if predicate():
                     return
-                raise AssertionError(f"timed out waiting for {what or predicate}; output:\n{self.output}")
+                raise AssertionError(
+                    f"timed out waiting for {what or predicate}; output:\n{self.output}"
+                )
             await asyncio.sleep(0.01)
 
     async def idle(self) -> None:
@@ -100,7 +114,9 @@ class Harness:
 
 
 @asynccontextmanager
-async def plain_repl(tmp_path: Path, stream: ScriptedStream, tools: list[Any] | None = None) -> AsyncIterator[Harness]:
+async def plain_repl(
+    tmp_path: Path, stream: ScriptedStream, tools: list[Any] | None = None
+) -> AsyncIterator[Harness]:
     """A REPL on a pipe input with a captured, colourless rich console."""
     work = tmp_path / "project"
     work.mkdir(exist_ok=True)
@@ -111,7 +127,9 @@ async def plain_repl(tmp_path: Path, stream: ScriptedStream, tools: list[Any] | 
     console = Console(file=out, width=100, color_system=None, force_terminal=False, highlight=False)
     history = tmp_path / "history"
     with create_pipe_input() as pipe:
-        repl = PlainRepl(shell, console=console, input=pipe, output=DummyOutput(), history_file=history)
+        repl = PlainRepl(
+            shell, console=console, input=pipe, output=DummyOutput(), history_file=history
+        )
         task = asyncio.create_task(repl.run())
         harness = Harness(repl, shell, stream, pipe, out, task, history)
         try:

@@ -20,7 +20,9 @@ def test_ui_setting_selects_plain(tmp_path: Path) -> None:
     assert _settings_ui(LaunchArgs(cwd=tmp_path)) == "tui"  # reported later by the shell
 
 
-def test_no_model_exits_with_the_configuration_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_model_exits_with_the_configuration_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pytest.importorskip("agent_core.providers", reason="providers not built yet")
     assert run_plain(LaunchArgs(cwd=tmp_path, plain=True)) == EXIT_USAGE
     err = capsys.readouterr().err

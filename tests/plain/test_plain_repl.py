@@ -17,7 +17,9 @@ async def test_prompt_renders_turns_markdown_usage_and_history(tmp_path: Path) -
     gate = GateTool()
     gate.release()
     stream = ScriptedStream(
-        reply(tool_call("c1", "gate", {"label": "package.json"}), usage=Usage(input=120, output=20)),
+        reply(
+            tool_call("c1", "gate", {"label": "package.json"}), usage=Usage(input=120, output=20)
+        ),
         reply(text("The project is **tiny**.\n\n- one\n- two"), usage=Usage(input=200, output=16)),
     )
     async with plain_repl(tmp_path, stream, tools=[gate]) as h:
@@ -66,7 +68,9 @@ async def test_follow_ups_wait_for_the_final_answer(tmp_path: Path) -> None:
         h.send("go" + ENTER)
         await gate.entered.wait()
         h.send("later one" + ALT_ENTER)
-        await h.until(lambda: len(h.shell.agent.state.follow_up_queue) == 1, what="alt+enter follow-up")
+        await h.until(
+            lambda: len(h.shell.agent.state.follow_up_queue) == 1, what="alt+enter follow-up"
+        )
         h.send("later two" + TAB)
         await h.until(lambda: len(h.shell.agent.state.follow_up_queue) == 2, what="tab follow-up")
         assert not h.shell.agent.state.steering_queue
@@ -80,7 +84,11 @@ async def test_follow_ups_wait_for_the_final_answer(tmp_path: Path) -> None:
     assert stream.user_texts(2) == ["go", "later one"]
     assert stream.user_texts(3) == ["go", "later one", "later two"]
     out = h.output
-    assert out.index("first answer") < out.index("» delivered: later one") < out.index("answer to alt-enter")
+    assert (
+        out.index("first answer")
+        < out.index("» delivered: later one")
+        < out.index("answer to alt-enter")
+    )
 
 
 async def test_escape_aborts_and_restores_queued_input(tmp_path: Path) -> None:
@@ -192,7 +200,12 @@ def test_completion_of_commands_and_paths(tmp_path: Path) -> None:
     completer = PiCompleter(_Shell())
 
     def complete(text: str) -> list[str]:
-        return [c.text for c in completer.get_completions(Document(text), CompleteEvent(completion_requested=True))]
+        return [
+            c.text
+            for c in completer.get_completions(
+                Document(text), CompleteEvent(completion_requested=True)
+            )
+        ]
 
     assert complete("/he") == ["/help"]
     assert "/session" in complete("/se")

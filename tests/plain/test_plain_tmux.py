@@ -34,8 +34,12 @@ def _providers_ready() -> bool:
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
-    pytest.mark.skipif(not _providers_ready(), reason="agent_core.providers.resolve_model not importable yet"),
-    pytest.mark.skipif(not PI.exists(), reason="the pi console script is not installed in this venv"),
+    pytest.mark.skipif(
+        not _providers_ready(), reason="agent_core.providers.resolve_model not importable yet"
+    ),
+    pytest.mark.skipif(
+        not PI.exists(), reason="the pi console script is not installed in this venv"
+    ),
 ]
 
 
@@ -44,8 +48,17 @@ def fake_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     script = [
         # Waits for a gate file the test creates once both queued messages are shown, so the
         # steer always lands mid-batch however slow the machine is.
-        Turn(tool_calls=[ToolCallSpec("bash", {"command": f"until [ -e {tmp_path / 'gate'} ]; do sleep 0.05; done; echo slept"},
-                                      id="call_1")]),
+        Turn(
+            tool_calls=[
+                ToolCallSpec(
+                    "bash",
+                    {
+                        "command": f"until [ -e {tmp_path / 'gate'} ]; do sleep 0.05; done; echo slept"
+                    },
+                    id="call_1",
+                )
+            ]
+        ),
         Turn(text="Steer noted."),
         Turn(text="Follow-up answered."),
     ]
@@ -62,7 +75,9 @@ def test_plain_repl_in_tmux(tmp_path: Path, pi_home: Path, fake_server: tuple[in
     socket_name = f"pi-plain-e2e-{os.getpid()}"
 
     def tmux(*args: str) -> str:
-        return subprocess.run(["tmux", "-L", socket_name, *args], check=True, capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["tmux", "-L", socket_name, *args], check=True, capture_output=True, text=True
+        ).stdout
 
     def screen() -> str:
         return tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "e2e")
@@ -90,19 +105,32 @@ def test_plain_repl_in_tmux(tmp_path: Path, pi_home: Path, fake_server: tuple[in
         tmux("send-keys", "-t", "e2e", "Enter")
         tmux("send-keys", "-t", "e2e", "-l", "e2e follow-up")
         tmux("send-keys", "-t", "e2e", "M-Enter")
-        wait_for(lambda s: "queued steer: e2e steer" in s and "queued follow-up: e2e follow-up" in s,
-                 "both queued messages")
+        wait_for(
+            lambda s: "queued steer: e2e steer" in s and "queued follow-up: e2e follow-up" in s,
+            "both queued messages",
+        )
         (tmp_path / "gate").touch()
-        text = wait_for(lambda s: "Follow-up answered." in s and s.count("tokens") >= 1, "the follow-up answer")
+        text = wait_for(
+            lambda s: "Follow-up answered." in s and s.count("tokens") >= 1, "the follow-up answer"
+        )
         assert "── turn 1 · bash until [ -e" in text
         assert "slept" in text
         assert "» delivered: e2e steer" in text
         assert "» delivered: e2e follow-up" in text
-        assert text.index("Steer noted.") < text.index("» delivered: e2e follow-up") < text.index("Follow-up answered.")
+        assert (
+            text.index("Steer noted.")
+            < text.index("» delivered: e2e follow-up")
+            < text.index("Follow-up answered.")
+        )
         tmux("send-keys", "-t", "e2e", "C-d")
         end = time.monotonic() + 5
-        while time.monotonic() < end and "e2e" in subprocess.run(
-                ["tmux", "-L", socket_name, "list-sessions"], capture_output=True, text=True).stdout:
+        while (
+            time.monotonic() < end
+            and "e2e"
+            in subprocess.run(
+                ["tmux", "-L", socket_name, "list-sessions"], capture_output=True, text=True
+            ).stdout
+        ):
             time.sleep(0.05)
     finally:
         subprocess.run(["tmux", "-L", socket_name, "kill-server"], capture_output=True)
@@ -115,10 +143,18 @@ def test_plain_repl_in_tmux(tmp_path: Path, pi_home: Path, fake_server: tuple[in
         for message in body["messages"]:
             if message["role"] == "user":
                 content = message["content"]
-                texts.append(content if isinstance(content, str) else "".join(p.get("text", "") for p in content))
+                texts.append(
+                    content
+                    if isinstance(content, str)
+                    else "".join(p.get("text", "") for p in content)
+                )
         return texts
 
     assert user_texts(requests[0]) == ["start the job"]
     assert user_texts(requests[1]) == ["start the job", "e2e steer"]  # steer reached turn 2
-    assert user_texts(requests[2]) == ["start the job", "e2e steer", "e2e follow-up"]  # after the answer
+    assert user_texts(requests[2]) == [
+        "start the job",
+        "e2e steer",
+        "e2e follow-up",
+    ]  # after the answer
     assert (pi_home / "history").read_text().count("e2e steer") == 1

@@ -29,8 +29,12 @@ SECRET = "sk-test-SECRET-0123456789abcdef"
 PROTOCOLS = ("openai", "anthropic")
 SPECS = {"openai": "openai/gpt-4o", "anthropic": "anthropic/claude-sonnet-4-5"}
 KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-TOOLS = [ToolSpec("bash", "Run a command", {"type": "object", "properties": {"command": {"type": "string"}}}),
-         ToolSpec("read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}})]
+TOOLS = [
+    ToolSpec(
+        "bash", "Run a command", {"type": "object", "properties": {"command": {"type": "string"}}}
+    ),
+    ToolSpec("read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}),
+]
 
 
 @dataclass
@@ -63,9 +67,15 @@ class Harness:
 
     def model(self, **overrides: Any) -> ResolvedModel:
         assert self.server is not None
-        base = self.server.openai_base_url if self.protocol == "openai" else self.server.anthropic_base_url
+        base = (
+            self.server.openai_base_url
+            if self.protocol == "openai"
+            else self.server.anthropic_base_url
+        )
         env = {KEY_ENVS[self.protocol]: SECRET}
-        return resolve_model(SPECS[self.protocol], api_base=base, env=env, transport=self.transport, **overrides)
+        return resolve_model(
+            SPECS[self.protocol], api_base=base, env=env, transport=self.transport, **overrides
+        )
 
     @asynccontextmanager
     async def serve(self, *turns: Turn) -> AsyncIterator[Harness]:
@@ -81,13 +91,21 @@ class Harness:
         thinking: str = "off",
     ) -> Run:
         model = self.model()
-        fn = make_stream_fn(model, retry=RetryConfig(max_retries=3, base_delay_s=0.01), timeout_s=timeout_s)
+        fn = make_stream_fn(
+            model, retry=RetryConfig(max_retries=3, base_delay_s=0.01), timeout_s=timeout_s
+        )
         signal = AbortSignal()
         run = Run(events=[], final=AssistantMessage())
-        options = StreamOptions(model=model.id, cancel=signal, thinking=thinking,
-                                on_retry=run.notices.append,
-                                on_retry_end=lambda ok, n, err: run.retry_ends.append((ok, n, err)))
-        context = LlmContext(system_prompt="You are a test.", messages=[user_message("hi")], tools=TOOLS)
+        options = StreamOptions(
+            model=model.id,
+            cancel=signal,
+            thinking=thinking,
+            on_retry=run.notices.append,
+            on_retry_end=lambda ok, n, err: run.retry_ends.append((ok, n, err)),
+        )
+        context = LlmContext(
+            system_prompt="You are a test.", messages=[user_message("hi")], tools=TOOLS
+        )
         start = time.perf_counter()
         try:
             async for item in fn(context, options):
@@ -102,7 +120,9 @@ class Harness:
         finally:
             await fn.aclose()  # type: ignore[attr-defined]  # no sockets left to the next test
         expected_api = "litellm" if self.transport == "litellm" else model.api
-        assert run.final.api == expected_api and model.api == expected_api  # the path under test ran
+        assert (
+            run.final.api == expected_api and model.api == expected_api
+        )  # the path under test ran
         return run
 
 
@@ -121,16 +141,24 @@ async def case_text_streaming(h: Harness) -> None:
 
 
 async def case_split_tool_args(h: Harness) -> None:
-    calls = [ToolCallSpec("bash", {"command": "ls -la"}, id="call_a"), ToolCallSpec("read", {"path": "a.txt"}, id="call_b")]
+    calls = [
+        ToolCallSpec("bash", {"command": "ls -la"}, id="call_a"),
+        ToolCallSpec("read", {"path": "a.txt"}, id="call_b"),
+    ]
     async with h.serve(Turn(text="Let me look.", tool_calls=calls, chunk_size=3)):
         run = await h.run()
     assert run.final.stop_reason == "toolUse"
     assert [(c.id, c.name, c.arguments) for c in run.final.tool_calls] == [
-        ("call_a", "bash", {"command": "ls -la"}), ("call_b", "read", {"path": "a.txt"})]
+        ("call_a", "bash", {"command": "ls -la"}),
+        ("call_b", "read", {"path": "a.txt"}),
+    ]
     assert run.final.text == "Let me look."
     assert sum(1 for e in run.events if e.type == "toolcall_delta") > 4
-    assert run.trace == ["text_start", "text_delta", "text_end"] + [
-        "toolcall_start", "toolcall_delta", "toolcall_end"] * 2
+    assert (
+        run.trace
+        == ["text_start", "text_delta", "text_end"]
+        + ["toolcall_start", "toolcall_delta", "toolcall_end"] * 2
+    )
 
 
 async def case_invalid_tool_json_kept(h: Harness) -> None:
@@ -141,23 +169,39 @@ async def case_invalid_tool_json_kept(h: Harness) -> None:
 
 
 async def case_thinking(h: Harness) -> None:
-    async with h.serve(Turn(thinking="Let me think about this carefully.", text="Answer.", chunk_size=6)):
+    async with h.serve(
+        Turn(thinking="Let me think about this carefully.", text="Answer.", chunk_size=6)
+    ):
         run = await h.run()
     assert run.final.stop_reason == "stop"
     thinking, text = run.final.content
     assert thinking.type == "thinking" and thinking.thinking == "Let me think about this carefully."
     assert text.type == "text" and text.text == "Answer."
-    assert run.trace == ["thinking_start", "thinking_delta", "thinking_end", "text_start", "text_delta", "text_end"]
+    assert run.trace == [
+        "thinking_start",
+        "thinking_delta",
+        "thinking_end",
+        "text_start",
+        "text_delta",
+        "text_end",
+    ]
     if h.protocol == "anthropic":
         assert thinking.signature == "sig-fake"
 
 
 async def case_usage_and_cost(h: Harness) -> None:
     write = 300 if h.protocol == "anthropic" else 0
-    async with h.serve(Turn(text="ok", usage=UsageSpec(input=1000, output=500, cache_read=200, cache_write=write))):
+    async with h.serve(
+        Turn(text="ok", usage=UsageSpec(input=1000, output=500, cache_read=200, cache_write=write))
+    ):
         run = await h.run()
     usage = run.final.usage
-    assert (usage.input, usage.output, usage.cache_read, usage.cache_write) == (1000, 500, 200, write)
+    assert (usage.input, usage.output, usage.cache_read, usage.cache_write) == (
+        1000,
+        500,
+        200,
+        write,
+    )
     assert usage.total_tokens == 1700 + write
     expected = compute_cost(h.model(), usage)
     assert usage.cost.total > 0 and abs(usage.cost.total - expected.total) < 1e-12
@@ -176,7 +220,9 @@ async def case_retries_exhausted(h: Harness) -> None:
     async with h.serve(*[Turn(status=503)] * 4):
         run = await h.run()
     assert run.final.stop_reason == "error"
-    assert "503" in (run.final.error_message or "") and "after 3 retries" in (run.final.error_message or "")
+    assert "503" in (run.final.error_message or "") and "after 3 retries" in (
+        run.final.error_message or ""
+    )
     assert len(run.notices) == 3 and run.retry_ends[-1][0] is False
 
 
@@ -222,8 +268,10 @@ GOOGLE_KEY = "AIzaSyA-fake-google-key-0123456789abcdef"
 
 
 async def case_stream_error_is_one_line_and_key_free(h: Harness) -> None:
-    error = {"type": "invalid_request_error",
-             "message": f"bad request\nfrom key {SECRET}\nand {GOOGLE_KEY}"}
+    error = {
+        "type": "invalid_request_error",
+        "message": f"bad request\nfrom key {SECRET}\nand {GOOGLE_KEY}",
+    }
     async with h.serve(Turn(text="unused", stream_error=error)):
         run = await h.run()
         assert len(h.server.requests) == 1  # type: ignore[union-attr]  # not retryable
@@ -234,7 +282,10 @@ async def case_stream_error_is_one_line_and_key_free(h: Harness) -> None:
 
 
 async def case_stream_error_context_overflow(h: Harness) -> None:
-    error = {"type": "invalid_request_error", "message": "prompt is too long: 250000 tokens > 200000 maximum"}
+    error = {
+        "type": "invalid_request_error",
+        "message": "prompt is too long: 250000 tokens > 200000 maximum",
+    }
     async with h.serve(Turn(text="unused", stream_error=error)):
         run = await h.run()
     assert run.final.stop_reason == "error"
@@ -253,8 +304,10 @@ async def case_stream_overloaded_before_content_is_retried(h: Harness) -> None:
 
 async def case_stream_overloaded_after_content_is_not_retried(h: Harness) -> None:
     error = {"type": "overloaded_error", "message": "Overloaded"}
-    async with h.serve(Turn(text="partial", chunk_size=2, stream_error=error, stream_error_after_chunks=4),
-                       Turn(text="not used")):
+    async with h.serve(
+        Turn(text="partial", chunk_size=2, stream_error=error, stream_error_after_chunks=4),
+        Turn(text="not used"),
+    ):
         run = await h.run()
         assert len(h.server.requests) == 1  # type: ignore[union-attr]
     assert run.final.stop_reason == "error" and "Overloaded" in (run.final.error_message or "")
@@ -283,11 +336,15 @@ async def case_timeout(h: Harness) -> None:
 async def case_script_exhausted_is_loud(h: Harness) -> None:
     async with h.serve():
         run = await h.run()
-    assert run.final.stop_reason == "error" and "script exhausted" in (run.final.error_message or "")
+    assert run.final.stop_reason == "error" and "script exhausted" in (
+        run.final.error_message or ""
+    )
 
 
 CASES: dict[str, Case] = {
-    name.removeprefix("case_"): fn for name, fn in dict(globals()).items() if name.startswith("case_")
+    name.removeprefix("case_"): fn
+    for name, fn in dict(globals()).items()
+    if name.startswith("case_")
 }
 
 

@@ -10,7 +10,10 @@ from agent_core import AbortSignal, Agent, ToolResult
 from agent_core.providers import RetryConfig, make_stream_fn, resolve_model
 from tests.fakes import SEED_FINAL_TEXT, FakeProviderServer, seed_script
 
-FILES = {"package.json": '{"name": "hello", "main": "hello.mjs"}', "hello.mjs": 'console.log("hello")'}
+FILES = {
+    "package.json": '{"name": "hello", "main": "hello.mjs"}',
+    "hello.mjs": 'console.log("hello")',
+}
 
 
 class BashArgs(BaseModel):
@@ -26,7 +29,9 @@ class StubBash:
     description = "Run a shell command"
     parameters = BashArgs
 
-    async def execute(self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: Any = None) -> ToolResult:
+    async def execute(
+        self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: Any = None
+    ) -> ToolResult:
         return ToolResult.of_text("package.json\nhello.mjs")
 
 
@@ -35,7 +40,9 @@ class StubRead:
     description = "Read a file"
     parameters = ReadArgs
 
-    async def execute(self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: Any = None) -> ToolResult:
+    async def execute(
+        self, tool_call_id: str, args: Any, cancel: AbortSignal, on_update: Any = None
+    ) -> ToolResult:
         return ToolResult.of_text(FILES[args.path])
 
 
@@ -49,7 +56,12 @@ def _tool_results_in(body: dict[str, Any]) -> list[tuple[str, str]]:
             for block in msg["content"]:
                 if block.get("type") == "tool_result":
                     content = block["content"]  # litellm sends a string, we send blocks
-                    out.append((block["tool_use_id"], content if isinstance(content, str) else content[0]["text"]))
+                    out.append(
+                        (
+                            block["tool_use_id"],
+                            content if isinstance(content, str) else content[0]["text"],
+                        )
+                    )
     return out
 
 
@@ -59,12 +71,18 @@ async def run_seed(protocol: str, transport: str) -> None:
         base = server.openai_base_url if protocol == "openai" else server.anthropic_base_url
         spec = "openai/gpt-4o" if protocol == "openai" else "anthropic/claude-sonnet-4-5"
         model = resolve_model(spec, api_base=base, api_key="sk-test", transport=transport)
-        agent = Agent(make_stream_fn(model, retry=RetryConfig(base_delay_s=0.01)), model=model.id,
-                      system_prompt="You are pi.", tools=[StubBash(), StubRead()])
+        agent = Agent(
+            make_stream_fn(model, retry=RetryConfig(base_delay_s=0.01)),
+            model=model.id,
+            system_prompt="You are pi.",
+            tools=[StubBash(), StubRead()],
+        )
         events: list[Any] = []
         agent.subscribe(events.append)
         try:
-            await agent.prompt("List files in the current directory, then tell me what this project is.")
+            await agent.prompt(
+                "List files in the current directory, then tell me what this project is."
+            )
         finally:
             await agent.stream_fn.aclose()  # type: ignore[attr-defined]
         requests = server.requests
@@ -73,8 +91,13 @@ async def run_seed(protocol: str, transport: str) -> None:
     assert [len(e.tool_results) for e in events if e.type == "turn_end"] == [1, 1, 1, 0]
     assert types[0] == "agent_start" and types[-1] == "agent_end"
     final = agent.state.messages[-1]
-    assert final.role == "assistant" and final.text == SEED_FINAL_TEXT and final.stop_reason == "stop"
+    assert (
+        final.role == "assistant" and final.text == SEED_FINAL_TEXT and final.stop_reason == "stop"
+    )
     assert len(requests) == 4
     assert _tool_results_in(requests[3]) == [
-        ("call_1", "package.json\nhello.mjs"), ("call_2", FILES["package.json"]), ("call_3", FILES["hello.mjs"])]
+        ("call_1", "package.json\nhello.mjs"),
+        ("call_2", FILES["package.json"]),
+        ("call_3", FILES["hello.mjs"]),
+    ]
     assert sum(m.usage.cost.total for m in agent.state.messages if m.role == "assistant") > 0

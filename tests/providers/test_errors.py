@@ -18,26 +18,43 @@ def _body(message: str) -> str:
 
 @pytest.mark.parametrize("status", [429, 500, 503, 529])
 def test_retryable_status_mentioning_token_limit_is_not_overflow(status: int) -> None:
-    error = http_error("openai", status, _body("Rate limit reached: token limit per minute exceeded"),
-                       api_key=None, key_env="OPENAI_API_KEY")
+    error = http_error(
+        "openai",
+        status,
+        _body("Rate limit reached: token limit per minute exceeded"),
+        api_key=None,
+        key_env="OPENAI_API_KEY",
+    )
     assert error.retryable
     assert not is_context_overflow(error.message)
 
 
 @pytest.mark.parametrize("status", [400, 413])
 def test_rejected_request_with_overflow_text_is_overflow(status: int) -> None:
-    error = http_error("anthropic", status, _body("prompt is too long: 210000 tokens > 200000 maximum"),
-                       api_key=None, key_env=None)
+    error = http_error(
+        "anthropic",
+        status,
+        _body("prompt is too long: 210000 tokens > 200000 maximum"),
+        api_key=None,
+        key_env=None,
+    )
     assert is_context_overflow(error.message) and not error.retryable
 
 
 def test_413_is_overflow_whatever_the_text() -> None:
-    assert is_context_overflow(http_error("x", 413, "Payload Too Large", api_key=None, key_env=None).message)
+    assert is_context_overflow(
+        http_error("x", 413, "Payload Too Large", api_key=None, key_env=None).message
+    )
 
 
 def test_other_4xx_with_overflow_words_is_a_rejection() -> None:
-    error = http_error("x", 422, _body("exceeds the maximum length of the field"), api_key=None, key_env=None)
-    assert not is_context_overflow(error.message) and "rejected the request (HTTP 422)" in error.message
+    error = http_error(
+        "x", 422, _body("exceeds the maximum length of the field"), api_key=None, key_env=None
+    )
+    assert (
+        not is_context_overflow(error.message)
+        and "rejected the request (HTTP 422)" in error.message
+    )
 
 
 @pytest.mark.parametrize("error_type", ["overloaded_error", "api_error", "server_error"])
@@ -80,18 +97,33 @@ def test_litellm_error_scrubs_the_env_key() -> None:
 
     secret = "gm-" + "x" * 24  # not key-shaped: only the recorded env key can hide it
     model = resolve_model("gemini/gemini-2.5-flash", env={"GEMINI_API_KEY": secret})
-    assert secret not in litellm_error(model, Exception(f"bad key {secret}"), FakeLitellm, timeout_s=1).message
-    midstream = litellm_error(model, Exception(f"boom {secret}"), FakeLitellm, timeout_s=1, midstream=True)
+    assert (
+        secret
+        not in litellm_error(
+            model, Exception(f"bad key {secret}"), FakeLitellm, timeout_s=1
+        ).message
+    )
+    midstream = litellm_error(
+        model, Exception(f"boom {secret}"), FakeLitellm, timeout_s=1, midstream=True
+    )
     assert secret not in midstream.message
 
 
 def test_headers_are_hidden_like_the_key() -> None:
     from agent_core.providers import ResolvedModel
 
-    model = ResolvedModel(id="p/m", provider="p", name="m", api="openai-completions",
-                          headers={"Authorization": "Bearer hidden-token"})
+    model = ResolvedModel(
+        id="p/m",
+        provider="p",
+        name="m",
+        api="openai-completions",
+        headers={"Authorization": "Bearer hidden-token"},
+    )
     assert "hidden-token" not in repr(model) and "hidden-token" not in model.model_dump_json()
-    assert "headers" not in model.model_dump() and model.headers["Authorization"] == "Bearer hidden-token"
+    assert (
+        "headers" not in model.model_dump()
+        and model.headers["Authorization"] == "Bearer hidden-token"
+    )
 
 
 def test_max_tokens_cap_is_shared() -> None:

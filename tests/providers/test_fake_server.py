@@ -17,7 +17,9 @@ def _data_lines(text: str) -> list[str]:
 
 
 def test_openai_stream_and_request_log() -> None:
-    turn = Turn(text="Hello there", tool_calls=[ToolCallSpec("bash", {"command": "ls"})], chunk_size=4)
+    turn = Turn(
+        text="Hello there", tool_calls=[ToolCallSpec("bash", {"command": "ls"})], chunk_size=4
+    )
     with FakeProviderServer([turn]) as server:
         body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
         resp = httpx.post(f"{server.openai_base_url}/chat/completions", json=body)
@@ -25,11 +27,14 @@ def test_openai_stream_and_request_log() -> None:
         lines = _data_lines(resp.text)
         assert lines[-1] == "[DONE]"
         chunks = [json.loads(x) for x in lines[:-1]]
-        text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+        text = "".join(
+            c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"]
+        )
         assert text == "Hello there"
         args = "".join(
             tc["function"].get("arguments", "")
-            for c in chunks if c["choices"]
+            for c in chunks
+            if c["choices"]
             for tc in c["choices"][0]["delta"].get("tool_calls", [])
         )
         assert json.loads(args) == {"command": "ls"}
@@ -54,7 +59,9 @@ def test_anthropic_stream_and_faults() -> None:
 
 
 def test_disconnect_is_a_protocol_error() -> None:
-    with FakeProviderServer([Turn(text="abcdefgh", chunk_size=1, disconnect_after_chunks=3)]) as server:
+    with FakeProviderServer(
+        [Turn(text="abcdefgh", chunk_size=1, disconnect_after_chunks=3)]
+    ) as server:
         try:
             httpx.post(f"{server.openai_base_url}/chat/completions", json={}).read()
         except httpx.RemoteProtocolError:
@@ -67,16 +74,27 @@ def test_cli_serves_script_and_logs(tmp_path: Path) -> None:
     script = dump_script(seed_script(), tmp_path / "script.json")
     log = tmp_path / "requests.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.provider_server", "--script", str(script),
-         "--request-log", str(log)],
-        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2],
+        [
+            sys.executable,
+            "-m",
+            "tests.fakes.provider_server",
+            "--script",
+            str(script),
+            "--request-log",
+            str(log),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parents[2],
     )
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline().strip()
         assert first.startswith("PORT=")
         port = int(first.split("=")[1])
-        resp = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json={"model": "x", "n": 1})
+        resp = httpx.post(
+            f"http://127.0.0.1:{port}/v1/chat/completions", json={"model": "x", "n": 1}
+        )
         assert '"bash"' in resp.text and "command" in resp.text
         assert json.loads(log.read_text().splitlines()[0]) == {"model": "x", "n": 1}
     finally:
@@ -86,16 +104,24 @@ def test_cli_serves_script_and_logs(tmp_path: Path) -> None:
 
 def test_stream_error_fault_in_both_protocols() -> None:
     error = {"type": "overloaded_error", "message": "Overloaded"}
-    script = [Turn(text="never sent", stream_error=error), Turn(text="abc", chunk_size=1, stream_error=error,
-                                                                 stream_error_after_chunks=3)]
+    script = [
+        Turn(text="never sent", stream_error=error),
+        Turn(text="abc", chunk_size=1, stream_error=error, stream_error_after_chunks=3),
+    ]
     with FakeProviderServer(script) as server:
         openai = httpx.post(f"{server.openai_base_url}/chat/completions", json={})
         assert openai.status_code == 200
         chunks = [json.loads(x) for x in _data_lines(openai.text)]
-        assert len(chunks) == 2 and chunks[-1] == {"error": error} and "never sent" not in openai.text
+        assert (
+            len(chunks) == 2 and chunks[-1] == {"error": error} and "never sent" not in openai.text
+        )
         anthropic = httpx.post(f"{server.anthropic_base_url}/v1/messages", json={})
         assert "event: error" in anthropic.text
         events = [json.loads(x) for x in _data_lines(anthropic.text)]
-        assert [e["type"] for e in events] == ["message_start", "content_block_start", "content_block_delta",
-                                               "error"]
+        assert [e["type"] for e in events] == [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "error",
+        ]
         assert events[-1]["error"] == error

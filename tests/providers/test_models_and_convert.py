@@ -24,7 +24,9 @@ from agent_core.stream import LlmContext
 
 
 def test_native_providers_and_metadata() -> None:
-    model = resolve_model("anthropic/claude-sonnet-4-5", env={"ANTHROPIC_API_KEY": "sk-ant-xyz123456"})
+    model = resolve_model(
+        "anthropic/claude-sonnet-4-5", env={"ANTHROPIC_API_KEY": "sk-ant-xyz123456"}
+    )
     assert model.api == "anthropic-messages" and model.base_url == "https://api.anthropic.com"
     assert model.context_window == 200000 and model.input_cost == pytest.approx(3.0)
     assert model.cache_read_cost == pytest.approx(0.3) and model.supports_reasoning
@@ -32,11 +34,16 @@ def test_native_providers_and_metadata() -> None:
     ollama = resolve_model("ollama/qwen3", env={})
     assert ollama.api == "openai-completions" and ollama.base_url == "http://127.0.0.1:11434/v1"
     assert ollama.context_window == 128000 and not ollama.known
-    openai = resolve_model("openai/gpt-4o", env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://x/v1"})
+    openai = resolve_model(
+        "openai/gpt-4o", env={"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://x/v1"}
+    )
     assert openai.base_url == "http://x/v1"
     assert resolve_model("gemini/gemini-2.5-flash", env={}).api == "litellm"
     assert resolve_model("foo/bar", api_base="http://h:1/v1", env={}).api == "openai-completions"
-    assert resolve_model("openai/gpt-4o", env={"OPENAI_API_KEY": "k", "PI_TRANSPORT": "litellm"}).api == "litellm"
+    assert (
+        resolve_model("openai/gpt-4o", env={"OPENAI_API_KEY": "k", "PI_TRANSPORT": "litellm"}).api
+        == "litellm"
+    )
     assert resolve_model("gpt-4o", env={"OPENAI_API_KEY": "k"}).provider == "openai"
 
 
@@ -51,13 +58,39 @@ def test_missing_key_and_bad_transport_are_friendly() -> None:
 
 def test_models_json_custom_provider(tmp_path: Path) -> None:
     path = tmp_path / "models.json"
-    path.write_text(json.dumps({"providers": {"myprov": {
-        "baseUrl": "http://127.0.0.1:9/v1", "api": "anthropic-messages", "apiKeyEnv": "MYPROV_KEY",
-        "models": [{"id": "m1", "contextWindow": 1000, "maxTokens": 100,
-                    "cost": {"input": 1, "output": 2, "cacheRead": 0.1, "cacheWrite": 1.25}}]}}}))
+    path.write_text(
+        json.dumps(
+            {
+                "providers": {
+                    "myprov": {
+                        "baseUrl": "http://127.0.0.1:9/v1",
+                        "api": "anthropic-messages",
+                        "apiKeyEnv": "MYPROV_KEY",
+                        "models": [
+                            {
+                                "id": "m1",
+                                "contextWindow": 1000,
+                                "maxTokens": 100,
+                                "cost": {
+                                    "input": 1,
+                                    "output": 2,
+                                    "cacheRead": 0.1,
+                                    "cacheWrite": 1.25,
+                                },
+                            }
+                        ],
+                    }
+                }
+            }
+        )
+    )
     model = resolve_model("myprov/m1", models_file=path, env={"MYPROV_KEY": "secret-value"})
     assert (model.api, model.context_window, model.max_output_tokens, model.output_cost) == (
-        "anthropic-messages", 1000, 100, 2.0)
+        "anthropic-messages",
+        1000,
+        100,
+        2.0,
+    )
     assert model.api_key == "secret-value" and model.api_key_env == "MYPROV_KEY"
     assert [r.id for r in list_models("myprov", models_file=path, env={})] == ["myprov/m1"]
     path.write_text('{"providers": {"x": {"api": "openai-completions"}}}')
@@ -74,11 +107,16 @@ def test_default_model_and_list() -> None:
     assert default_model_spec({"OPENAI_API_KEY": "k"}, settings_model="x/y") == "x/y"
     assert default_model_spec({"PI_MODEL": "a/b"}, settings_model="x/y") == "a/b"
     rows = list_models("claude-sonnet-4-5", env={})
-    assert any(r.id == "anthropic/claude-sonnet-4-5" and r.api == "anthropic-messages" for r in rows)
+    assert any(
+        r.id == "anthropic/claude-sonnet-4-5" and r.api == "anthropic-messages" for r in rows
+    )
 
 
 def test_orphan_tool_calls_and_failed_messages() -> None:
-    calls = [ToolCall(id="c1", name="bash", arguments={"command": "ls"}), ToolCall(id="c2", name="read")]
+    calls = [
+        ToolCall(id="c1", name="bash", arguments={"command": "ls"}),
+        ToolCall(id="c2", name="read"),
+    ]
     history = [
         user_message("hi"),
         AssistantMessage(content=[TextContent(text="run"), *calls], stop_reason="toolUse"),
@@ -108,10 +146,14 @@ def test_helpers() -> None:
 
 
 def test_native_import_budget() -> None:
-    code = ("import time, sys; t = time.perf_counter(); import agent_core.providers.openai_compat, "
-            "agent_core.providers.anthropic; print(time.perf_counter() - t); "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'litellm', 'openai', 'rich'}))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    code = (
+        "import time, sys; t = time.perf_counter(); import agent_core.providers.openai_compat, "
+        "agent_core.providers.anthropic; print(time.perf_counter() - t); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'litellm', 'openai', 'rich'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
     assert out[1] == "[]"
     assert float(out[0]) < 1.0  # generous under parallel load; bench reports the real number
 

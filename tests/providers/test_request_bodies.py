@@ -12,11 +12,16 @@ from tests.fakes import FakeProviderServer, Turn
 
 async def _anthropic_body(thinking: str, max_tokens: int | None) -> dict:
     with FakeProviderServer([Turn(text="ok")]) as server:
-        model = resolve_model("anthropic/claude-sonnet-4-5", api_base=server.anthropic_base_url,
-                              env={"ANTHROPIC_API_KEY": "sk-test"})
+        model = resolve_model(
+            "anthropic/claude-sonnet-4-5",
+            api_base=server.anthropic_base_url,
+            env={"ANTHROPIC_API_KEY": "sk-test"},
+        )
         assert model.supports_reasoning
         fn = make_stream_fn(model, retry=RetryConfig(max_retries=0))
-        options = StreamOptions(model=model.id, cancel=AbortSignal(), thinking=thinking, max_tokens=max_tokens)
+        options = StreamOptions(
+            model=model.id, cancel=AbortSignal(), thinking=thinking, max_tokens=max_tokens
+        )
         final = None
         async for item in fn(LlmContext(system_prompt="", messages=[user_message("hi")]), options):
             if isinstance(item, AssistantMessage):

@@ -38,7 +38,9 @@ def _open_fds() -> int:
 def test_aclose_releases_the_client_of_each_asyncio_run() -> None:
     runs = 6
     with FakeProviderServer([Turn(text="ok")] * (runs + 1)) as server:
-        model = resolve_model("openai/gpt-4o", api_base=server.openai_base_url, env={"OPENAI_API_KEY": "k"})
+        model = resolve_model(
+            "openai/gpt-4o", api_base=server.openai_base_url, env={"OPENAI_API_KEY": "k"}
+        )
         fn = make_stream_fn(model, retry=RetryConfig(max_retries=0))
 
         async def once() -> None:
@@ -63,7 +65,9 @@ def test_aclose_releases_the_client_of_each_asyncio_run() -> None:
 
 async def test_aclose_without_a_client_is_harmless_and_the_fn_still_works() -> None:
     with FakeProviderServer([Turn(text="one"), Turn(text="two")]) as server:
-        model = resolve_model("openai/gpt-4o", api_base=server.openai_base_url, env={"OPENAI_API_KEY": "k"})
+        model = resolve_model(
+            "openai/gpt-4o", api_base=server.openai_base_url, env={"OPENAI_API_KEY": "k"}
+        )
         fn = make_stream_fn(model)
         await fn.aclose()
         assert (await _final(fn)).text == "one"
@@ -72,10 +76,17 @@ async def test_aclose_without_a_client_is_harmless_and_the_fn_still_works() -> N
         await fn.aclose()
 
 
-@pytest.mark.parametrize("url, local", [
-    ("http://gpu-box:8000/v1", True), ("https://localhost:8443/v1", True), ("https://127.0.0.1/v1", True),
-    ("https://[::1]:9/v1", True), ("https://api.openai.com/v1", False), (None, False),
-])
+@pytest.mark.parametrize(
+    "url, local",
+    [
+        ("http://gpu-box:8000/v1", True),
+        ("https://localhost:8443/v1", True),
+        ("https://127.0.0.1/v1", True),
+        ("https://[::1]:9/v1", True),
+        ("https://api.openai.com/v1", False),
+        (None, False),
+    ],
+)
 def test_is_local_endpoint(url: str | None, local: bool) -> None:
     assert is_local_endpoint(url) is local
 
@@ -113,7 +124,9 @@ async def test_https_endpoint_honours_https_proxy(monkeypatch: pytest.MonkeyPatc
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
     try:
-        model = resolve_model("openai/gpt-4o", api_base="https://api.example.invalid/v1", env={"OPENAI_API_KEY": "k"})
+        model = resolve_model(
+            "openai/gpt-4o", api_base="https://api.example.invalid/v1", env={"OPENAI_API_KEY": "k"}
+        )
         fn = make_stream_fn(model, retry=RetryConfig(max_retries=0), connect_timeout_s=3)
         final = await _final(fn)
         await fn.aclose()
@@ -127,7 +140,9 @@ async def test_local_endpoint_ignores_proxy_settings(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
     monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
     with FakeProviderServer([Turn(text="direct")]) as server:
-        model = resolve_model("openai/gpt-4o", api_base=server.openai_base_url, env={"OPENAI_API_KEY": "k"})
+        model = resolve_model(
+            "openai/gpt-4o", api_base=server.openai_base_url, env={"OPENAI_API_KEY": "k"}
+        )
         fn = make_stream_fn(model, retry=RetryConfig(max_retries=0))
         assert (await _final(fn)).text == "direct"
         await fn.aclose()

@@ -26,7 +26,9 @@ from pi_cli.shell.local_models import (
 )
 from tests.fakes.provider_server import FakeProviderServer
 
-OLLAMA_TAGS = {"models": [{"name": "qwen2.5-coder:7b", "model": "qwen2.5-coder:7b"}, {"name": "llama3.2:3b"}]}
+OLLAMA_TAGS = {
+    "models": [{"name": "qwen2.5-coder:7b", "model": "qwen2.5-coder:7b"}, {"name": "llama3.2:3b"}]
+}
 
 
 def _providers_ready() -> bool:
@@ -37,7 +39,9 @@ def _providers_ready() -> bool:
     return True
 
 
-needs_providers = pytest.mark.skipif(not _providers_ready(), reason="agent_core.providers.resolve_model not importable yet")
+needs_providers = pytest.mark.skipif(
+    not _providers_ready(), reason="agent_core.providers.resolve_model not importable yet"
+)
 
 
 class _OllamaHandler(BaseHTTPRequestHandler):
@@ -58,7 +62,9 @@ def ollama() -> Iterator[int]:
     """A fake Ollama answering ``GET /api/tags`` on a free port."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _OllamaHandler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     yield int(server.server_address[1])
     server.shutdown()
@@ -103,7 +109,9 @@ def test_ollama_first_model(ollama: int) -> None:
     assert model.describe() == f"qwen2.5-coder:7b from Ollama at 127.0.0.1:{ollama}"
 
 
-@pytest.mark.parametrize("key,label", [("llamacpp", "llama.cpp server"), ("lmstudio", "LM Studio"), ("vllm", "vLLM")])
+@pytest.mark.parametrize(
+    "key,label", [("llamacpp", "llama.cpp server"), ("lmstudio", "LM Studio"), ("vllm", "vLLM")]
+)
 def test_openai_compatible_servers(openai_models: int, key: str, label: str) -> None:
     model = detect_local_model({key: openai_models}, env={})
     assert model is not None
@@ -118,7 +126,9 @@ def test_priority_and_all_servers(ollama: int, openai_models: int, dead_port: in
     assert model is not None and model.server.key == "ollama"
     found = detect_local_servers(ports, env={})
     assert [(d.server.key, d.models[0]) for d in found] == [
-        ("ollama", "qwen2.5-coder:7b"), ("llamacpp", "Qwen/Qwen2.5-7B-Instruct")]
+        ("ollama", "qwen2.5-coder:7b"),
+        ("llamacpp", "Qwen/Qwen2.5-7B-Instruct"),
+    ]
 
 
 def test_nothing_listening_is_fast(dead_port: int) -> None:
@@ -151,8 +161,11 @@ def test_disabled_by_env(ollama: int) -> None:
 
 def test_default_targets_and_overrides() -> None:
     assert [(s.key, s.port, s.path) for s in probe_targets()] == [
-        ("ollama", 11434, "/api/tags"), ("llamacpp", 8080, "/v1/models"),
-        ("lmstudio", 1234, "/v1/models"), ("vllm", 8000, "/v1/models")]
+        ("ollama", 11434, "/api/tags"),
+        ("llamacpp", 8080, "/v1/models"),
+        ("lmstudio", 1234, "/v1/models"),
+        ("vllm", 8000, "/v1/models"),
+    ]
     assert [(s.key, s.port) for s in probe_targets({"vllm": 9})] == [("vllm", 9)]
 
 
@@ -172,7 +185,9 @@ def _project(tmp_path: Path, ports: dict[str, int]) -> Path:
 
 def test_list_models_marks_local_models(tmp_path: Path, ollama: int) -> None:
     out = io.StringIO()
-    args = LaunchArgs(prompt="qwen2.5-coder", list_models=True, cwd=_project(tmp_path, {"ollama": ollama}))
+    args = LaunchArgs(
+        prompt="qwen2.5-coder", list_models=True, cwd=_project(tmp_path, {"ollama": ollama})
+    )
     assert print_models(args, out) == 0
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("ollama/qwen2.5-coder:7b")
@@ -182,21 +197,34 @@ def test_list_models_marks_local_models(tmp_path: Path, ollama: int) -> None:
 
 def test_list_models_without_anything(tmp_path: Path, dead_port: int) -> None:
     out = io.StringIO()
-    args = LaunchArgs(prompt="no-such-model-xyz", list_models=True, cwd=_project(tmp_path, {"ollama": dead_port}))
+    args = LaunchArgs(
+        prompt="no-such-model-xyz", list_models=True, cwd=_project(tmp_path, {"ollama": dead_port})
+    )
     assert print_models(args, out) == 0
     assert "No models matching 'no-such-model-xyz'" in out.getvalue()
 
 
 @needs_providers
-def test_shell_uses_the_local_model(tmp_path: Path, ollama: int, capsys: pytest.CaptureFixture[str]) -> None:
+def test_shell_uses_the_local_model(
+    tmp_path: Path, ollama: int, capsys: pytest.CaptureFixture[str]
+) -> None:
     from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
     from pi_cli.shell.settings import Settings
 
-    shell = CodingAgent(ShellOptions(cwd=tmp_path, no_tools=True, persist_session=False,
-                                     settings=Settings(local_probe_ports={"ollama": ollama})))
+    shell = CodingAgent(
+        ShellOptions(
+            cwd=tmp_path,
+            no_tools=True,
+            persist_session=False,
+            settings=Settings(local_probe_ports={"ollama": ollama}),
+        )
+    )
     assert shell.model_id == "ollama/qwen2.5-coder:7b"
     assert shell.resolved_model.base_url == f"http://127.0.0.1:{ollama}/v1"
-    assert capsys.readouterr().err == f"using local model qwen2.5-coder:7b from Ollama at 127.0.0.1:{ollama}\n"
+    assert (
+        capsys.readouterr().err
+        == f"using local model qwen2.5-coder:7b from Ollama at 127.0.0.1:{ollama}\n"
+    )
 
 
 @needs_providers
@@ -205,8 +233,14 @@ def test_no_model_no_server_keeps_the_friendly_message(tmp_path: Path, dead_port
     from pi_cli.shell.settings import Settings
 
     with pytest.raises(ConfigError, match="No model configured"):
-        CodingAgent(ShellOptions(cwd=tmp_path, no_tools=True, persist_session=False,
-                                 settings=Settings(local_probe_ports={"ollama": dead_port})))
+        CodingAgent(
+            ShellOptions(
+                cwd=tmp_path,
+                no_tools=True,
+                persist_session=False,
+                settings=Settings(local_probe_ports={"ollama": dead_port}),
+            )
+        )
 
 
 @needs_providers
@@ -215,6 +249,12 @@ def test_a_key_skips_probing(tmp_path: Path, ollama: int, monkeypatch: pytest.Mo
     from pi_cli.shell.settings import Settings
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    shell = CodingAgent(ShellOptions(cwd=tmp_path, no_tools=True, persist_session=False,
-                                     settings=Settings(local_probe_ports={"ollama": ollama})))
+    shell = CodingAgent(
+        ShellOptions(
+            cwd=tmp_path,
+            no_tools=True,
+            persist_session=False,
+            settings=Settings(local_probe_ports={"ollama": ollama}),
+        )
+    )
     assert shell.model_id.startswith("anthropic/")

@@ -24,7 +24,9 @@ def _store(tmp_path: Path) -> SessionStore:
     store = SessionStore.create(tmp_path)
     store.append_message(user_message("hello"))
     store.append_message(_assistant("hi there"))
-    store.append_message(ToolResultMessage(tool_call_id="c1", tool_name="bash", content="out", is_error=True))
+    store.append_message(
+        ToolResultMessage(tool_call_id="c1", tool_name="bash", content="out", is_error=True)
+    )
     return store
 
 
@@ -57,7 +59,9 @@ def test_truncated_last_line_is_skipped_and_appending_continues(tmp_path: Path) 
     store = _store(tmp_path)
     assert store.path is not None
     with store.path.open("ab") as handle:  # a kill -9 mid-write
-        handle.write(b'{"type":"message","id":"deadbeef","parentId":null,"timestamp":"x","message":{"role":"us')
+        handle.write(
+            b'{"type":"message","id":"deadbeef","parentId":null,"timestamp":"x","message":{"role":"us'
+        )
     reopened = SessionStore.open(store.path)
     assert len(reopened.build_context()) == 3
     assert any("skipped" in w for w in reopened.warnings)

@@ -23,10 +23,18 @@ def test_defaults_without_files(tmp_path: Path) -> None:
 
 
 def test_project_wins_over_global_and_sections_merge(tmp_path: Path, pi_home: Path) -> None:
-    _write(pi_home / "settings.json", {"model": "openai/gpt-4o", "theme": "light",
-                                       "compaction": {"reserveTokens": 1000, "keepRecentTokens": 5}})
-    _write(tmp_path / ".pi" / "settings.json", {"model": "anthropic/claude-sonnet-4-5",
-                                                "compaction": {"reserveTokens": 2000}})
+    _write(
+        pi_home / "settings.json",
+        {
+            "model": "openai/gpt-4o",
+            "theme": "light",
+            "compaction": {"reserveTokens": 1000, "keepRecentTokens": 5},
+        },
+    )
+    _write(
+        tmp_path / ".pi" / "settings.json",
+        {"model": "anthropic/claude-sonnet-4-5", "compaction": {"reserveTokens": 2000}},
+    )
     settings = load_settings(tmp_path)
     assert settings.model == "anthropic/claude-sonnet-4-5"
     assert settings.theme == "light"

@@ -24,13 +24,22 @@ def test_context_files_from_home_and_ancestors(tmp_path: Path, pi_home: Path) ->
 
 def test_prompt_lists_tools_context_date_and_cwd(tmp_path: Path, pi_home: Path) -> None:
     (tmp_path / "AGENTS.md").write_text("Always run the tests.")
-    tools = [SimpleNamespace(name="read", summary="Read files"), SimpleNamespace(name="bash", summary="Run commands")]
-    prompt = build_system_prompt(cwd=tmp_path, tools=tools, context_files=load_context_files(tmp_path),
-                                 today=dt.date(2026, 1, 2))
+    tools = [
+        SimpleNamespace(name="read", summary="Read files"),
+        SimpleNamespace(name="bash", summary="Run commands"),
+    ]
+    prompt = build_system_prompt(
+        cwd=tmp_path,
+        tools=tools,
+        context_files=load_context_files(tmp_path),
+        today=dt.date(2026, 1, 2),
+    )
     assert "- read: Read files" in prompt and "- bash: Run commands" in prompt
     assert "Use read to look at files" in prompt
     assert f"## {tmp_path / 'AGENTS.md'}" in prompt and "Always run the tests." in prompt
-    assert prompt.rstrip().endswith(f"Current date: 2026-01-02\nCurrent working directory: {tmp_path}")
+    assert prompt.rstrip().endswith(
+        f"Current date: 2026-01-02\nCurrent working directory: {tmp_path}"
+    )
 
 
 def test_custom_and_appended_prompts(tmp_path: Path, pi_home: Path) -> None:

@@ -22,10 +22,16 @@ from tests.agent_core.scripted_stream import Response, ScriptedStream, reply, te
 def response(spec: dict[str, Any]) -> Response:
     """One scripted response from its JSON form."""
     blocks: list[Any] = [text(spec["text"])] if spec.get("text") else []
-    blocks += [tool_call(c["id"], c["name"], c.get("arguments", {})) for c in spec.get("tool_calls", [])]
+    blocks += [
+        tool_call(c["id"], c["name"], c.get("arguments", {})) for c in spec.get("tool_calls", [])
+    ]
     tokens = spec.get("input_tokens")
-    return reply(*blocks, error=spec.get("error"), delay=spec.get("delay", 0.0),
-                 usage=Usage(input=tokens, output=5) if tokens else None)
+    return reply(
+        *blocks,
+        error=spec.get("error"),
+        delay=spec.get("delay", 0.0),
+        usage=Usage(input=tokens, output=5) if tokens else None,
+    )
 
 
 def main() -> int:

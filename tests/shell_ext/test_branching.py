@@ -15,7 +15,9 @@ def lines(path: Path) -> list[dict]:
 
 
 async def test_navigate_and_continue_in_the_same_file(project: Path) -> None:
-    shell, stream, recorder = make_shell(project, reply(text("A1")), reply(text("A2")), reply(text("B2")))
+    shell, stream, recorder = make_shell(
+        project, reply(text("A1")), reply(text("A2")), reply(text("B2"))
+    )
     await shell.submit("q1")
     await shell.submit("q2")
     tree = shell.tree_entries()
@@ -35,14 +37,22 @@ async def test_navigate_and_continue_in_the_same_file(project: Path) -> None:
     entries = lines(path)[1:]
     assert len(entries) == 6  # both branches in one file
     new_user = entries[4]
-    assert new_user["parentId"] == tree[1].id and new_user["message"]["content"][0]["text"] == "q2 edited"
+    assert (
+        new_user["parentId"] == tree[1].id
+        and new_user["message"]["content"][0]["text"] == "q2 edited"
+    )
 
     tree = shell.tree_entries()
     by_preview = {e.preview: e for e in tree}
     assert by_preview["user: q2"].depth == 1 and by_preview["user: q2 edited"].depth == 1
     assert not by_preview["assistant: A2"].on_path and by_preview["assistant: B2"].is_leaf
     # Resume picks up the newest branch.
-    assert [m.text for m in SessionStore.open(path).build_context()] == ["q1", "A1", "q2 edited", "B2"]
+    assert [m.text for m in SessionStore.open(path).build_context()] == [
+        "q1",
+        "A1",
+        "q2 edited",
+        "B2",
+    ]
 
     # Selecting a non-user entry makes it the leaf.
     assert shell.navigate_to(by_preview["assistant: A2"].id) is None
@@ -62,7 +72,9 @@ async def test_tree_command_lists_and_moves(project: Path) -> None:
 
 
 async def test_fork_copies_the_path_into_a_new_file(project: Path) -> None:
-    shell, stream, recorder = make_shell(project, reply(text("A1")), reply(text("A2")), reply(text("F2")))
+    shell, stream, recorder = make_shell(
+        project, reply(text("A1")), reply(text("A2")), reply(text("F2"))
+    )
     await shell.submit("q1")
     await shell.submit("q2")
     old_path = shell.session.path
@@ -74,7 +86,10 @@ async def test_fork_copies_the_path_into_a_new_file(project: Path) -> None:
     header, *entries = lines(new_path)
     assert header["type"] == "session" and header["parentSession"] == str(old_path)
     assert [e["message"]["content"][0]["text"] for e in entries] == ["q1", "A1"]
-    assert shell.session.path == new_path and [m.text for m in shell.agent.state.messages] == ["q1", "A1"]
+    assert shell.session.path == new_path and [m.text for m in shell.agent.state.messages] == [
+        "q1",
+        "A1",
+    ]
     assert recorder.of_type("session_changed")[-1].reason == "fork"
 
     await shell.submit("forked question")

@@ -22,30 +22,49 @@ def server() -> Iterator[FakeProviderServer]:
 
 
 def pi_args(server: FakeProviderServer) -> list[str]:
-    return ["--model", "openai/fake-model", "--api-base", server.openai_base_url, "--api-key", "sk-test"]
+    return [
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        server.openai_base_url,
+        "--api-key",
+        "sk-test",
+    ]
 
 
 def run_pi(cwd: Path, pi_home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pi_cli.cli", *args], cwd=cwd, env=child_env(pi_home),
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "pi_cli.cli", *args],
+        cwd=cwd,
+        env=child_env(pi_home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
-def test_cli_rpc_steer_follow_up_and_malformed(server: FakeProviderServer, project: Path, pi_home: Path) -> None:
+def test_cli_rpc_steer_follow_up_and_malformed(
+    server: FakeProviderServer, project: Path, pi_home: Path
+) -> None:
     server.add(
         Turn(tool_calls=[ToolCallSpec("bash", {"command": "sleep 0.6; echo slept"}, id="call_1")]),
         Turn(text="steered"),
         Turn(text="followed up"),
     )
-    client = RpcClient([sys.executable, "-m", "pi_cli.cli", "--mode", "rpc", *pi_args(server)], project,
-                       child_env(pi_home))
+    client = RpcClient(
+        [sys.executable, "-m", "pi_cli.cli", "--mode", "rpc", *pi_args(server)],
+        project,
+        child_env(pi_home),
+    )
     try:
         client.send_raw(b"this is not json\n")
         assert client.wait_for(is_event("response"))["success"] is False
         assert client.request({"type": "prompt", "id": "1", "message": "go \u2028 on"})["success"]
         client.wait_for(is_event("tool_execution_start"))
         assert client.request({"type": "steer", "id": "2", "message": "steer text"})["success"]
-        assert client.request({"type": "prompt", "id": "3", "message": "follow text",
-                               "streamingBehavior": "followUp"})["success"]
+        assert client.request(
+            {"type": "prompt", "id": "3", "message": "follow text", "streamingBehavior": "followUp"}
+        )["success"]
         client.wait_for(is_event("agent_end"))
         last = client.request({"type": "get_last_assistant_text", "id": "4"})
         assert last["data"]["text"] == "followed up"
@@ -60,15 +79,20 @@ def test_cli_rpc_steer_follow_up_and_malformed(server: FakeProviderServer, proje
     assert "follow text" in requests[2]
 
 
-def test_cli_skill_template_and_command_hook(server: FakeProviderServer, project: Path, pi_home: Path) -> None:
+def test_cli_skill_template_and_command_hook(
+    server: FakeProviderServer, project: Path, pi_home: Path
+) -> None:
     skill = project / ".pi" / "skills" / "deploy" / "SKILL.md"
     skill.parent.mkdir(parents=True)
-    skill.write_text("---\nname: deploy\ndescription: How we deploy.\n---\nAlways run the smoke test first.\n")
+    skill.write_text(
+        "---\nname: deploy\ndescription: How we deploy.\n---\nAlways run the smoke test first.\n"
+    )
     (project / ".pi" / "prompts").mkdir()
     (project / ".pi" / "prompts" / "fix.md").write_text("Fix $1 in ${@:2}")
     gate = Path(__file__).resolve().parents[2] / "examples" / "hooks" / "permission_gate.sh"
-    (project / ".pi" / "settings.json").write_text(json.dumps(
-        {"hooks": {"PreToolUse": [{"matcher": "bash", "command": str(gate)}]}}))
+    (project / ".pi" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "bash", "command": str(gate)}]}})
+    )
     server.add(
         Turn(tool_calls=[ToolCallSpec("bash", {"command": "rm -rf /"}, id="call_1")]),
         Turn(text="refused"),
@@ -86,12 +110,17 @@ def test_cli_skill_template_and_command_hook(server: FakeProviderServer, project
     assert "Fix the bug in src/a.py src/b.py" in json.dumps(server.requests[2])
 
 
-def test_cli_overflow_compacts_and_retries_once(server: FakeProviderServer, project: Path, pi_home: Path) -> None:
+def test_cli_overflow_compacts_and_retries_once(
+    server: FakeProviderServer, project: Path, pi_home: Path
+) -> None:
     server.add(
         Turn(text="first answer"),
-        Turn(status=400, error_message="This model's maximum context length is 128000 tokens. "
-                                       "However, your messages resulted in 130000 tokens.",
-             error_type="invalid_request_error"),
+        Turn(
+            status=400,
+            error_message="This model's maximum context length is 128000 tokens. "
+            "However, your messages resulted in 130000 tokens.",
+            error_type="invalid_request_error",
+        ),
         Turn(text="## Goal\nThe summary."),
         Turn(text="answer after compaction"),
     )
@@ -105,4 +134,6 @@ def test_cli_overflow_compacts_and_retries_once(server: FakeProviderServer, proj
     session_file = next((pi_home / "sessions").rglob("*.jsonl"))
     entries = [json.loads(line) for line in session_file.read_text().splitlines()[1:]]
     assert [e["type"] for e in entries].count("compaction") == 1
-    assert any(e.get("message", {}).get("content", [{}])[0].get("text") == "first answer" for e in entries)
+    assert any(
+        e.get("message", {}).get("content", [{}])[0].get("text") == "first answer" for e in entries
+    )

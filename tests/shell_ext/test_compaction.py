@@ -17,7 +17,12 @@ SUMMARY = "## Goal\nShip it.\n\n## Next Steps\n1. Continue."
 
 
 def settings(**compaction: object) -> Settings:
-    values = {"context_budget": 5000, "reserve_tokens": 1000, "keep_recent_tokens": 60, **compaction}
+    values = {
+        "context_budget": 5000,
+        "reserve_tokens": 1000,
+        "keep_recent_tokens": 60,
+        **compaction,
+    }
     return Settings(compaction=CompactionSettings(**values))
 
 
@@ -46,7 +51,10 @@ async def test_threshold_compaction_keeps_recent_and_full_history(project: Path)
     request = stream.contexts[3]
     assert request.system_prompt == SUMMARY_SYSTEM and request.tools == []
     prompt = request.messages[0].content[0].text
-    assert "[User]: read notes.txt" in prompt and '[Assistant tool calls]: read({"path": "notes.txt"})' in prompt
+    assert (
+        "[User]: read notes.txt" in prompt
+        and '[Assistant tool calls]: read({"path": "notes.txt"})' in prompt
+    )
     assert "## Constraints & Preferences" in prompt and "## Key Decisions" in prompt
     assert "<read-files>\nnotes.txt\n</read-files>" in ends[0].summary
 
@@ -90,7 +98,9 @@ async def test_overflow_compacts_and_retries_exactly_once(project: Path) -> None
     assert not any(isinstance(m, AssistantMessage) and m.stop_reason == "error" for m in retry)
     assert shell.agent.state.messages[-1].text == "recovered"
     entries = file_entries(shell.session.path)
-    errors = [e for e in entries if e["type"] == "message" and e["message"].get("stopReason") == "error"]
+    errors = [
+        e for e in entries if e["type"] == "message" and e["message"].get("stopReason") == "error"
+    ]
     assert len(errors) == 1  # the failed response stays in the file, off the active path
     assert errors[0]["id"] not in {r.id for r in shell.session.path_to()}
 
@@ -125,13 +135,21 @@ async def test_manual_compact_with_instructions_and_disabled_auto(project: Path)
     assert recorder.of_type("compaction_start") == []  # disabled: no automatic compaction
     result = await shell.submit("/compact focus on the database schema")
     assert result.output.startswith("Compacted: 4960 →")
-    assert "Additional focus from the user: focus on the database schema" in stream.contexts[2].messages[0].content[0].text
+    assert (
+        "Additional focus from the user: focus on the database schema"
+        in stream.contexts[2].messages[0].content[0].text
+    )
     assert [e.reason for e in recorder.of_type("compaction_start")] == ["manual"]
 
 
 async def test_compaction_failure_keeps_the_conversation(project: Path) -> None:
-    shell, _, recorder = make_shell(project, reply(text("one")), reply(text("two")),
-                                    reply(error="server exploded"), settings=settings())
+    shell, _, recorder = make_shell(
+        project,
+        reply(text("one")),
+        reply(text("two")),
+        reply(error="server exploded"),
+        settings=settings(),
+    )
     await shell.submit("first")
     await shell.submit("second")
     before = list(shell.agent.state.messages)
@@ -142,10 +160,19 @@ async def test_compaction_failure_keeps_the_conversation(project: Path) -> None:
 
 
 def test_cut_point_never_separates_a_tool_call_from_its_result() -> None:
-    call = AssistantMessage(content=[ToolCall(id="t1", name="read", arguments={"path": "x"})], stop_reason="toolUse")
+    call = AssistantMessage(
+        content=[ToolCall(id="t1", name="read", arguments={"path": "x"})], stop_reason="toolUse"
+    )
     result = ToolResultMessage(tool_call_id="t1", tool_name="read", content="y" * 400)
     final = AssistantMessage(content=[])
-    messages = [user_message("start"), AssistantMessage(content=[]), user_message("go"), call, result, final]
+    messages = [
+        user_message("start"),
+        AssistantMessage(content=[]),
+        user_message("go"),
+        call,
+        result,
+        final,
+    ]
     # Covered inside the tool result: the cut moves back past the call to the turn's user message.
     assert find_cut_point(messages, message_tokens(final) + 1) == 2
     # One long turn from the first message: the cut stays at the call, never on the result.
@@ -161,7 +188,8 @@ async def test_auto_compaction_never_starts_the_kept_part_with_a_tool_result(pro
         reply(tool_call("c1", "bash", {"command": f"echo {big}"}), usage=usage(1000)),
         reply(text("done"), usage=usage(4800)),
         reply(text(SUMMARY)),
-        settings=settings(keep_recent_tokens=100), tools=["bash"],
+        settings=settings(keep_recent_tokens=100),
+        tools=["bash"],
     )
     await shell.submit("print a lot")
     messages = shell.agent.state.messages

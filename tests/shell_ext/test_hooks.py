@@ -24,28 +24,39 @@ def write_hook(directory: Path, name: str, source: str) -> None:
 
 
 async def test_python_hook_blocks_rewrites_and_patches(project: Path, pi_home: Path) -> None:
-    write_hook(pi_home / "hooks", "a_gate.py", (
-        "def tool_call(event):\n"
-        "    if 'forbidden' in event.args['command']:\n"
-        "        return {'block': True, 'reason': 'no forbidden things'}\n"
-        "    if event.args['command'] == 'echo original':\n"
-        "        return {'arguments': {'command': 'echo rewritten'}}\n"
-    ))
-    write_hook(project / ".pi" / "hooks", "b_patch.py", (
-        "async def tool_result(event):\n"
-        "    if 'rewritten' in event.content:\n"
-        "        return {'content': event.content.strip() + ' [patched]', 'details': {'patched': True}}\n"
-        "seen = []\n"
-        "def turn_end(event):\n"
-        "    seen.append('turn_end')\n"
-        "def agent_end(event):\n"
-        "    seen.append('agent_end')\n"
-        "def session_start(event):\n"
-        "    seen.append('session_start:' + event.session_id)\n"
-    ))
+    write_hook(
+        pi_home / "hooks",
+        "a_gate.py",
+        (
+            "def tool_call(event):\n"
+            "    if 'forbidden' in event.args['command']:\n"
+            "        return {'block': True, 'reason': 'no forbidden things'}\n"
+            "    if event.args['command'] == 'echo original':\n"
+            "        return {'arguments': {'command': 'echo rewritten'}}\n"
+        ),
+    )
+    write_hook(
+        project / ".pi" / "hooks",
+        "b_patch.py",
+        (
+            "async def tool_result(event):\n"
+            "    if 'rewritten' in event.content:\n"
+            "        return {'content': event.content.strip() + ' [patched]', 'details': {'patched': True}}\n"
+            "seen = []\n"
+            "def turn_end(event):\n"
+            "    seen.append('turn_end')\n"
+            "def agent_end(event):\n"
+            "    seen.append('agent_end')\n"
+            "def session_start(event):\n"
+            "    seen.append('session_start:' + event.session_id)\n"
+        ),
+    )
     shell, stream, _ = make_shell(
         project,
-        reply(tool_call("c1", "bash", {"command": "echo forbidden"}), tool_call("c2", "bash", {"command": "echo original"})),
+        reply(
+            tool_call("c1", "bash", {"command": "echo forbidden"}),
+            tool_call("c2", "bash", {"command": "echo original"}),
+        ),
         reply(text("done")),
         tools=["bash"],
     )
@@ -54,11 +65,20 @@ async def test_python_hook_blocks_rewrites_and_patches(project: Path, pi_home: P
     assert blocked.is_error and blocked.text == "no forbidden things"
     assert patched.text == "rewritten [patched]" and patched.details == {"patched": True}
     module = next(h.module for h in shell.hooks.python_hooks if h.path.name == "b_patch.py")
-    assert module.seen == [f"session_start:{shell.session.session_id}", "turn_end", "turn_end", "agent_end"]
+    assert module.seen == [
+        f"session_start:{shell.session.session_id}",
+        "turn_end",
+        "turn_end",
+        "agent_end",
+    ]
 
 
 async def test_raising_hook_blocks_and_session_continues(project: Path) -> None:
-    write_hook(project / ".pi" / "hooks", "broken.py", "def tool_call(event):\n    raise RuntimeError('gate is broken')\n")
+    write_hook(
+        project / ".pi" / "hooks",
+        "broken.py",
+        "def tool_call(event):\n    raise RuntimeError('gate is broken')\n",
+    )
     marker = project / "ran.txt"
     shell, stream, recorder = make_shell(
         project,
@@ -77,12 +97,16 @@ async def test_raising_hook_blocks_and_session_continues(project: Path) -> None:
 
 
 async def test_input_hook_transforms_and_handles(project: Path) -> None:
-    write_hook(project / ".pi" / "hooks", "inp.py", (
-        "def input(event):\n"
-        "    if event.text == 'secret':\n"
-        "        return {'handled': True, 'output': 'handled locally'}\n"
-        "    return event.text.upper()\n"
-    ))
+    write_hook(
+        project / ".pi" / "hooks",
+        "inp.py",
+        (
+            "def input(event):\n"
+            "    if event.text == 'secret':\n"
+            "        return {'handled': True, 'output': 'handled locally'}\n"
+            "    return event.text.upper()\n"
+        ),
+    )
     shell, stream, recorder = make_shell(project, reply(text("ok")))
     await shell.submit("secret")
     assert stream.calls == 0 and "handled locally" in notices(recorder)
@@ -96,11 +120,18 @@ def settings_with(hooks: dict) -> Settings:
 
 async def test_command_hook_exit_2_blocks_with_stderr_for_the_model(project: Path) -> None:
     script = project / "gate.sh"
-    script.write_text("#!/bin/sh\ncat > \"$PI_PROJECT_DIR/event.json\"\necho 'denied: not allowed here' >&2\nexit 2\n")
+    script.write_text(
+        "#!/bin/sh\ncat > \"$PI_PROJECT_DIR/event.json\"\necho 'denied: not allowed here' >&2\nexit 2\n"
+    )
     script.chmod(0o755)
     settings = settings_with({"PreToolUse": [{"matcher": "bash", "command": str(script)}]})
-    shell, stream, _ = make_shell(project, reply(tool_call("c1", "bash", {"command": "echo hi"})),
-                                  reply(text("ok")), settings=settings, tools=["bash", "read"])
+    shell, stream, _ = make_shell(
+        project,
+        reply(tool_call("c1", "bash", {"command": "echo hi"})),
+        reply(text("ok")),
+        settings=settings,
+        tools=["bash", "read"],
+    )
     await shell.submit("run")
     (result,) = tool_results(stream, 1)
     assert result.is_error and result.text == "denied: not allowed here"
@@ -110,13 +141,27 @@ async def test_command_hook_exit_2_blocks_with_stderr_for_the_model(project: Pat
 
 
 async def test_command_hooks_match_patch_and_post_process(project: Path) -> None:
-    settings = settings_with({
-        "PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "exit 2"}]},
-                       {"matcher": "bash", "command": "echo '{\"updatedInput\": {\"command\": \"echo patched\"}}'"}],
-        "PostToolUse": [{"matcher": "bash", "command": "echo 'output checked: looks bad' >&2; exit 2"}],
-    })
-    shell, stream, _ = make_shell(project, reply(tool_call("c1", "bash", {"command": "echo original"})),
-                                  reply(text("ok")), settings=settings, tools=["bash", "read"])
+    settings = settings_with(
+        {
+            "PreToolUse": [
+                {"matcher": "Read", "hooks": [{"type": "command", "command": "exit 2"}]},
+                {
+                    "matcher": "bash",
+                    "command": 'echo \'{"updatedInput": {"command": "echo patched"}}\'',
+                },
+            ],
+            "PostToolUse": [
+                {"matcher": "bash", "command": "echo 'output checked: looks bad' >&2; exit 2"}
+            ],
+        }
+    )
+    shell, stream, _ = make_shell(
+        project,
+        reply(tool_call("c1", "bash", {"command": "echo original"})),
+        reply(text("ok")),
+        settings=settings,
+        tools=["bash", "read"],
+    )
     await shell.submit("run")
     (result,) = tool_results(stream, 1)
     assert result.text.startswith("patched")
@@ -124,9 +169,16 @@ async def test_command_hooks_match_patch_and_post_process(project: Path) -> None
 
 
 async def test_command_hook_timeout_blocks_and_is_reported(project: Path) -> None:
-    settings = settings_with({"PreToolUse": [{"matcher": "", "command": "sleep 10", "timeout": 0.3}]})
-    shell, stream, recorder = make_shell(project, reply(tool_call("c1", "bash", {"command": "echo hi"})),
-                                         reply(text("ok")), settings=settings, tools=["bash"])
+    settings = settings_with(
+        {"PreToolUse": [{"matcher": "", "command": "sleep 10", "timeout": 0.3}]}
+    )
+    shell, stream, recorder = make_shell(
+        project,
+        reply(tool_call("c1", "bash", {"command": "echo hi"})),
+        reply(text("ok")),
+        settings=settings,
+        tools=["bash"],
+    )
     await shell.submit("run")
     (result,) = tool_results(stream, 1)
     assert result.is_error and "timed out after 0.3s" in result.text
@@ -134,10 +186,16 @@ async def test_command_hook_timeout_blocks_and_is_reported(project: Path) -> Non
 
 
 async def test_user_prompt_submit_hook_blocks_or_adds_context(project: Path) -> None:
-    settings = settings_with({"UserPromptSubmit": [
-        {"command": "python3 -c \"import json,sys; p=json.load(sys.stdin)['prompt']; "
-                    "sys.exit(2) if 'password' in p else print('Context: branch main')\""},
-    ]})
+    settings = settings_with(
+        {
+            "UserPromptSubmit": [
+                {
+                    "command": "python3 -c \"import json,sys; p=json.load(sys.stdin)['prompt']; "
+                    "sys.exit(2) if 'password' in p else print('Context: branch main')\""
+                },
+            ]
+        }
+    )
     shell, stream, recorder = make_shell(project, reply(text("ok")), settings=settings)
     await shell.submit("my password is hunter2")
     assert stream.calls == 0 and any("Prompt blocked" in n for n in notices(recorder, "warning"))
@@ -155,8 +213,12 @@ async def test_example_python_permission_gate(project: Path) -> None:
     inside.mkdir()
     shell, stream, _ = make_shell(
         project,
-        reply(tool_call("c1", "bash", {"command": f"rm -rf {victim}"}), tool_call("c2", "bash", {"command": "rm -rf build"})),
-        reply(text("ok")), tools=["bash"],
+        reply(
+            tool_call("c1", "bash", {"command": f"rm -rf {victim}"}),
+            tool_call("c2", "bash", {"command": "rm -rf build"}),
+        ),
+        reply(text("ok")),
+        tools=["bash"],
     )
     await shell.submit("clean up")
     outside, ok = tool_results(stream, 1)
@@ -165,9 +227,18 @@ async def test_example_python_permission_gate(project: Path) -> None:
 
 
 async def test_example_command_permission_gate(project: Path) -> None:
-    settings = settings_with({"PreToolUse": [{"matcher": "bash", "command": str(EXAMPLES / "permission_gate.sh")}]})
-    shell, stream, _ = make_shell(project, reply(tool_call("c1", "bash", {"command": "rm -rf ../.."})),
-                                  reply(text("ok")), settings=settings, tools=["bash"])
+    settings = settings_with(
+        {"PreToolUse": [{"matcher": "bash", "command": str(EXAMPLES / "permission_gate.sh")}]}
+    )
+    shell, stream, _ = make_shell(
+        project,
+        reply(tool_call("c1", "bash", {"command": "rm -rf ../.."})),
+        reply(text("ok")),
+        settings=settings,
+        tools=["bash"],
+    )
     await shell.submit("clean")
     (result,) = tool_results(stream, 1)
-    assert result.is_error and "Blocked by permission gate" in result.text and "../.." in result.text
+    assert (
+        result.is_error and "Blocked by permission gate" in result.text and "../.." in result.text
+    )

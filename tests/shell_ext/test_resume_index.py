@@ -26,10 +26,15 @@ def test_index_matches_a_full_parse(tmp_path: Path, chunk: int) -> None:
     assert path is not None
     with path.open("ab") as handle:
         # A hand-edited entry (other key order, CRLF) and a corrupt line: the slow path.
-        handle.write(b'{"id":"abcdef01","type":"message","parentId":"' + store.leaf_id.encode()
-                     + b'","message":{"role":"user","content":"edited"}}\r\n')
+        handle.write(
+            b'{"id":"abcdef01","type":"message","parentId":"'
+            + store.leaf_id.encode()
+            + b'","message":{"role":"user","content":"edited"}}\r\n'
+        )
         handle.write(b"{not json\n")
-        handle.write(b'{"type":"message","id":"0123abcd","parentId":"abcdef01","message":{"role":"user","content":"tail"}}')
+        handle.write(
+            b'{"type":"message","id":"0123abcd","parentId":"abcdef01","message":{"role":"user","content":"tail"}}'
+        )
     reopened = SessionStore.open(path)
     assert len(reopened.order) == 32
     assert reopened.order[-1] == "0123abcd" and reopened.leaf_id == "0123abcd"
@@ -39,8 +44,9 @@ def test_index_matches_a_full_parse(tmp_path: Path, chunk: int) -> None:
     texts = [m.content[0].text for m in reopened.build_context()]
     assert texts[-2:] == ["edited", "tail"] and len(texts) == 32
     reopened.append_message(user_message("after a line without newline"))
-    assert SessionStore.open(path).read_entry(SessionStore.open(path).leaf_id)["message"]["content"][0]["text"] == (
-        "after a line without newline")
+    assert SessionStore.open(path).read_entry(SessionStore.open(path).leaf_id)["message"][
+        "content"
+    ][0]["text"] == ("after a line without newline")
 
 
 def test_build_context_stops_at_the_compaction_it_needs(tmp_path: Path) -> None:

@@ -21,15 +21,26 @@ from tests.agent_core.scripted_stream import reply, text
 from tests.shell_ext.helpers import make_shell, notices, usage
 
 
-async def test_failed_session_write_keeps_events_and_warns_once(project: Path, pi_home: Path) -> None:
+async def test_failed_session_write_keeps_events_and_warns_once(
+    project: Path, pi_home: Path
+) -> None:
     (pi_home / "sessions").write_text("a file, not a directory")
     shell, _, recorder = make_shell(project, reply(text("one")), reply(text("two")))
     await shell.submit("first")
     await shell.submit("second")
     assert len(recorder.of_type("message_end")) == 4  # no event lost
     errors = notices(recorder, "error")
-    assert len(errors) == 1 and "Cannot save session to" in errors[0] and "continuing unsaved" in errors[0]
-    assert [m.role for m in shell.session.build_context()] == ["user", "assistant", "user", "assistant"]
+    assert (
+        len(errors) == 1
+        and "Cannot save session to" in errors[0]
+        and "continuing unsaved" in errors[0]
+    )
+    assert [m.role for m in shell.session.build_context()] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
 
 
 def test_dumps_line_survives_lone_surrogates() -> None:
@@ -65,13 +76,21 @@ async def test_abort_during_input_hook_prevents_the_run(project: Path) -> None:
 
 
 def _compaction_settings() -> Settings:
-    return Settings(compaction=CompactionSettings(context_budget=5000, reserve_tokens=1000, keep_recent_tokens=60))
+    return Settings(
+        compaction=CompactionSettings(
+            context_budget=5000, reserve_tokens=1000, keep_recent_tokens=60
+        )
+    )
 
 
 async def test_abort_reaches_post_run_compaction(project: Path) -> None:
     shell, _, recorder = make_shell(
-        project, reply(text("first answer")), reply(text("second"), usage=usage(4500)),
-        reply(hang=True), settings=_compaction_settings())
+        project,
+        reply(text("first answer")),
+        reply(text("second"), usage=usage(4500)),
+        reply(hang=True),
+        settings=_compaction_settings(),
+    )
     await shell.submit("one")
     task = asyncio.create_task(shell.submit("two"))
     while not recorder.of_type("compaction_start"):
@@ -98,11 +117,18 @@ async def test_manual_compaction_abort(project: Path) -> None:
 
 
 async def test_budget_below_keep_recent_still_compacts(project: Path) -> None:
-    settings = Settings(compaction=CompactionSettings(context_budget=5000, reserve_tokens=1000,
-                                                      keep_recent_tokens=20000))
+    settings = Settings(
+        compaction=CompactionSettings(
+            context_budget=5000, reserve_tokens=1000, keep_recent_tokens=20000
+        )
+    )
     shell, _, recorder = make_shell(
-        project, reply(text("x" * 4000)), reply(text("y" * 4000), usage=usage(4500)), reply(text("## Goal\nsum")),
-        settings=settings)
+        project,
+        reply(text("x" * 4000)),
+        reply(text("y" * 4000), usage=usage(4500)),
+        reply(text("## Goal\nsum")),
+        settings=settings,
+    )
     await shell.submit("one")
     await shell.submit("two")
     ends = recorder.of_type("compaction_end")
@@ -123,11 +149,20 @@ def _credential_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str | 
     return calls
 
 
-def test_cli_key_is_not_sent_to_another_provider(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_key_is_not_sent_to_another_provider(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = _credential_calls(monkeypatch)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-env")
-    shell = CodingAgent(ShellOptions(cwd=project, model="openai/gpt-4o-mini", api_key="sk-openai-cli",
-                                     api_base="http://127.0.0.1:9/v1", no_tools=True))
+    shell = CodingAgent(
+        ShellOptions(
+            cwd=project,
+            model="openai/gpt-4o-mini",
+            api_key="sk-openai-cli",
+            api_base="http://127.0.0.1:9/v1",
+            no_tools=True,
+        )
+    )
     shell.set_model("anthropic/claude-sonnet-4-5")
     shell.set_model("openai/gpt-4o")
     assert calls[0] == ("openai/gpt-4o-mini", "sk-openai-cli", "http://127.0.0.1:9/v1")
@@ -135,15 +170,29 @@ def test_cli_key_is_not_sent_to_another_provider(project: Path, monkeypatch: pyt
     assert calls[2] == ("openai/gpt-4o", "sk-openai-cli", "http://127.0.0.1:9/v1")
 
 
-async def test_restored_model_change_does_not_get_the_cli_key(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_restored_model_change_does_not_get_the_cli_key(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-env")
     settings = Settings(model="openai/gpt-4o-mini")
-    first = CodingAgent(ShellOptions(cwd=project, api_key="sk-openai-cli", settings=settings, no_tools=True))
+    first = CodingAgent(
+        ShellOptions(cwd=project, api_key="sk-openai-cli", settings=settings, no_tools=True)
+    )
     first.set_model("anthropic/claude-sonnet-4-5")
     calls = _credential_calls(monkeypatch)
-    CodingAgent(ShellOptions(cwd=project, api_key="sk-openai-cli", settings=settings, continue_session=True,
-                             no_tools=True))
-    assert calls == [("openai/gpt-4o-mini", "sk-openai-cli", None), ("anthropic/claude-sonnet-4-5", None, None)]
+    CodingAgent(
+        ShellOptions(
+            cwd=project,
+            api_key="sk-openai-cli",
+            settings=settings,
+            continue_session=True,
+            no_tools=True,
+        )
+    )
+    assert calls == [
+        ("openai/gpt-4o-mini", "sk-openai-cli", None),
+        ("anthropic/claude-sonnet-4-5", None, None),
+    ]
 
 
 async def test_no_session_with_continue_does_not_append(project: Path) -> None:
@@ -171,7 +220,9 @@ def test_non_utf8_settings_is_a_settings_error(project: Path, pi_home: Path) -> 
         load_settings(project)
 
 
-def test_unreadable_prompt_override_is_a_warning(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreadable_prompt_override_is_a_warning(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (project / ".pi").mkdir()
     (project / ".pi" / "SYSTEM.md").write_text("custom")
 
@@ -181,7 +232,9 @@ def test_unreadable_prompt_override_is_a_warning(project: Path, monkeypatch: pyt
     monkeypatch.setattr(Path, "read_text", denied)
     warnings: list[str] = []
     assert read_prompt_override(project, "SYSTEM.md", warnings.append) is None
-    assert warnings == [f"Cannot read {project / '.pi' / 'SYSTEM.md'}: Permission denied; ignoring it."]
+    assert warnings == [
+        f"Cannot read {project / '.pi' / 'SYSTEM.md'}: Permission denied; ignoring it."
+    ]
 
 
 async def test_corrupt_entry_warnings_are_shown_on_resume(project: Path) -> None:
@@ -249,7 +302,9 @@ async def test_aclose_closes_current_and_replaced_stream_fns(project: Path) -> N
     assert sorted(closed) == ["new", "old"]
 
 
-def test_message_end_is_emitted_even_if_append_raises(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_message_end_is_emitted_even_if_append_raises(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     shell, _, recorder = make_shell(project)
 
     def boom(message: Any) -> str:

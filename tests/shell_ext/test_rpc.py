@@ -22,8 +22,14 @@ class RpcClient:
     """Talks to an RPC child over pipes; a thread collects its stdout lines."""
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self.lines: Queue[dict[str, Any]] = Queue()
         self.seen: list[dict[str, Any]] = []
         self.raw: list[bytes] = []
@@ -52,7 +58,9 @@ class RpcClient:
             try:
                 line = self.lines.get(timeout=TIMEOUT)
             except Empty:
-                raise AssertionError(f"timed out; seen: {[(x.get('type'), x.get('command')) for x in self.seen]}") from None
+                raise AssertionError(
+                    f"timed out; seen: {[(x.get('type'), x.get('command')) for x in self.seen]}"
+                ) from None
             self.seen.append(line)
             if predicate(line):
                 line["_consumed"] = True
@@ -76,13 +84,19 @@ def child_env(pi_home: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def scripted_client(project: Path, pi_home: Path, tmp_path: Path) -> Iterator[Callable[[list[dict]], RpcClient]]:
+def scripted_client(
+    project: Path, pi_home: Path, tmp_path: Path
+) -> Iterator[Callable[[list[dict]], RpcClient]]:
     clients: list[RpcClient] = []
 
     def start(script: list[dict]) -> RpcClient:
         path = tmp_path / f"script{len(clients)}.json"
         path.write_text(json.dumps(script))
-        client = RpcClient([sys.executable, "-m", "tests.shell_ext.rpc_child", str(path)], project, child_env(pi_home))
+        client = RpcClient(
+            [sys.executable, "-m", "tests.shell_ext.rpc_child", str(path)],
+            project,
+            child_env(pi_home),
+        )
         clients.append(client)
         return client
 
@@ -97,13 +111,21 @@ def is_event(kind: str) -> Callable[[dict[str, Any]], bool]:
     return lambda x: x.get("type") == kind
 
 
-def test_rpc_session_with_steer_follow_up_and_errors(scripted_client: Callable[[list[dict]], RpcClient]) -> None:
-    client = scripted_client([
-        {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "sleep 0.6; echo slept"}}]},
-        {"text": "saw the steer"},
-        {"text": "did the follow-up"},
-        {"text": "second prompt answer"},
-    ])
+def test_rpc_session_with_steer_follow_up_and_errors(
+    scripted_client: Callable[[list[dict]], RpcClient],
+) -> None:
+    client = scripted_client(
+        [
+            {
+                "tool_calls": [
+                    {"id": "c1", "name": "bash", "arguments": {"command": "sleep 0.6; echo slept"}}
+                ]
+            },
+            {"text": "saw the steer"},
+            {"text": "did the follow-up"},
+            {"text": "second prompt answer"},
+        ]
+    )
     malformed = b'{"type": "get_state", "id": \n'
     client.send_raw(malformed)
     bad = client.wait_for(is_event("response"))
@@ -111,31 +133,44 @@ def test_rpc_session_with_steer_follow_up_and_errors(scripted_client: Callable[[
     unknown = client.request({"type": "dance", "id": "u1"})
     assert unknown["success"] is False and "Unknown command" in unknown["error"]
 
-    assert client.request({"type": "prompt", "id": "p1", "message": "run the slow thing"})["success"]
+    assert client.request({"type": "prompt", "id": "p1", "message": "run the slow thing"})[
+        "success"
+    ]
     client.wait_for(is_event("tool_execution_start"))
     busy = client.request({"type": "prompt", "id": "p2", "message": "no behaviour"})
     assert busy["success"] is False and "streamingBehavior" in busy["error"]
     state = client.request({"type": "get_state", "id": "s1"})
     assert state["data"]["isStreaming"] is True
-    assert client.request({"type": "prompt", "id": "p3", "message": "steer now", "streamingBehavior": "steer"})["success"]
+    assert client.request(
+        {"type": "prompt", "id": "p3", "message": "steer now", "streamingBehavior": "steer"}
+    )["success"]
     assert client.request({"type": "follow_up", "id": "f1", "message": "then this"})["success"]
     refused = client.request({"type": "new_session", "id": "n0"})
     assert refused["success"] is False and "running" in refused["error"]
     client.wait_for(is_event("agent_end"))
 
     messages = client.request({"type": "get_messages", "id": "m1"})["data"]["messages"]
-    texts = [(m["role"], "".join(b.get("text", "") for b in m["content"] if b.get("type") == "text")) for m in messages]
+    texts = [
+        (m["role"], "".join(b.get("text", "") for b in m["content"] if b.get("type") == "text"))
+        for m in messages
+    ]
     assert texts == [
-        ("user", "run the slow thing"), ("assistant", ""), ("toolResult", "slept"),
-        ("user", "steer now"), ("assistant", "saw the steer"),
-        ("user", "then this"), ("assistant", "did the follow-up"),
+        ("user", "run the slow thing"),
+        ("assistant", ""),
+        ("toolResult", "slept"),
+        ("user", "steer now"),
+        ("assistant", "saw the steer"),
+        ("user", "then this"),
+        ("assistant", "did the follow-up"),
     ]
     last = client.request({"type": "get_last_assistant_text", "id": "l1"})
     assert last["data"]["text"] == "did the follow-up"
     stats = client.request({"type": "get_session_stats", "id": "st"})["data"]
     assert stats["userMessages"] == 3 and stats["toolCalls"] == 1 and stats["toolResults"] == 1
     # U+2028 / U+2029 inside a JSON string are not line breaks.
-    assert client.request({"type": "prompt", "id": "p4", "message": "line\u2028sep\u2029para"})["success"]
+    assert client.request({"type": "prompt", "id": "p4", "message": "line\u2028sep\u2029para"})[
+        "success"
+    ]
     client.wait_for(is_event("agent_end"))
     messages = client.request({"type": "get_messages", "id": "m2"})["data"]["messages"]
     assert messages[-2]["content"][0]["text"] == "line\u2028sep\u2029para"
@@ -143,13 +178,17 @@ def test_rpc_session_with_steer_follow_up_and_errors(scripted_client: Callable[[
     assert all(raw.endswith(b"\n") and raw.count(b"\n") == 1 for raw in client.raw)
 
 
-def test_rpc_sessions_fork_compact_and_abort(scripted_client: Callable[[list[dict]], RpcClient]) -> None:
-    client = scripted_client([
-        {"text": "one"},
-        {"text": "two"},
-        {"text": "## Goal\nsummary"},
-        {"text": "slow", "delay": 0.5},
-    ])
+def test_rpc_sessions_fork_compact_and_abort(
+    scripted_client: Callable[[list[dict]], RpcClient],
+) -> None:
+    client = scripted_client(
+        [
+            {"text": "one"},
+            {"text": "two"},
+            {"text": "## Goal\nsummary"},
+            {"text": "slow", "delay": 0.5},
+        ]
+    )
     for index, message in enumerate(["first", "second"]):
         client.request({"type": "prompt", "id": f"p{index}", "message": message})
         client.wait_for(is_event("agent_end"))
@@ -157,14 +196,21 @@ def test_rpc_sessions_fork_compact_and_abort(scripted_client: Callable[[list[dic
     assert state["messageCount"] == 4 and state["isStreaming"] is False
     compacted = client.request({"type": "compact", "id": "c", "customInstructions": "be brief"})
     assert compacted["success"], compacted
-    assert compacted["data"]["summary"].startswith("## Goal") and compacted["data"]["firstKeptEntryId"]
+    assert (
+        compacted["data"]["summary"].startswith("## Goal") and compacted["data"]["firstKeptEntryId"]
+    )
     client.wait_for(is_event("compaction_end"))
     forked = client.request({"type": "fork", "id": "f"})["data"]
     assert Path(forked["sessionFile"]).is_file() and forked["sessionId"] != state["sessionId"]
-    switched = client.request({"type": "switch_session", "id": "sw", "sessionPath": state["sessionFile"]})
+    switched = client.request(
+        {"type": "switch_session", "id": "sw", "sessionPath": state["sessionFile"]}
+    )
     assert switched["success"] and switched["data"]["sessionId"] == state["sessionId"]
     new = client.request({"type": "new_session", "id": "n"})
-    assert new["success"] and client.request({"type": "get_messages", "id": "m"})["data"]["messages"] == []
+    assert (
+        new["success"]
+        and client.request({"type": "get_messages", "id": "m"})["data"]["messages"] == []
+    )
     models = client.request({"type": "get_available_models", "id": "am"})
     assert models["success"] and isinstance(models["data"]["models"], list)
 

@@ -12,7 +12,9 @@ from tests.agent_core.scripted_stream import reply, text
 from tests.shell_ext.helpers import make_shell, notices
 
 
-def write_skill(root: Path, dir_name: str, frontmatter: str, body: str = "Follow these steps.") -> Path:
+def write_skill(
+    root: Path, dir_name: str, frontmatter: str, body: str = "Follow these steps."
+) -> Path:
     path = root / dir_name / "SKILL.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"---\n{frontmatter}\n---\n{body}\n")
@@ -25,31 +27,54 @@ def test_skills_discovered_from_every_location_and_invalid_ones_reported(
     sub = project / "pkg" / "sub"
     sub.mkdir(parents=True)
     write_skill(pi_home / "skills", "user-skill", "name: user-skill\ndescription: From PI_HOME.")
-    write_skill(fake_home / ".agents" / "skills", "agents-skill", "name: agents-skill\ndescription: From ~/.agents.")
-    write_skill(project / ".pi" / "skills", "root-skill", "name: root-skill\ndescription: At the git root.")
-    write_skill(sub / ".agents" / "skills", "nested", "name: nested\ndescription: 'In cwd, quoted: yes'")
-    extra = write_skill(tmp_path / "elsewhere", "cli-skill", "name: cli-skill\ndescription: Given with --skill.")
+    write_skill(
+        fake_home / ".agents" / "skills",
+        "agents-skill",
+        "name: agents-skill\ndescription: From ~/.agents.",
+    )
+    write_skill(
+        project / ".pi" / "skills", "root-skill", "name: root-skill\ndescription: At the git root."
+    )
+    write_skill(
+        sub / ".agents" / "skills", "nested", "name: nested\ndescription: 'In cwd, quoted: yes'"
+    )
+    extra = write_skill(
+        tmp_path / "elsewhere", "cli-skill", "name: cli-skill\ndescription: Given with --skill."
+    )
     bad_name = write_skill(project / ".pi" / "skills", "Bad_Name", "name: Bad_Name\ndescription: x")
     mismatch = write_skill(project / ".pi" / "skills", "dir-a", "name: other\ndescription: x")
     no_desc = write_skill(project / ".pi" / "skills", "no-desc", "name: no-desc")
-    long_desc = write_skill(project / ".pi" / "skills", "long-desc", f"name: long-desc\ndescription: {'x' * 1025}")
+    long_desc = write_skill(
+        project / ".pi" / "skills", "long-desc", f"name: long-desc\ndescription: {'x' * 1025}"
+    )
     long_name = "a" * 65
-    too_long = write_skill(project / ".pi" / "skills", long_name, f"name: {long_name}\ndescription: x")
+    too_long = write_skill(
+        project / ".pi" / "skills", long_name, f"name: {long_name}\ndescription: x"
+    )
     # Outside the git root: never read.
-    write_skill(project.parent / ".pi" / "skills", "outside", "name: outside\ndescription: Above the repo.")
+    write_skill(
+        project.parent / ".pi" / "skills", "outside", "name: outside\ndescription: Above the repo."
+    )
 
     shell, _, recorder = make_shell(sub, skill_paths=[str(extra.parent)])
 
     names = sorted(s.name for s in shell.skills)
     assert names == ["agents-skill", "cli-skill", "nested", "root-skill", "user-skill"]
     warnings = "\n".join(notices(recorder, "warning"))
-    for path, problem in [(bad_name, "lowercase"), (mismatch, "does not match its directory"),
-                          (no_desc, "'description' is required"), (long_desc, "longer than 1024"),
-                          (too_long, "longer than 64")]:
+    for path, problem in [
+        (bad_name, "lowercase"),
+        (mismatch, "does not match its directory"),
+        (no_desc, "'description' is required"),
+        (long_desc, "longer than 1024"),
+        (too_long, "longer than 64"),
+    ]:
         assert str(path) in warnings and problem in warnings
     prompt = shell.agent.system_prompt
     assert "<available_skills>" in prompt
-    assert "<name>nested</name>" in prompt and "<description>In cwd, quoted: yes</description>" in prompt
+    assert (
+        "<name>nested</name>" in prompt
+        and "<description>In cwd, quoted: yes</description>" in prompt
+    )
     assert f"<location>{extra}</location>" in prompt
     assert "outside" not in prompt
 
@@ -63,8 +88,12 @@ def test_skills_block_needs_the_read_tool(project: Path) -> None:
 
 
 async def test_skill_command_injects_body_and_args(project: Path) -> None:
-    path = write_skill(project / ".pi" / "skills", "deploy", "name: deploy\ndescription: Deploy the app.",
-                       body="# Deploy\nRun ./deploy.sh in staging first.")
+    path = write_skill(
+        project / ".pi" / "skills",
+        "deploy",
+        "name: deploy\ndescription: Deploy the app.",
+        body="# Deploy\nRun ./deploy.sh in staging first.",
+    )
     shell, stream, _ = make_shell(project, reply(text("deploying")))
     await shell.submit("/skill:deploy to production now")
     sent = stream.user_texts(0)[-1]
@@ -110,7 +139,9 @@ def test_expand_template_cases(body: str, args: list[str], expected: str) -> Non
 
 
 def test_frontmatter_block_scalars() -> None:
-    doc = parse_document("---\nname: x\ndescription: |\n  line one\n  line two\nmetadata:\n  k: v\n---\nBody")
+    doc = parse_document(
+        "---\nname: x\ndescription: |\n  line one\n  line two\nmetadata:\n  k: v\n---\nBody"
+    )
     assert doc.fields["description"] == "line one\nline two"
     assert doc.body == "Body"
 

@@ -131,7 +131,9 @@ async def test_background_child_does_not_hang_the_call(tmp_path: Path) -> None:
     """The shell exits while a backgrounded child still holds stdout: return promptly."""
     pid_file = tmp_path / "bg.pid"
     start = time.monotonic()
-    result = await run(create_bash_tool(tmp_path), command=f"sleep 5 & echo $! > {pid_file}; echo done")
+    result = await run(
+        create_bash_tool(tmp_path), command=f"sleep 5 & echo $! > {pid_file}; echo done"
+    )
     assert time.monotonic() - start < 2
     assert result.text == "done"
     os.kill(int(pid_file.read_text()), 9)
@@ -190,7 +192,9 @@ async def test_truncated_by_bytes_note(tmp_path: Path) -> None:
 
 
 async def test_single_enormous_line_keeps_its_end(tmp_path: Path) -> None:
-    result = await run(create_bash_tool(tmp_path), command="head -c 200000 /dev/zero | tr '\\0' x; echo END")
+    result = await run(
+        create_bash_tool(tmp_path), command="head -c 200000 /dev/zero | tr '\\0' x; echo END"
+    )
     assert result.text.split("\n\n")[0].endswith("xEND")
     assert "[Showing last 50.0KB of line 1. Full output: " in result.text
     os.unlink(result.details["full_output_path"])

@@ -52,7 +52,9 @@ async def test_multiple_edits_matched_against_original(tmp_path: Path) -> None:
         ([_edit("unique", "u2"), _edit("dup", "x")], "Edit 2: old_text found 3 times"),
     ],
 )
-async def test_edit_errors_name_the_edit_and_reason(tmp_path: Path, edits: list, message: str) -> None:
+async def test_edit_errors_name_the_edit_and_reason(
+    tmp_path: Path, edits: list, message: str
+) -> None:
     target = tmp_path / "f.txt"
     original = "dup dup dup\nsame\nunique\nalpha beta gamma\n"
     target.write_text(original)
@@ -87,7 +89,9 @@ async def test_crlf_and_bom_round_trip(tmp_path: Path) -> None:
     target.write_bytes(b"\xef\xbb\xbfline one\r\nline two\r\nline three\r\n")
     # The model sends LF text (what read shows it).
     result = await run(
-        create_edit_tool(tmp_path), path="win.txt", edits=[_edit("line one\nline two", "first\nsecond\nextra")]
+        create_edit_tool(tmp_path),
+        path="win.txt",
+        edits=[_edit("line one\nline two", "first\nsecond\nextra")],
     )
     assert target.read_bytes() == b"\xef\xbb\xbffirst\r\nsecond\r\nextra\r\nline three\r\n"
     assert "\r" not in result.details["diff"]

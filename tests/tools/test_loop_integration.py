@@ -14,7 +14,9 @@ from tools import DEFAULT_TOOL_NAMES, create_tools
 async def test_agent_abort_kills_bash_tree(tmp_path: Path) -> None:
     pid_file = tmp_path / "bg.pid"
     command = f"sleep 100 & echo $! > {pid_file}; echo working; sleep 100"
-    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": command})), reply(text("unused")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": command})), reply(text("unused"))
+    )
     agent = Agent(stream, tools=create_tools(DEFAULT_TOOL_NAMES, tmp_path))
     task = asyncio.create_task(agent.prompt("go"))
     pid = await _wait_for_pid_file(pid_file)

@@ -54,7 +54,10 @@ async def test_read_truncates_at_50kb_never_mid_line(tmp_path: Path) -> None:
     assert all(item == line for item in lines)
     assert len(body.encode()) <= 50 * 1024
     assert len(lines) == 512  # 512 * 100 - 1 = 51199 <= 51200; 513 lines would not fit
-    assert note == f"[Showing lines 11-{10 + 512} of 1000 (50.0KB limit). Use offset={11 + 512} to continue.]"
+    assert (
+        note
+        == f"[Showing lines 11-{10 + 512} of 1000 (50.0KB limit). Use offset={11 + 512} to continue.]"
+    )
 
 
 async def test_read_single_line_over_limit(tmp_path: Path) -> None:
@@ -95,7 +98,9 @@ async def test_read_jpeg_gif_webp_sniffed(tmp_path: Path) -> None:
         ("small", "small.txt", {"offset": 10}, "Offset 10 is beyond end of file (3 lines total)"),
     ],
 )
-async def test_read_errors(tmp_path: Path, setup: str | None, path: str, kwargs: dict, message: str) -> None:
+async def test_read_errors(
+    tmp_path: Path, setup: str | None, path: str, kwargs: dict, message: str
+) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "bin.dat").write_bytes(b"\x7fELF\x00\x01\x02")
     (tmp_path / "latin.txt").write_bytes("caf\xe9\n".encode("latin-1"))
@@ -109,7 +114,9 @@ async def test_read_empty_file(tmp_path: Path) -> None:
     assert (await run(create_read_tool(tmp_path), path="empty.txt")).text == ""
 
 
-async def test_paths_absolute_home_and_unicode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_paths_absolute_home_and_unicode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "home"
     (home / "dir ü").mkdir(parents=True)
     (home / "dir ü" / "naïve 文件.txt").write_text("unicode ok\n")

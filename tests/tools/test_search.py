@@ -27,7 +27,9 @@ def tree(tmp_path: Path) -> Path:
     (tmp_path / ".gitignore").write_text("build/\n*.log\n")
     (tmp_path / "src" / "pkg").mkdir(parents=True)
     (tmp_path / "src" / "main.py").write_text("import os\n\ndef main():\n    return TODO_marker\n")
-    (tmp_path / "src" / "pkg" / "util.py").write_text("def helper():\n    pass  # todo_marker here\n")
+    (tmp_path / "src" / "pkg" / "util.py").write_text(
+        "def helper():\n    pass  # todo_marker here\n"
+    )
     (tmp_path / "src" / "pkg" / "données.txt").write_text("TODO_marker in unicode file\n")
     (tmp_path / "build").mkdir()
     (tmp_path / "build" / "gen.py").write_text("TODO_marker generated\n")
@@ -52,7 +54,8 @@ async def test_grep_options(tree: Path) -> None:
     tool = create_grep_tool(tree)
     insensitive = await run(tool, pattern="todo_MARKER", ignore_case=True, glob="*.py")
     assert [line.split(":")[0] for line in insensitive.text.splitlines()] == [
-        "src/main.py", "src/pkg/util.py",
+        "src/main.py",
+        "src/pkg/util.py",
     ]
     literal = await run(tool, pattern="main()", literal=True)
     assert literal.text == "src/main.py:3: def main():"
@@ -81,7 +84,9 @@ async def test_grep_limit_and_long_lines(tmp_path: Path) -> None:
     tool = create_grep_tool(tmp_path)
     limited = await run(tool, pattern="hit", limit=10)
     assert len(limited.text.split("\n\n")[0].splitlines()) == 10
-    assert "[10 matches limit reached. Use limit=20 for more, or refine the pattern]" in limited.text
+    assert (
+        "[10 matches limit reached. Use limit=20 for more, or refine the pattern]" in limited.text
+    )
     long = await run(tool, pattern="needle")
     first = long.text.splitlines()[0]
     assert first.endswith("... [truncated]") and len(first) < 540
@@ -122,7 +127,14 @@ async def test_find_limit_none_and_errors(tmp_path: Path) -> None:
 
 async def test_ls_sorted_dirs_marked_dotfiles_included(tree: Path) -> None:
     result = await run(create_ls_tool(tree))
-    assert result.text.splitlines() == [".env", ".git/", ".gitignore", "build/", "debug.log", "src/"]
+    assert result.text.splitlines() == [
+        ".env",
+        ".git/",
+        ".gitignore",
+        "build/",
+        "debug.log",
+        "src/",
+    ]
     sub = await run(create_ls_tool(tree), path="src/pkg")
     assert sub.text.splitlines() == ["données.txt", "util.py"]
 
@@ -146,10 +158,15 @@ async def test_aborted_signal_refuses_to_start(tmp_path: Path) -> None:
     cancel.abort()
     for factory in TOOL_FACTORIES.values():
         tool = factory(tmp_path)
-        args = {"read": {"path": "x"}, "write": {"path": "x", "content": ""},
-                "edit": {"path": "x", "edits": [{"old_text": "a", "new_text": "b"}]},
-                "bash": {"command": "true"}, "grep": {"pattern": "x"}, "find": {"pattern": "*"},
-                "ls": {}}[tool.name]
+        args = {
+            "read": {"path": "x"},
+            "write": {"path": "x", "content": ""},
+            "edit": {"path": "x", "edits": [{"old_text": "a", "new_text": "b"}]},
+            "bash": {"command": "true"},
+            "grep": {"pattern": "x"},
+            "find": {"pattern": "*"},
+            "ls": {},
+        }[tool.name]
         with pytest.raises(ToolError, match="Abort"):
             await run(tool, cancel=cancel, **args)
 
@@ -167,7 +184,9 @@ def test_registry_and_create_tools(tmp_path: Path) -> None:
         create_tools(["read", "nope"], tmp_path)
 
 
-def test_rg_found_next_to_interpreter_then_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_rg_found_next_to_interpreter_then_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setattr(_rg, "_RG", None)
     found = _rg.find_rg()
     assert Path(found).parent == Path(sys.executable).parent
@@ -185,6 +204,14 @@ def test_tools_import_stays_light() -> None:
     import subprocess
 
     probe = "import sys, tools; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                         env={**os.environ})
-    assert set(out.stdout.split()) & {"pi_cli", "textual", "rich", "typer", "litellm", "httpx"} == set()
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ},
+    )
+    assert (
+        set(out.stdout.split()) & {"pi_cli", "textual", "rich", "typer", "litellm", "httpx"}
+        == set()
+    )

@@ -33,11 +33,16 @@ async def _run_bounded(fifo: Path, tool: Any, **arguments: Any) -> Any:
         pytest.fail("tool blocked on a FIFO")
 
 
-@pytest.mark.parametrize("make_tool, extra", [
-    (create_read_tool, {}),
-    (create_edit_tool, {"edits": [{"old_text": "a", "new_text": "b"}]}),
-])
-async def test_read_and_edit_refuse_fifo(tmp_path: Path, make_tool: Any, extra: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "make_tool, extra",
+    [
+        (create_read_tool, {}),
+        (create_edit_tool, {"edits": [{"old_text": "a", "new_text": "b"}]}),
+    ],
+)
+async def test_read_and_edit_refuse_fifo(
+    tmp_path: Path, make_tool: Any, extra: dict[str, Any]
+) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     with pytest.raises(ToolError, match="not a regular file"):

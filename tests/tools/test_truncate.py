@@ -12,7 +12,12 @@ def test_head_by_lines() -> None:
     text = "\n".join(f"line{i}" for i in range(1, 11)) + "\n"
     cut = truncate_head(text, max_lines=3, max_bytes=10_000)
     assert cut.content == "line1\nline2\nline3"
-    assert (cut.truncated, cut.truncated_by, cut.total_lines, cut.output_lines) == (True, "lines", 10, 3)
+    assert (cut.truncated, cut.truncated_by, cut.total_lines, cut.output_lines) == (
+        True,
+        "lines",
+        10,
+        3,
+    )
 
 
 def test_head_by_bytes_never_mid_line() -> None:
@@ -54,7 +59,11 @@ def test_tail_single_huge_line_keeps_its_end() -> None:
 def test_truncate_line_and_format_size() -> None:
     assert truncate_line("a" * 10, 5) == ("aaaaa... [truncated]", True)
     assert truncate_line("abc", 5) == ("abc", False)
-    assert (format_size(100), format_size(51200), format_size(3 * 1024 * 1024)) == ("100B", "50.0KB", "3.0MB")
+    assert (format_size(100), format_size(51200), format_size(3 * 1024 * 1024)) == (
+        "100B",
+        "50.0KB",
+        "3.0MB",
+    )
 
 
 def test_output_buffer_small_stays_in_memory() -> None:

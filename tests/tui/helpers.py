@@ -24,11 +24,15 @@ def make_project(root: Path) -> Path:
     return root
 
 
-def make_shell(cwd: Path, stream: StreamFn | None = None, *, tools: list[Any] | None = None,
-               **options: Any) -> CodingAgent:
+def make_shell(
+    cwd: Path, stream: StreamFn | None = None, *, tools: list[Any] | None = None, **options: Any
+) -> CodingAgent:
     """A shell without session files; ``tools`` replaces the real tools when given."""
-    shell = CodingAgent(ShellOptions(cwd=cwd, stream_fn=stream, persist_session=False,
-                                     no_tools=tools is not None, **options))
+    shell = CodingAgent(
+        ShellOptions(
+            cwd=cwd, stream_fn=stream, persist_session=False, no_tools=tools is not None, **options
+        )
+    )
     if tools is not None:
         shell.tools = tools
         shell.agent.tools = tools
@@ -37,8 +41,14 @@ def make_shell(cwd: Path, stream: StreamFn | None = None, *, tools: list[Any] | 
 
 def make_app(shell: CodingAgent, **options: Any) -> PiApp:
     """An app with fixed labels, a frozen clock and no blinking cursor (stable pictures)."""
-    defaults: dict[str, Any] = dict(clock=lambda: 0.0, cwd_label="~/project", session_label="test-session",
-                                    extended_keys=False, persist_theme=False, cursor_blink=False)
+    defaults: dict[str, Any] = dict(
+        clock=lambda: 0.0,
+        cwd_label="~/project",
+        session_label="test-session",
+        extended_keys=False,
+        persist_theme=False,
+        cursor_blink=False,
+    )
     defaults.update(options)
     return PiApp(shell, TuiOptions(**defaults))
 
@@ -86,8 +96,13 @@ class GateTool:
         self.release = asyncio.Event()
         self.aborted = False
 
-    async def execute(self, tool_call_id: str, args: Any, cancel: AbortSignal,
-                      on_update: OnToolUpdate | None = None) -> ToolResult:
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: Any,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
+    ) -> ToolResult:
         """Stream ``output``, wait for release (or abort)."""
         if on_update is not None:
             on_update(ToolResult.of_text(self.output))
@@ -108,15 +123,25 @@ class StaticTool:
 
     description = "Static answers (test double)."
 
-    def __init__(self, name: str, parameters: type[BaseModel], answers: dict[str, str],
-                 details: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        parameters: type[BaseModel],
+        answers: dict[str, str],
+        details: dict[str, Any] | None = None,
+    ) -> None:
         self.name = name
         self.parameters = parameters
         self.answers = answers
         self.details = details
 
-    async def execute(self, tool_call_id: str, args: Any, cancel: AbortSignal,
-                      on_update: OnToolUpdate | None = None) -> ToolResult:
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: Any,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
+    ) -> ToolResult:
         """Return the canned answer."""
         from agent_core import ToolError
 
@@ -133,6 +158,12 @@ def seed_tools() -> list[Any]:
     """Deterministic ``bash`` and ``read`` for the seed scenario."""
     return [
         StaticTool("bash", CommandArgs, {"ls -la": LS_OUTPUT}),
-        StaticTool("read", PathArgs, {"package.json": '{"name": "hello", "main": "hello.mjs"}',
-                                      "hello.mjs": 'console.log("Hello, world!");'}),
+        StaticTool(
+            "read",
+            PathArgs,
+            {
+                "package.json": '{"name": "hello", "main": "hello.mjs"}',
+                "hello.mjs": 'console.log("Hello, world!");',
+            },
+        ),
     ]

@@ -31,14 +31,18 @@ def _user_texts(request: dict) -> list[str]:
     for message in request["messages"]:
         if message["role"] == "user":
             content = message["content"]
-            out.append(content if isinstance(content, str) else "".join(p.get("text", "") for p in content))
+            out.append(
+                content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+            )
     return out
 
 
 async def test_seed_scenario_renders_four_turn_panels(tmp_path: Path) -> None:
     project = make_project(tmp_path)
     with FakeProviderServer(script=seed_script()) as server:
-        shell = make_shell(project, model="openai/fake", api_base=server.openai_base_url, api_key="x")
+        shell = make_shell(
+            project, model="openai/fake", api_base=server.openai_base_url, api_key="x"
+        )
         app = make_app(shell)
         async with app.run_test(size=SIZE) as pilot:
             await type_text(pilot, "List files, then tell me what this project is.")
@@ -64,7 +68,9 @@ async def test_seed_scenario_renders_four_turn_panels(tmp_path: Path) -> None:
 
 
 async def test_streaming_text_appears_before_the_turn_ends(tmp_path: Path) -> None:
-    stream = ScriptedStream(reply(text("Streaming ", "answer ", "part one", " part two"), hang=True, hang_after=4))
+    stream = ScriptedStream(
+        reply(text("Streaming ", "answer ", "part one", " part two"), hang=True, hang_after=4)
+    )
     app = make_app(make_shell(tmp_path, stream, tools=[]))
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "hi")
@@ -81,7 +87,9 @@ async def test_streaming_text_appears_before_the_turn_ends(tmp_path: Path) -> No
 
 async def test_enter_while_live_steers_into_the_next_turn(tmp_path: Path) -> None:
     gate = GateTool()
-    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "build"})), reply(text("steered answer")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "build"})), reply(text("steered answer"))
+    )
     app = make_app(make_shell(tmp_path, stream, tools=[gate]))
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "go")
@@ -102,7 +110,9 @@ async def test_enter_while_live_steers_into_the_next_turn(tmp_path: Path) -> Non
         assert app.queue_view.steering == [] and not app.queue_view.has_class("-shown")
         # Delivered steer shows in the transcript right before the turn that received it.
         children = list(app.transcript.children)
-        steer_view = next(c for c in children if isinstance(c, UserMessageView) and c.text == "use make instead")
+        steer_view = next(
+            c for c in children if isinstance(c, UserMessageView) and c.text == "use make instead"
+        )
         assert steer_view.has_class("-injected")
         assert children[children.index(steer_view) + 1] is app.transcript.turns[1]
 
@@ -146,20 +156,35 @@ async def test_tab_completes_when_idle_instead_of_queueing(tmp_path: Path) -> No
 
 
 async def test_escape_aborts_a_slow_bash_tool_and_restores_the_queue(tmp_path: Path) -> None:
-    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "for i in 1 2 3 4 5 6 7 8; do echo tick $i; sleep 0.3; done; sleep 30"})))
+    stream = ScriptedStream(
+        reply(
+            tool_call(
+                "c1",
+                "bash",
+                {"command": "for i in 1 2 3 4 5 6 7 8; do echo tick $i; sleep 0.3; done; sleep 30"},
+            )
+        )
+    )
     shell = make_shell(tmp_path, stream, tools=None)
     app = make_app(shell)
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "go")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: bool(app.query(ToolBlock)) and "tick 2" in str(
-            app.query_one(ToolBlock).query_one(".tool-output").render()))
+        await wait_until(
+            pilot,
+            lambda: (
+                bool(app.query(ToolBlock))
+                and "tick 2" in str(app.query_one(ToolBlock).query_one(".tool-output").render())
+            ),
+        )
         await type_text(pilot, "steer me")
         await pilot.press("enter")
         await type_text(pilot, "follow me")
         await pilot.press("alt+enter")
         await pilot.pause()
-        assert app.queue_view.steering == ["steer me"] and app.queue_view.follow_ups == ["follow me"]
+        assert app.queue_view.steering == ["steer me"] and app.queue_view.follow_ups == [
+            "follow me"
+        ]
         started = time.monotonic()
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.is_settled)
@@ -198,7 +223,9 @@ async def test_chords_see_all_text_typed_before_them(tmp_path: Path) -> None:
     from textual import events
 
     gate = GateTool()
-    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "x"})), reply(text("a")), reply(text("b")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "x"})), reply(text("a")), reply(text("b"))
+    )
     app = make_app(make_shell(tmp_path, stream, tools=[gate]))
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "go")
@@ -214,7 +241,9 @@ async def test_chords_see_all_text_typed_before_them(tmp_path: Path) -> None:
 
 async def test_slash_commands_typed_during_a_run_run_instead_of_steering(tmp_path: Path) -> None:
     gate = GateTool()
-    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "build"})), reply(text("done")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "build"})), reply(text("done"))
+    )
     app = make_app(make_shell(tmp_path, stream, tools=[gate]))
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "go")
@@ -225,7 +254,9 @@ async def test_slash_commands_typed_during_a_run_run_instead_of_steering(tmp_pat
         await wait_until(pilot, lambda: "Session:" in screen_text(app))
         await type_text(pilot, "/new")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: "Cannot run /new while the agent is running" in screen_text(app))
+        await wait_until(
+            pilot, lambda: "Cannot run /new while the agent is running" in screen_text(app)
+        )
         assert app.queue_view.steering == []
         assert app.shell.is_streaming  # the run went on
         gate.release.set()

@@ -84,7 +84,9 @@ async def test_theme_command_switches_theme_and_css_variables(tmp_path: Path) ->
         await type_text(pilot, "/theme light")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.theme == "light")
-        assert app.get_css_variables()["tool-error-bg"] == themes["light"].variables["tool-error-bg"]
+        assert (
+            app.get_css_variables()["tool-error-bg"] == themes["light"].variables["tool-error-bg"]
+        )
         # Without an argument /theme opens the picker.
         await type_text(pilot, "/theme")
         await pilot.press("enter")
@@ -97,7 +99,8 @@ async def test_theme_command_switches_theme_and_css_variables(tmp_path: Path) ->
 async def test_user_theme_file_is_loaded(tmp_path: Path, pi_home: Path) -> None:
     (pi_home / "themes").mkdir()
     (pi_home / "themes" / "mine.toml").write_text(
-        'dark = true\n[palette]\nprimary = "#ff0000"\n[tokens]\ntool-error-bg = "#123456"\n')
+        'dark = true\n[palette]\nprimary = "#ff0000"\n[tokens]\ntool-error-bg = "#123456"\n'
+    )
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]), theme="mine")
     async with app.run_test(size=SIZE):
         assert app.theme == "mine"
@@ -154,7 +157,9 @@ async def test_keybindings_json_remaps_follow_up(tmp_path: Path, pi_home: Path) 
     keymap, warning = load_user_keymap()
     assert keymap == {"pi.follow_up": "f2"} and warning and "nope" in warning
     gate = GateTool()
-    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "x"})), reply(text("a")), reply(text("b")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "x"})), reply(text("a")), reply(text("b"))
+    )
     app = make_app(make_shell(tmp_path, stream, tools=[gate]), keymap=keymap)
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "go")
@@ -203,7 +208,9 @@ async def test_model_and_resume_commands_open_pickers(tmp_path: Path) -> None:
         assert app.shell.model_id == "test/scripted"
 
 
-async def test_tree_command_opens_the_tree_and_navigating_restores_the_prompt(tmp_path: Path) -> None:
+async def test_tree_command_opens_the_tree_and_navigating_restores_the_prompt(
+    tmp_path: Path,
+) -> None:
     stream = ScriptedStream(reply(text("first answer")), reply(text("second answer")))
     shell = make_shell(tmp_path, stream, tools=[])
     app = make_app(shell)

@@ -14,7 +14,8 @@ from tests.tui.helpers import SIZE, make_app, make_project, make_shell, type_tex
 
 
 async def test_the_file_list_loads_in_a_thread_and_the_menu_fills_when_ready(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_project(tmp_path)
     release = threading.Event()
     real = completion.list_project_files
@@ -45,7 +46,9 @@ def test_no_file_candidates_until_loaded(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("with_rg", [True, False])
-def test_listing_stops_at_max_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_rg: bool) -> None:
+def test_listing_stops_at_max_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_rg: bool
+) -> None:
     for i in range(30):
         (tmp_path / f"f{i:02}.txt").write_text("x")
     monkeypatch.setattr(completion, "MAX_FILES", 7)

@@ -16,7 +16,7 @@ BAD_THEMES = {
     "notcolour": 'dark = true\n[palette]\nprimary = "notacolour"\n[tokens]\n',
     "badtoken": 'dark = true\n[palette]\nprimary = "#ff0000"\n[tokens]\ntool-error-bg = "zzz"\n',
     "subtable": 'dark = true\n[palette]\nprimary = "#ff0000"\n[tokens]\n[tokens.border]\nx = 1\n',
-    "intcolour": 'dark = true\n[palette]\nprimary = 5\n[tokens]\n',
+    "intcolour": "dark = true\n[palette]\nprimary = 5\n[tokens]\n",
     "darkstring": 'dark = "no"\n[palette]\nprimary = "#ff0000"\n[tokens]\n',
     "injection": 'dark = true\n[palette]\nprimary = "#ff0000"\n[tokens]\nborder = "red; color: blue"\n',
     "badname": 'dark = true\n[palette]\nprimary = "#ff0000"\n[tokens]\n"x; y" = "red"\n',
@@ -24,7 +24,9 @@ BAD_THEMES = {
 
 
 @pytest.mark.parametrize("name", sorted(BAD_THEMES))
-async def test_a_bad_user_theme_is_a_warning_and_cannot_be_selected(tmp_path: Path, name: str) -> None:
+async def test_a_bad_user_theme_is_a_warning_and_cannot_be_selected(
+    tmp_path: Path, name: str
+) -> None:
     themes_dir = tmp_path / "themes"
     themes_dir.mkdir()
     (themes_dir / f"{name}.toml").write_text(BAD_THEMES[name])
@@ -41,22 +43,34 @@ async def test_a_bad_user_theme_is_a_warning_and_cannot_be_selected(tmp_path: Pa
 
 
 def test_a_valid_user_theme_still_loads(tmp_path: Path) -> None:
-    (tmp_path / "ok.toml").write_text('dark = false\n[palette]\nprimary = "rgb(1,2,3)"\n[tokens]\nborder = "red"\n')
+    (tmp_path / "ok.toml").write_text(
+        'dark = false\n[palette]\nprimary = "rgb(1,2,3)"\n[tokens]\nborder = "red"\n'
+    )
     themes, problems = load_themes(tmp_path)
-    assert problems == [] and themes["ok"].dark is False and themes["ok"].variables["border"] == "red"
+    assert (
+        problems == [] and themes["ok"].dark is False and themes["ok"].variables["border"] == "red"
+    )
 
 
-@pytest.mark.parametrize(("content", "expected", "ignored"), [
-    (b"\xff\xfe\x00bad", {}, None),
-    (json.dumps({"pi.submit": ["enter", 1]}).encode(), {}, "pi.submit"),
-    (json.dumps({"pi.submit": None}).encode(), {}, "pi.submit"),
-    (json.dumps({"pi.submit": ""}).encode(), {}, "pi.submit"),
-    (json.dumps({"pi.submit": [" "]}).encode(), {}, "pi.submit"),
-    (json.dumps({"pi.follow_up": "ctrl+enter, f2"}).encode(), {"pi.follow_up": "ctrl+enter,f2"}, None),
-    (json.dumps({"pi.follow_up": [" f2 ", "f3"]}).encode(), {"pi.follow_up": "f2,f3"}, None),
-])
+@pytest.mark.parametrize(
+    ("content", "expected", "ignored"),
+    [
+        (b"\xff\xfe\x00bad", {}, None),
+        (json.dumps({"pi.submit": ["enter", 1]}).encode(), {}, "pi.submit"),
+        (json.dumps({"pi.submit": None}).encode(), {}, "pi.submit"),
+        (json.dumps({"pi.submit": ""}).encode(), {}, "pi.submit"),
+        (json.dumps({"pi.submit": [" "]}).encode(), {}, "pi.submit"),
+        (
+            json.dumps({"pi.follow_up": "ctrl+enter, f2"}).encode(),
+            {"pi.follow_up": "ctrl+enter,f2"},
+            None,
+        ),
+        (json.dumps({"pi.follow_up": [" f2 ", "f3"]}).encode(), {"pi.follow_up": "f2,f3"}, None),
+    ],
+)
 def test_bad_keybindings_json_values_are_ignored_with_a_warning(
-        tmp_path: Path, content: bytes, expected: dict[str, str], ignored: str | None) -> None:
+    tmp_path: Path, content: bytes, expected: dict[str, str], ignored: str | None
+) -> None:
     path = tmp_path / "keybindings.json"
     path.write_bytes(content)
     keymap, warning = load_user_keymap(path)

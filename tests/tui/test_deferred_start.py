@@ -12,8 +12,15 @@ from tests.tui.helpers import SIZE, make_shell, type_text, wait_until
 
 
 def _options(cwd: Path) -> TuiOptions:
-    return TuiOptions(clock=lambda: 0.0, cwd_label="~/project", session_label="test-session",
-                      extended_keys=False, persist_theme=False, cursor_blink=False, cwd=cwd)
+    return TuiOptions(
+        clock=lambda: 0.0,
+        cwd_label="~/project",
+        session_label="test-session",
+        extended_keys=False,
+        persist_theme=False,
+        cursor_blink=False,
+        cwd=cwd,
+    )
 
 
 async def test_input_typed_while_starting_is_sent_when_the_shell_is_ready(tmp_path: Path) -> None:
@@ -35,13 +42,17 @@ async def test_input_typed_while_starting_is_sent_when_the_shell_is_ready(tmp_pa
         await pilot.press("enter")
         assert app.shell is None and stream.calls == 0
         release.set()
-        await wait_until(pilot, lambda: app.shell is not None and stream.calls == 1 and app.is_settled)
+        await wait_until(
+            pilot, lambda: app.shell is not None and stream.calls == 1 and app.is_settled
+        )
         assert stream.user_texts(0) == ["early question"]
         assert "AGENTS.md" in str(app.query_one(StartupHeader).render())
 
 
 async def test_a_shell_that_cannot_start_ends_the_app_with_its_reason(tmp_path: Path) -> None:
-    app = PiApp(None, _options(tmp_path), shell_factory=lambda: "No model configured. Set an API key")
+    app = PiApp(
+        None, _options(tmp_path), shell_factory=lambda: "No model configured. Set an API key"
+    )
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.startup_error is not None)
     assert app.startup_error == "No model configured. Set an API key"

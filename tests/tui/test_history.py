@@ -57,8 +57,11 @@ async def test_a_deferred_shell_with_messages_shows_them(tmp_path: Path) -> None
         release.wait(10)
         return _shell(tmp_path, 30)
 
-    app = PiApp(None, TuiOptions(clock=lambda: 0.0, persist_theme=False, cursor_blink=False, cwd=tmp_path),
-                shell_factory=factory)
+    app = PiApp(
+        None,
+        TuiOptions(clock=lambda: 0.0, persist_theme=False, cursor_blink=False, cwd=tmp_path),
+        shell_factory=factory,
+    )
     async with app.run_test(size=SIZE) as pilot:
         release.set()
         await wait_until(pilot, lambda: app.shell is not None)

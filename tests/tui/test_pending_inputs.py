@@ -20,8 +20,15 @@ from tests.tui.screen_text import screen_text
 
 
 def _options(cwd: Path) -> TuiOptions:
-    return TuiOptions(clock=lambda: 0.0, cwd_label="~/project", session_label="test-session",
-                      extended_keys=False, persist_theme=False, cursor_blink=False, cwd=cwd)
+    return TuiOptions(
+        clock=lambda: 0.0,
+        cwd_label="~/project",
+        session_label="test-session",
+        extended_keys=False,
+        persist_theme=False,
+        cursor_blink=False,
+        cwd=cwd,
+    )
 
 
 def _deferred_app(tmp_path: Path, stream: ScriptedStream) -> tuple[PiApp, threading.Event]:
@@ -40,7 +47,9 @@ async def _enter(pilot: Any, line: str) -> None:
     await pilot.pause()
 
 
-async def test_inputs_typed_while_starting_run_in_order_commands_as_commands(tmp_path: Path) -> None:
+async def test_inputs_typed_while_starting_run_in_order_commands_as_commands(
+    tmp_path: Path,
+) -> None:
     stream = ScriptedStream(reply(text("first answer")), reply(text("second answer")))
     app, release = _deferred_app(tmp_path, stream)
     async with app.run_test(size=SIZE) as pilot:
@@ -50,7 +59,9 @@ async def test_inputs_typed_while_starting_run_in_order_commands_as_commands(tmp
         assert app.queue_view.follow_ups == ["/session", "first q", "/help", "second q"]
         assert "Follow-up: first q" in screen_text(app)
         release.set()
-        await wait_until(pilot, lambda: stream.calls == 2 and app.is_settled and not app._pending_inputs)
+        await wait_until(
+            pilot, lambda: stream.calls == 2 and app.is_settled and not app._pending_inputs
+        )
         await pilot.pause()
         # Each prompt is its own run; the commands ran as commands, never reaching the model.
         assert stream.user_texts(0) == ["first q"]
@@ -131,8 +142,10 @@ async def test_a_failed_run_gives_queued_text_back_to_the_editor(tmp_path: Path)
     from tests.tui.helpers import GateTool
 
     gate = GateTool()
-    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "build"})),
-                            reply(error="HTTP 401: invalid api key"))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "build"})),
+        reply(error="HTTP 401: invalid api key"),
+    )
     app = make_app(make_shell(tmp_path, stream, tools=[gate]))
     async with app.run_test(size=SIZE) as pilot:
         await _enter(pilot, "go")

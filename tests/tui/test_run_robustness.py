@@ -50,7 +50,9 @@ async def test_escape_sequences_never_reach_the_terminal(tmp_path: Path) -> None
         await pilot.pause()
         assert app.transcript.turns[1].text == "before[2Jafter"
         (block,) = app.query(ToolBlock)
-        assert "\x1b" not in str(block.args) and "out]0;PWNEDput" in str(block.query_one(".tool-output").render())
+        assert "\x1b" not in str(block.args) and "out]0;PWNEDput" in str(
+            block.query_one(".tool-output").render()
+        )
         out = _terminal_output(app)
         assert "\x1b[2J" not in out and "\x1b]0;" not in out and "\x07" not in out
 
@@ -67,7 +69,9 @@ def test_user_messages_and_notices_are_cleaned_in_the_bridge() -> None:
     assert [getattr(p, "text", None) for p in posted[1:]] == ["hi[2J", "note]0;PWNED"]
 
 
-async def _crashing_loop(prompts: list[Any], context: Any, config: Any, emit: Any, signal: Any, **_: Any) -> None:
+async def _crashing_loop(
+    prompts: list[Any], context: Any, config: Any, emit: Any, signal: Any, **_: Any
+) -> None:
     """A loop with a bug: starts a turn, records the prompt, then raises."""
     emit(AgentStart())
     emit(TurnStart())
@@ -78,8 +82,9 @@ async def _crashing_loop(prompts: list[Any], context: Any, config: Any, emit: An
     raise KeyError("loop bug")
 
 
-async def test_a_crashing_loop_shows_its_error_and_closes_the_turn(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_crashing_loop_shows_its_error_and_closes_the_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import agent_core.agent
 
     monkeypatch.setattr(agent_core.agent, "run_agent_loop", _crashing_loop)
@@ -113,7 +118,9 @@ async def test_a_failing_command_during_a_run_is_a_notice_not_a_crash(tmp_path: 
     from tests.tui.helpers import GateTool
 
     gate = GateTool()
-    stream = ScriptedStream(reply(tool_call("c1", "bash", {"command": "build"})), reply(text("done")))
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "build"})), reply(text("done"))
+    )
     shell = make_shell(tmp_path, stream, tools=[gate])
 
     async def broken(_shell: Any, _args: str) -> Any:
@@ -127,7 +134,9 @@ async def test_a_failing_command_during_a_run_is_a_notice_not_a_crash(tmp_path: 
         await gate.started.wait()
         await type_text(pilot, "/broken")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any("command bug" in str(n.render()) for n in app.query(Notice)))
+        await wait_until(
+            pilot, lambda: any("command bug" in str(n.render()) for n in app.query(Notice))
+        )
         assert app.is_running and app.is_live
         gate.release.set()
         await wait_until(pilot, lambda: app.is_settled)
@@ -139,10 +148,14 @@ def test_odd_session_files_still_list_in_resume(tmp_path: Path) -> None:
 
     from pi_cli.tui.screens.pickers import session_items
 
-    odd = [{"message": {"role": "user", "content": 5}},
-           {"message": {"role": "user", "content": [{"type": "text", "text": None}]}}]
+    odd = [
+        {"message": {"role": "user", "content": 5}},
+        {"message": {"role": "user", "content": [{"type": "text", "text": None}]}},
+    ]
     for i, entry in enumerate(odd):
         (tmp_path / f"odd{i}.jsonl").write_text(json.dumps(entry) + "\n")
-    (tmp_path / "good.jsonl").write_text(json.dumps({"message": {"role": "user", "content": "hello"}}) + "\n")
+    (tmp_path / "good.jsonl").write_text(
+        json.dumps({"message": {"role": "user", "content": "hello"}}) + "\n"
+    )
     labels = sorted(label.split("  ", 1)[1] for _, label in session_items(tmp_path))
     assert labels == ["hello", "odd0", "odd1"]

@@ -24,7 +24,7 @@ from tests.tui.helpers import (
 )
 
 SIZE = (100, 40)
-DIFF = "--- a/hello.mjs\n+++ b/hello.mjs\n@@ -1 +1 @@\n-console.log(\"Hello, world!\");\n+console.log(\"Hi!\");\n"
+DIFF = '--- a/hello.mjs\n+++ b/hello.mjs\n@@ -1 +1 @@\n-console.log("Hello, world!");\n+console.log("Hi!");\n'
 
 
 class EditArgs(BaseModel):
@@ -38,8 +38,10 @@ def _seed_stream() -> ScriptedStream:
         reply(tool_call("c1", "bash", {"command": "ls -la"})),
         reply(tool_call("c2", "read", {"path": "package.json"})),
         reply(tool_call("c3", "read", {"path": "hello.mjs"})),
-        reply(thinking("hello.mjs is the entry point and prints a greeting."),
-              text("This is a tiny **Node.js** project: `hello.mjs` prints a greeting.")),
+        reply(
+            thinking("hello.mjs is the entry point and prints a greeting."),
+            text("This is a tiny **Node.js** project: `hello.mjs` prints a greeting."),
+        ),
     )
 
 
@@ -62,7 +64,9 @@ def test_mid_run_with_queued_messages(snap_compare: Any, tmp_path: Path) -> None
     (grey) bash block showing '$ make' and its live output 'compiling…'; under the transcript
     the queue shows 'Steering: use ninja' and 'Follow-up: then run the tests'."""
     gate = GateTool(output="compiling…")
-    stream = ScriptedStream(reply(text("Let me build the project first."), tool_call("c1", "bash", {"command": "make"})))
+    stream = ScriptedStream(
+        reply(text("Let me build the project first."), tool_call("c1", "bash", {"command": "make"}))
+    )
     app = make_app(make_shell(tmp_path, stream, tools=[gate]))
 
     async def run_before(pilot: Any) -> None:
@@ -101,7 +105,10 @@ def test_error_states(snap_compare: Any, tmp_path: Path) -> None:
         StaticTool("read", EditArgs, {}),
     ]
     stream = ScriptedStream(
-        reply(tool_call("c1", "edit", {"path": "hello.mjs"}), tool_call("c2", "read", {"path": "missing.txt"})),
+        reply(
+            tool_call("c1", "edit", {"path": "hello.mjs"}),
+            tool_call("c2", "read", {"path": "missing.txt"}),
+        ),
         reply(error="HTTP 401: invalid api key"),
     )
     app = make_app(make_shell(tmp_path, stream, tools=tools))

@@ -14,7 +14,9 @@ def _body_text(block: ThinkingBlock) -> str:
     return str(block.body.render())
 
 
-async def test_a_streaming_thinking_block_draws_a_bounded_tail_then_everything(tmp_path: Path) -> None:
+async def test_a_streaming_thinking_block_draws_a_bounded_tail_then_everything(
+    tmp_path: Path,
+) -> None:
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     async with app.run_test(size=SIZE) as pilot:
         app.post_message(m.TurnStarted())

@@ -36,7 +36,9 @@ def _user_texts(request: dict) -> list[str]:
     for message in request["messages"]:
         if message["role"] == "user":
             content = message["content"]
-            out.append(content if isinstance(content, str) else "".join(p.get("text", "") for p in content))
+            out.append(
+                content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+            )
     return out
 
 
@@ -46,8 +48,17 @@ def server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     script = [
         # The tool waits for a gate file the test creates once both queued messages are on
         # screen, so the steer always lands mid-batch however slow the machine is.
-        Turn(tool_calls=[ToolCallSpec("bash", {"command": f"until [ -e {tmp_path / 'gate'} ]; do sleep 0.05; done; echo built"},
-                                      id="call_1")]),
+        Turn(
+            tool_calls=[
+                ToolCallSpec(
+                    "bash",
+                    {
+                        "command": f"until [ -e {tmp_path / 'gate'} ]; do sleep 0.05; done; echo built"
+                    },
+                    id="call_1",
+                )
+            ]
+        ),
         Turn(text="Steered reply: using ninja."),
         Turn(text="Follow-up reply: tests pass."),
     ]
@@ -77,10 +88,13 @@ def test_prompt_steer_and_follow_up_through_tmux(server: tuple[int, Path], tmp_p
     session = f"pi-e2e-{uuid.uuid4().hex[:8]}"
     env = {"PI_HOME": str(home), "PI_NO_LOCAL_PROBE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     exports = " ".join(f"{k}={v}" for k, v in env.items())
-    command = (f"cd {project} && env {exports} {PI} --model openai/fake --api-base http://127.0.0.1:{port}/v1 "
-               f"--api-key x --no-session; echo PI-EXITED-$?; sleep 30")
+    command = (
+        f"cd {project} && env {exports} {PI} --model openai/fake --api-base http://127.0.0.1:{port}/v1 "
+        f"--api-key x --no-session; echo PI-EXITED-$?; sleep 30"
+    )
     _tmux("new-session", "-d", "-s", session, "-x", "110", "-y", "45", command)
     try:
+
         def capture() -> str:
             return _tmux("capture-pane", "-p", "-t", session)
 
@@ -99,16 +113,23 @@ def test_prompt_steer_and_follow_up_through_tmux(server: tuple[int, Path], tmp_p
         assert "Steered reply: using ninja." in done
         assert "Steering:" not in done and "Follow-up: then" not in done  # delivered, queue gone
         assert "› use ninja instead" in done and "› then run the tests" in done
-        assert done.index("Steered reply") < done.index("› then run the tests") < done.index("Follow-up reply")
+        assert (
+            done.index("Steered reply")
+            < done.index("› then run the tests")
+            < done.index("Follow-up reply")
+        )
 
         requests = [json.loads(line) for line in log.read_text().splitlines()]
         assert len(requests) == 3
         assert _user_texts(requests[0]) == ["build the project"]
         assert _user_texts(requests[1]) == ["build the project", "use ninja instead"]
-        assert _user_texts(requests[2]) == ["build the project", "use ninja instead", "then run the tests"]
+        assert _user_texts(requests[2]) == [
+            "build the project",
+            "use ninja instead",
+            "then run the tests",
+        ]
 
         _tmux("send-keys", "-t", session, "C-d")  # empty editor: quit
         _wait_for(capture, "PI-EXITED-0")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
-

@@ -91,13 +91,18 @@ class PiCompleter(Completer):
     def __init__(self, shell: Any) -> None:
         self.shell = shell
 
-    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterator[Completion]:
         """Yield completions for the text before the cursor."""
         before = document.text_before_cursor
         if before.startswith("/") and not any(c.isspace() for c in before):
             for command in self.shell.commands.complete(before[1:]):
-                yield Completion("/" + command.name, start_position=-len(before),
-                                 display_meta=command.description)
+                yield Completion(
+                    "/" + command.name,
+                    start_position=-len(before),
+                    display_meta=command.description,
+                )
             return
         word = before.split()[-1] if before and not before[-1].isspace() else ""
         if word.startswith("@"):
@@ -116,12 +121,16 @@ class PiCompleter(Completer):
             return
         shown = 0
         for entry in entries:
-            if not entry.name.startswith(stem) or (entry.name.startswith(".") and not stem.startswith(".")):
+            if not entry.name.startswith(stem) or (
+                entry.name.startswith(".") and not stem.startswith(".")
+            ):
                 continue
             is_dir = entry.is_dir()
             prefix = f"{folder}/" if folder or partial.startswith("/") else ""
             text = f"@{prefix}{entry.name}{'/' if is_dir else ''}"
-            yield Completion(text, start_position=-len(word), display=entry.name + ("/" if is_dir else ""))
+            yield Completion(
+                text, start_position=-len(word), display=entry.name + ("/" if is_dir else "")
+            )
             shown += 1
             if shown >= MAX_PATH_COMPLETIONS:
                 return

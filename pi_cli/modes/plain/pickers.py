@@ -46,26 +46,36 @@ class Pickers:
         if action == "pick_session":
             return self._sessions()
         name = action.removeprefix("pick_")
-        return [f"(the {name} picker needs the full-screen UI; pass the value as an argument instead)"]
+        return [
+            f"(the {name} picker needs the full-screen UI; pass the value as an argument instead)"
+        ]
 
     async def _models(self) -> list[str]:
         from pi_cli.shell.local_models import probe_local_servers, probe_targets, probing_disabled
 
-        found = [] if probing_disabled() else await probe_local_servers(
-            probe_targets(self.shell.settings.local_probe_ports))
+        found = (
+            []
+            if probing_disabled()
+            else await probe_local_servers(probe_targets(self.shell.settings.local_probe_ports))
+        )
         options = [f"{d.server.key}/{name}" for d in found for name in d.models]
         self.choices["model"] = options
         lines = [f"  {i}. {spec}  (local)" for i, spec in enumerate(options, 1)]
         hint = "/model N picks from the list; " if options else ""
-        lines.append(f"{hint}/model provider/model switches; `pi --list-models [filter]` lists known models.")
+        lines.append(
+            f"{hint}/model provider/model switches; `pi --list-models [filter]` lists known models."
+        )
         return lines
 
     def _sessions(self) -> list[str]:
         from pi_cli.shell.paths import sessions_dir
 
         directory = sessions_dir(self.shell.cwd)
-        files = sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True) \
-            if directory.is_dir() else []
+        files = (
+            sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+            if directory.is_dir()
+            else []
+        )
         files = files[:MAX_SESSIONS]
         self.choices["resume"] = [str(p) for p in files]
         if not files:

@@ -43,7 +43,9 @@ def brief_args(name: str, args: Any) -> str:
     """The most telling argument of a tool call (``package.json`` for read, the command for bash)."""
     if isinstance(args, dict):
         keys = [k for k in ("command", "path", "file_path", "pattern", "query", "url") if k in args]
-        keys += [k for k, v in args.items() if isinstance(v, str | int | float)]  # else: first scalar
+        keys += [
+            k for k, v in args.items() if isinstance(v, str | int | float)
+        ]  # else: first scalar
         if keys:
             return clip(str(args[keys[0]]).replace("\n", " "), 80)
     return ""
@@ -89,7 +91,9 @@ class PlainRenderer:
         on_change: called when something shown in the prompt area changed (queue, turn, state).
     """
 
-    def __init__(self, console: Console, shell: Any, on_change: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, console: Console, shell: Any, on_change: Callable[[], None] | None = None
+    ) -> None:
         self.console = console
         self.shell = shell
         self.on_change = on_change or (lambda: None)
@@ -146,7 +150,9 @@ class PlainRenderer:
             return
         if message.stop_reason == "error":
             self._header()
-            self.console.print(Text(f"error: {message.error_message or 'the model call failed'}", style="bold red"))
+            self.console.print(
+                Text(f"error: {message.error_message or 'the model call failed'}", style="bold red")
+            )
         elif message.stop_reason == "aborted":
             self._header()
             self.console.print(Text("aborted", style="yellow"))
@@ -182,13 +188,19 @@ class PlainRenderer:
         self.console.print(Text(event.text, style=_LEVEL_STYLE.get(event.level, "")))
 
     def _on_auto_retry_start(self, event: AutoRetryStart) -> None:
-        self.console.print(Text(
-            f"retrying in {event.delay_ms / 1000:.1f}s (attempt {event.attempt}/{event.max_attempts}): "
-            f"{event.error_message}", style="yellow"))
+        self.console.print(
+            Text(
+                f"retrying in {event.delay_ms / 1000:.1f}s (attempt {event.attempt}/{event.max_attempts}): "
+                f"{event.error_message}",
+                style="yellow",
+            )
+        )
 
     def _on_auto_retry_end(self, event: AutoRetryEnd) -> None:
         if not event.success:
-            self.console.print(Text(f"retries exhausted: {event.final_error or ''}", style="bold red"))
+            self.console.print(
+                Text(f"retries exhausted: {event.final_error or ''}", style="bold red")
+            )
 
     def _on_compaction_start(self, event: CompactionStart) -> None:
         self.console.print(Text("compacting context…", style="dim"))
@@ -197,8 +209,12 @@ class PlainRenderer:
         if event.error_message:
             self.console.print(Text(f"compaction failed: {event.error_message}", style="red"))
         else:
-            self.console.print(Text(f"compacted {_short(event.tokens_before)} → {_short(event.tokens_after)} tokens",
-                                    style="dim"))
+            self.console.print(
+                Text(
+                    f"compacted {_short(event.tokens_before)} → {_short(event.tokens_after)} tokens",
+                    style="dim",
+                )
+            )
 
     # ------------------------------------------------------------------ pieces
 
@@ -206,7 +222,9 @@ class PlainRenderer:
         if self._header_done:
             return
         self._header_done = True
-        label = ", ".join(f"{name} {brief_args(name, args)}".strip() for name, args in self._turn_tools[:3])
+        label = ", ".join(
+            f"{name} {brief_args(name, args)}".strip() for name, args in self._turn_tools[:3]
+        )
         if len(self._turn_tools) > 3:
             label += f" +{len(self._turn_tools) - 3}"
         title = f"turn {self.turn}" + (f" · {label}" if label else "")
@@ -225,5 +243,7 @@ class PlainRenderer:
         elapsed = time.monotonic() - self._started if self._started else 0.0
         turns = f"{self.turn} turn{'s' if self.turn != 1 else ''}"
         cached = f" (cache {_short(cache)})" if cache else ""
-        return (f"· {turns} · ↑{_short(tokens_in)} ↓{_short(tokens_out)} tokens{cached} · ${cost:.4f}"
-                f" · {self.shell.model_id} · {elapsed:.1f}s")
+        return (
+            f"· {turns} · ↑{_short(tokens_in)} ↓{_short(tokens_out)} tokens{cached} · ${cost:.4f}"
+            f" · {self.shell.model_id} · {elapsed:.1f}s"
+        )

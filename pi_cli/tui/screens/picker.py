@@ -29,8 +29,15 @@ class PickerScreen(ModalScreen[str | None]):
         Binding("up", "move(-1)", show=False, priority=True, id="picker.up"),
     ]
 
-    def __init__(self, title: str, items: list[Item] | None = None, *, loader: Callable[[], list[Item]] | None = None,
-                 current: str | None = None, allow_free_text: bool = False) -> None:
+    def __init__(
+        self,
+        title: str,
+        items: list[Item] | None = None,
+        *,
+        loader: Callable[[], list[Item]] | None = None,
+        current: str | None = None,
+        allow_free_text: bool = False,
+    ) -> None:
         super().__init__(classes="picker")
         self.title_text = title
         self.items: list[Item] = list(items or [])
@@ -66,7 +73,9 @@ class PickerScreen(ModalScreen[str | None]):
     def refilter(self, needle: str) -> None:
         """Show the items whose label contains every word of ``needle``."""
         words = needle.lower().split()
-        self.shown = [item for item in self.items if all(w in item[1].lower() for w in words)][:MAX_SHOWN]
+        self.shown = [item for item in self.items if all(w in item[1].lower() for w in words)][
+            :MAX_SHOWN
+        ]
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options([Option(label) for _, label in self.shown])

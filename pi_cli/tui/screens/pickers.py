@@ -19,8 +19,13 @@ def model_items() -> list[Item]:
 
 def model_picker(current: str) -> PickerScreen:
     """Pick a model; free text is accepted (``provider/model`` not in the catalogue)."""
-    return PickerScreen("Model (type to filter, Enter to choose)", [(current, f"{current}  (current)")],
-                        loader=model_items, current=current, allow_free_text=True)
+    return PickerScreen(
+        "Model (type to filter, Enter to choose)",
+        [(current, f"{current}  (current)")],
+        loader=model_items,
+        current=current,
+        allow_free_text=True,
+    )
 
 
 def _first_prompt(path: Path) -> str:
@@ -31,8 +36,13 @@ def _first_prompt(path: Path) -> str:
                 message = data.get("message") if isinstance(data, dict) else None
                 if isinstance(message, dict) and message.get("role") == "user":
                     content = message.get("content")
-                    text = content if isinstance(content, str) else " ".join(
-                        b.get("text", "") for b in content or [] if isinstance(b, dict))
+                    text = (
+                        content
+                        if isinstance(content, str)
+                        else " ".join(
+                            b.get("text", "") for b in content or [] if isinstance(b, dict)
+                        )
+                    )
                     return " ".join(text.split())[:80]
     except Exception:  # noqa: BLE001 - one odd file must not empty the whole /resume list
         pass
@@ -77,5 +87,8 @@ def tree_items(entries: list[Any]) -> list[Item]:
 def tree_picker(entries: list[Any]) -> PickerScreen:
     """Pick an entry to continue from (a user message goes back into the editor)."""
     leaf = next((e.id for e in entries if e.is_leaf), None)
-    return PickerScreen("Session tree (Enter: continue from there; a prompt returns to the editor)",
-                        tree_items(entries), current=leaf)
+    return PickerScreen(
+        "Session tree (Enter: continue from there; a prompt returns to the editor)",
+        tree_items(entries),
+        current=leaf,
+    )

@@ -97,9 +97,15 @@ class Editor(TextArea):
         """Alt+Up: pull the queued messages back into the editor."""
 
     def __init__(self, menu: CompletionMenu, completer: Completer | None = None) -> None:
-        super().__init__(id="editor", soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
-                         compact=True, highlight_cursor_line=False,
-                         placeholder="Ask pi… (/ commands, @ files)")
+        super().__init__(
+            id="editor",
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            compact=True,
+            highlight_cursor_line=False,
+            placeholder="Ask pi… (/ commands, @ files)",
+        )
         self.menu = menu
         self.completer = completer
         self.live = False  # set by the app while a run is live: Tab then queues a follow-up
@@ -108,8 +114,9 @@ class Editor(TextArea):
     def on_mount(self) -> None:
         if self.completer is not None:
             # After the first frame; listing a big tree takes seconds (never on the UI thread).
-            self.call_after_refresh(self.run_worker, self._load_files, thread=True, group="files",
-                                    exit_on_error=False)
+            self.call_after_refresh(
+                self.run_worker, self._load_files, thread=True, group="files", exit_on_error=False
+            )
 
     def on_unmount(self) -> None:
         if self.completer is not None:
@@ -225,7 +232,7 @@ class Editor(TextArea):
         if choice is None or request is None:
             return False
         row, _ = self.cursor_location
-        typed = self.document.get_line(row)[request.start:request.end]
+        typed = self.document.get_line(row)[request.start : request.end]
         return typed == choice.replacement.strip()
 
     def _accept(self) -> bool:
@@ -242,4 +249,3 @@ class Editor(TextArea):
         self.text = text
         self.move_cursor(self.document.end)
         self.menu.show([])
-

@@ -45,7 +45,9 @@ class StatusFooter(Horizontal):
 
     def compose(self) -> ComposeResult:
         # Kept as attributes, not queried: updates may arrive while the app shuts down.
-        self.labels = {n: Label("", id=f"status-{n}", classes="status-item", markup=False) for n in self.NAMES}
+        self.labels = {
+            n: Label("", id=f"status-{n}", classes="status-item", markup=False) for n in self.NAMES
+        }
         yield from self.labels.values()
 
     def show(self, status: Status) -> None:

@@ -6,8 +6,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 
-def _header_content(context_files: list[str], skills: list[str], hints: list[tuple[str, str]],
-                    loading: bool) -> Content:
+def _header_content(
+    context_files: list[str], skills: list[str], hints: list[tuple[str, str]], loading: bool
+) -> Content:
     lines = [Content.styled("pi — interactive coding agent", "bold $turn-title")]
     context = "loading…" if loading else (", ".join(context_files) or "none")
     lines.append(Content.styled("Context: " + context, "$notice-text"))
@@ -21,10 +22,19 @@ def _header_content(context_files: list[str], skills: list[str], hints: list[tup
 class StartupHeader(Static):
     """Shown once at the top of the transcript (``loading`` until the shell is ready)."""
 
-    def __init__(self, context_files: list[str], skills: list[str], hints: list[tuple[str, str]],
-                 loading: bool = False) -> None:
-        super().__init__(_header_content(context_files, skills, hints, loading), id="startup-header")
+    def __init__(
+        self,
+        context_files: list[str],
+        skills: list[str],
+        hints: list[tuple[str, str]],
+        loading: bool = False,
+    ) -> None:
+        super().__init__(
+            _header_content(context_files, skills, hints, loading), id="startup-header"
+        )
 
-    def show(self, context_files: list[str], skills: list[str], hints: list[tuple[str, str]]) -> None:
+    def show(
+        self, context_files: list[str], skills: list[str], hints: list[tuple[str, str]]
+    ) -> None:
         """Replace the placeholder with what the shell loaded."""
         self.update(_header_content(context_files, skills, hints, loading=False))

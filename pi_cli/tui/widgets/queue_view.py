@@ -23,6 +23,8 @@ class QueueView(Static):
         """Render the queues (texts in delivery order)."""
         self.steering, self.follow_ups = list(steering), list(follow_ups)
         lines = [Content.styled(f"Steering: {_one_line(t)}", "$queue-steer") for t in steering]
-        lines += [Content.styled(f"Follow-up: {_one_line(t)}", "$queue-follow-up") for t in follow_ups]
+        lines += [
+            Content.styled(f"Follow-up: {_one_line(t)}", "$queue-follow-up") for t in follow_ups
+        ]
         self.update(Content("\n").join(lines))
         self.set_class(bool(lines), "-shown")

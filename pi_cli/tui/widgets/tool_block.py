@@ -32,7 +32,9 @@ def describe_args(name: str, args: Any) -> str:
         return _one_line(f"$ {args['command']}")
     if "path" in args and len(args) <= 2:
         extra = {k: v for k, v in args.items() if k != "path"}
-        return _one_line(str(args["path"]) + (f" {json.dumps(extra, ensure_ascii=False)}" if extra else ""))
+        return _one_line(
+            str(args["path"]) + (f" {json.dumps(extra, ensure_ascii=False)}" if extra else "")
+        )
     return _one_line(json.dumps(args, ensure_ascii=False))
 
 
@@ -84,13 +86,17 @@ class ToolBlock(Vertical):
         self.args = args
 
     def compose(self) -> ComposeResult:
-        title = Content.assemble((f"⚙ {self.tool_name} ", "bold"), describe_args(self.tool_name, self.args))
+        title = Content.assemble(
+            (f"⚙ {self.tool_name} ", "bold"), describe_args(self.tool_name, self.args)
+        )
         yield Static(title, classes="tool-title", markup=False)
         yield Static("", classes="tool-output", markup=False)
 
     def progress(self, text: str) -> None:
         """Show the output so far (bash streams)."""
-        self.query_one(".tool-output", Static).update(Content(clip(text, MAX_LIVE_LINES, tail=True)))
+        self.query_one(".tool-output", Static).update(
+            Content(clip(text, MAX_LIVE_LINES, tail=True))
+        )
 
     def finish(self, text: str, is_error: bool, details: Any) -> None:
         """Show the result, or the error in the theme's error colour, or the edit's diff."""

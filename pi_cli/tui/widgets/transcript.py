@@ -25,7 +25,9 @@ class UserMessageView(Static):
 
     def __init__(self, text: str, injected: bool = False, kind: str = "") -> None:
         prefix = f"› {kind}: " if kind else "› "
-        super().__init__(prefix + text, classes="user-message" + (" -injected" if injected else ""), markup=False)
+        super().__init__(
+            prefix + text, classes="user-message" + (" -injected" if injected else ""), markup=False
+        )
         self.text = text
 
 
@@ -93,7 +95,9 @@ class Transcript(VerticalScroll):
         if self.current is not None:
             self.current.tool_progress(call_id, text)
 
-    async def tool_finished(self, call_id: str, name: str, text: str, is_error: bool, details: Any) -> None:
+    async def tool_finished(
+        self, call_id: str, name: str, text: str, is_error: bool, details: Any
+    ) -> None:
         """A tool call finished."""
         await (await self._panel()).tool_finished(call_id, name, text, is_error, details)
 

@@ -58,7 +58,9 @@ class TurnPanel(Collapsible):
 
     def __init__(self, number: int, clock: Callable[[], float]) -> None:
         self.body = Vertical(classes="turn-body")
-        super().__init__(self.body, title=f"Turn {number} · running…", collapsed=False, classes="turn -live")
+        super().__init__(
+            self.body, title=f"Turn {number} · running…", collapsed=False, classes="turn -live"
+        )
         self.number = number
         self.clock = clock
         self.started = clock()
@@ -126,7 +128,9 @@ class TurnPanel(Collapsible):
         if call_id in self.tools:
             self.tools[call_id].progress(text)
 
-    async def tool_finished(self, call_id: str, name: str, text: str, is_error: bool, details: Any) -> None:
+    async def tool_finished(
+        self, call_id: str, name: str, text: str, is_error: bool, details: Any
+    ) -> None:
         """Show a tool's result."""
         if call_id not in self.tools:
             await self.tool_started(call_id, name, None)
