@@ -25,6 +25,41 @@ class SseEvent:
     data: str
 
 
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""A line longer than this (no line break in 64 MiB) is a broken or hostile server."""
+
+
+class SseLineTooLong(Exception):  # noqa: N818 - named for what happened
+    """The server sent more than :data:`MAX_LINE_BYTES` without a line break."""
+
+
+async def iter_sse_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
+    """Split a byte stream into lines on CR, LF or CRLF only, as the SSE spec says.
+
+    httpx's ``aiter_lines`` follows ``str.splitlines`` and also breaks on U+2028, U+2029 and
+    U+0085, which are legal unescaped inside a JSON string: a valid stream would be cut apart.
+    Splitting the bytes on ASCII CR/LF never cuts a multi-byte UTF-8 character.
+    """
+    pending = b""
+    skip_lf = False  # the last chunk ended with CR: an LF opening the next one belongs to it
+    async for chunk in chunks:
+        if skip_lf and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        if not chunk:
+            continue
+        data = pending + chunk if pending else chunk
+        skip_lf = data.endswith(b"\r")
+        if b"\r" in data:
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        *lines, pending = data.split(b"\n")
+        for line in lines:
+            yield line.decode("utf-8", "replace")
+        if len(pending) > MAX_LINE_BYTES:
+            raise SseLineTooLong(f"no line break in {len(pending)} bytes")
+    if pending:
+        yield pending.decode("utf-8", "replace")
+
+
 async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
     """Parse SSE lines (``event:``/``data:`` fields, blank line dispatches, ``:`` comments)."""
     event = ""

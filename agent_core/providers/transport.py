@@ -17,7 +17,7 @@ from agent_core.providers._httpx import httpx
 from agent_core.providers.errors import Aborted, ProviderError, http_error, one_line, redact
 from agent_core.providers.models import ResolvedModel, compute_cost
 from agent_core.providers.retry import RetryConfig, parse_retry_after, with_retries
-from agent_core.providers.sse import iter_sse, pump
+from agent_core.providers.sse import SseLineTooLong, iter_sse, iter_sse_lines, pump
 from agent_core.stream import AssistantMessageBuilder, StreamOptions
 
 
@@ -154,7 +154,7 @@ async def sse_json_source(
     async def source(put: Callable[[Any], None]) -> None:
         response = await open_response()
         try:
-            async for sse in iter_sse(response.aiter_lines()):
+            async for sse in iter_sse(iter_sse_lines(response.aiter_bytes())):
                 if sse.data.strip() == "[DONE]":
                     put((sse.event, "[DONE]"))
                     continue
@@ -167,6 +167,8 @@ async def sse_json_source(
                     ) from None
         except httpx.TransportError as exc:
             raise describe_network_error(model, exc, config.timeout_s) from None
+        except SseLineTooLong as exc:
+            raise ProviderError(f"Malformed SSE stream from {model.provider}: {exc}") from None
         finally:
             await response.aclose()
 

@@ -112,7 +112,7 @@ class _Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ writing
 
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload).encode()
+        data = json.dumps(payload, ensure_ascii=False).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

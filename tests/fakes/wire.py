@@ -15,7 +15,8 @@ def _pieces(text: str, size: int) -> list[str]:
 
 
 def _sse(data: Any, event: str | None = None) -> bytes:
-    body = data if isinstance(data, str) else json.dumps(data)
+    # Raw UTF-8, as real servers send it: U+2028 and friends arrive unescaped.
+    body = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
     head = f"event: {event}\n" if event else ""
     return f"{head}data: {body}\n\n".encode()
 

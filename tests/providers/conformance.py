@@ -161,6 +161,18 @@ async def case_split_tool_args(h: Harness) -> None:
     )
 
 
+async def case_unicode_line_separators_are_not_sse_line_breaks(h: Harness) -> None:
+    # U+2028/U+2029/U+0085 are legal unescaped inside JSON strings; the fake sends raw UTF-8.
+    text = "line one\u2028line two\u2029para\u0085next \u00e9\U0001f600"
+    args = {"command": "printf 'a\u2028b\u0085c'"}
+    calls = [ToolCallSpec("bash", args, id="call_u")]
+    async with h.serve(Turn(text=text, tool_calls=calls, chunk_size=4)):
+        run = await h.run()
+    assert run.final.stop_reason == "toolUse", run.final.error_message
+    assert run.final.text == text
+    assert [c.arguments for c in run.final.tool_calls] == [args]
+
+
 async def case_invalid_tool_json_kept(h: Harness) -> None:
     async with h.serve(Turn(tool_calls=[ToolCallSpec("bash", '{"command": "ls', id="call_x")])):
         run = await h.run()
