@@ -71,6 +71,8 @@ class Agent:
         thinking: reasoning level (``off``, ``low``, ``medium``, ``high``).
         tool_execution: ``parallel`` (default) or ``sequential``.
         steering_mode / follow_up_mode: deliver queued messages ``one-at-a-time`` or ``all``.
+        get_steering_messages / get_follow_up_messages: drain an outside queue instead of the
+            agent's own (a shell that owns its queue with ids, editing and reordering).
     """
 
     def __init__(
@@ -89,6 +91,8 @@ class Agent:
         before_tool_call: BeforeToolCall | None = None,
         after_tool_call: AfterToolCall | None = None,
         transform_context: Any = None,
+        get_steering_messages: Callable[[], list[Message]] | None = None,
+        get_follow_up_messages: Callable[[], list[Message]] | None = None,
     ) -> None:
         self.stream_fn = stream_fn
         self.model = model
@@ -105,6 +109,8 @@ class Agent:
         self.on_retry: Any = None
         self.on_retry_end: Any = None
         self.stream_extra: dict[str, Any] = {}
+        self._external_steering = get_steering_messages
+        self._external_follow_ups = get_follow_up_messages
         self.state = AgentState(messages=list(messages or []))
         self._listeners: list[Listener] = []
         self._signal: AbortSignal | None = None
@@ -179,9 +185,13 @@ class Agent:
         return [queue.pop(0)]
 
     def _drain_steering(self) -> list[Message]:
+        if self._external_steering is not None:
+            return list(self._external_steering())
         return self._dequeue(self.state.steering_queue, self.steering_mode)
 
     def _drain_follow_ups(self) -> list[Message]:
+        if self._external_follow_ups is not None:
+            return list(self._external_follow_ups())
         return self._dequeue(self.state.follow_up_queue, self.follow_up_mode)
 
     # ------------------------------------------------------------------ runs
@@ -300,7 +310,11 @@ class Agent:
         except Exception as exc:  # a bug, not a model failure: report it, stay usable
             log.exception("agent loop failed")
             self.state.error = f"{type(exc).__name__}: {exc}"
-            self._emit(AgentEnd(messages=list(self.state.messages[first_new:])))
+            self._emit(
+                AgentEnd(
+                    messages=list(self.state.messages[first_new:]), error_message=self.state.error
+                )
+            )
         finally:
             self.state.is_streaming = False
             self.state.stream_message = None

@@ -113,10 +113,15 @@ class AgentStart(WireModel):
 
 
 class AgentEnd(WireModel):
-    """A run ended; ``messages`` are all messages added during it, in order."""
+    """A run ended; ``messages`` are all messages added during it, in order.
+
+    ``error_message`` is set when the loop itself failed (a bug, not a model error: those end
+    the assistant message with ``stop_reason`` ``error``), so front ends learn it from the event.
+    """
 
     type: Literal["agent_end"] = "agent_end"
     messages: list[Message] = Field(default_factory=list)
+    error_message: str | None = None
 
 
 class TurnStart(WireModel):

@@ -129,4 +129,5 @@ async def test_loop_bug_ends_with_the_runs_messages() -> None:
     assert [(m.role, m.text) for m in end.messages] == [("user", "two"), ("assistant", "second")]
     assert rec.types()[0] == "agent_start" and rec.types()[-1] == "agent_end"
     assert agent.state.error == "RuntimeError: queue exploded"
+    assert end.error_message == "RuntimeError: queue exploded"  # front ends read it from the event
     assert agent.state.is_streaming is False

@@ -331,3 +331,23 @@ async def test_continue_with_queued_steering_all_mode() -> None:
     await agent.continue_()
     assert stream.calls == 2
     assert stream.user_texts(1) == ["p", "s1", "s2"]
+
+
+async def test_an_outside_queue_is_drained_instead_of_the_agents_own() -> None:
+    """A shell that owns its queue hands the agent drain functions; the loop asks them."""
+    from agent_core import user_message
+
+    outside = [user_message("from outside")]
+    stream = ScriptedStream(reply(text("first")), reply(text("second")))
+    agent = Agent(
+        stream,
+        get_steering_messages=lambda: [outside.pop(0)] if outside else [],
+        get_follow_up_messages=lambda: [],
+    )
+    await asyncio.wait_for(agent.prompt("hi"), 5)
+    assert [(m.role, m.text) for m in agent.state.messages] == [
+        ("user", "hi"),
+        ("user", "from outside"),
+        ("assistant", "first"),
+    ]
+    assert stream.calls == 1
