@@ -40,6 +40,8 @@ pytestmark = [
     pytest.mark.skipif(
         not PI.exists(), reason="the pi console script is not installed in this venv"
     ),
+    # Five waits of up to 15 s each plus start-up: more than the default 60 s under load.
+    pytest.mark.timeout(180),
 ]
 
 

@@ -21,7 +21,11 @@ import pytest
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import ToolCallSpec, Turn
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    # Its waits add up to 90 s in the worst case (a loaded 2-core machine), over the default 60.
+    pytest.mark.timeout(180),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 PI = Path(sys.executable).parent / "pi"
