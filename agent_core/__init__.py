@@ -76,6 +76,7 @@ from agent_core.tool import (
     validate_arguments,
 )
 from agent_core.tool_execution import SKIPPED_FOR_STEERING
+from agent_core.validation import one_line_validation_error
 
 __all__ = [
     "AbortSignal",
@@ -133,6 +134,7 @@ __all__ = [
     "event_from_wire",
     "message_from_wire",
     "now_ms",
+    "one_line_validation_error",
     "parse_tool_arguments",
     "run_agent_loop",
     "run_agent_loop_continue",

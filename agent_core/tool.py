@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 from agent_core.abort import AbortSignal
 from agent_core.messages import AssistantMessage, Message, ToolCall, ToolResult
 from agent_core.stream import ToolSpec
+from agent_core.validation import one_line_validation_error
 
 OnToolUpdate = Callable[[ToolResult], None]
 
@@ -49,15 +50,6 @@ def tool_spec(tool: Tool) -> ToolSpec:
     return ToolSpec(name=tool.name, description=tool.description, parameters=schema)
 
 
-def format_validation_error(tool_name: str, error: ValidationError) -> str:
-    """One readable message naming every invalid argument."""
-    problems = []
-    for item in error.errors(include_url=False):
-        where = ".".join(str(part) for part in item.get("loc", ())) or "arguments"
-        problems.append(f"{where}: {item.get('msg', 'invalid')}")
-    return f"Invalid arguments for tool {tool_name}: " + "; ".join(problems)
-
-
 def validate_arguments(tool: Tool, call: ToolCall) -> tuple[Any, str | None]:
     """Validate a call's arguments. Returns (parsed args, None) or (None, error message)."""
     if call.raw_arguments is not None:
@@ -73,7 +65,9 @@ def validate_arguments(tool: Tool, call: ToolCall) -> tuple[Any, str | None]:
     try:
         return tool.parameters.model_validate(call.arguments), None
     except ValidationError as error:
-        return None, format_validation_error(call.name, error)
+        return None, one_line_validation_error(
+            error, f"Invalid arguments for tool {call.name}: ", root="arguments"
+        )
     except Exception as exc:  # noqa: BLE001 - a custom validator raising e.g. TypeError/KeyError
         return None, f"Invalid arguments for tool {call.name}: {type(exc).__name__}: {exc}"
 
