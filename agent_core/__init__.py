@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from agent_core.abort import AbortSignal
 from agent_core.agent import Agent, AgentBusyError, AgentState, QueueMode
+from agent_core.context import AgentContext, AgentLoopConfig, Emit
 from agent_core.events import (
     AgentEnd,
     AgentEvent,
@@ -32,13 +33,7 @@ from agent_core.events import (
     event_from_wire,
     stream_event_from_wire,
 )
-from agent_core.loop import (
-    AgentContext,
-    AgentLoopConfig,
-    run_agent_loop,
-    run_agent_loop_continue,
-    run_loop,
-)
+from agent_core.loop import run_agent_loop, run_agent_loop_continue, run_loop
 from agent_core.messages import (
     AssistantMessage,
     Cost,
@@ -61,6 +56,7 @@ from agent_core.stream import (
     LlmContext,
     RetryNotice,
     StreamFn,
+    StreamItem,
     StreamOptions,
     ToolSpec,
     parse_tool_arguments,
@@ -95,6 +91,7 @@ __all__ = [
     "AssistantStreamEvent",
     "BeforeToolCallResult",
     "Cost",
+    "Emit",
     "ImageContent",
     "LlmContext",
     "Message",
@@ -105,6 +102,7 @@ __all__ = [
     "RetryNotice",
     "SKIPPED_FOR_STEERING",
     "StreamFn",
+    "StreamItem",
     "StreamOptions",
     "TextContent",
     "TextDelta",

@@ -9,20 +9,23 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_core.abort import AbortSignal
+from agent_core.context import (
+    AgentContext,
+    AgentLoopConfig,
+    MessageSource,
+    ToolExecutionMode,
+    TransformContext,
+)
 from agent_core.events import (
     AgentEnd,
+    AgentEvent,
     MessageEnd,
     MessageStart,
     MessageUpdate,
     ToolExecutionEnd,
     ToolExecutionStart,
 )
-from agent_core.loop import (
-    AgentContext,
-    AgentLoopConfig,
-    run_agent_loop,
-    run_agent_loop_continue,
-)
+from agent_core.loop import run_agent_loop, run_agent_loop_continue
 from agent_core.messages import (
     AssistantMessage,
     ImageContent,
@@ -30,13 +33,14 @@ from agent_core.messages import (
     UserMessage,
     user_message,
 )
-from agent_core.stream import StreamFn
+from agent_core.stream import OnRetry, OnRetryEnd, StreamFn
 from agent_core.tool import AfterToolCall, BeforeToolCall, Tool
 
 log = logging.getLogger("agent_core")
 
 QueueMode = Literal["one-at-a-time", "all"]
-Listener = Callable[[Any], None]
+Listener = Callable[[AgentEvent], None]
+"""Receives every event in order; an exception it raises is logged, never propagated."""
 
 
 class AgentBusyError(RuntimeError):
@@ -85,14 +89,14 @@ class Agent:
         messages: list[Message] | None = None,
         thinking: str = "off",
         max_tokens: int | None = None,
-        tool_execution: Literal["sequential", "parallel"] = "parallel",
+        tool_execution: ToolExecutionMode = "parallel",
         steering_mode: QueueMode = "one-at-a-time",
         follow_up_mode: QueueMode = "one-at-a-time",
         before_tool_call: BeforeToolCall | None = None,
         after_tool_call: AfterToolCall | None = None,
-        transform_context: Any = None,
-        get_steering_messages: Callable[[], list[Message]] | None = None,
-        get_follow_up_messages: Callable[[], list[Message]] | None = None,
+        transform_context: TransformContext | None = None,
+        get_steering_messages: MessageSource | None = None,
+        get_follow_up_messages: MessageSource | None = None,
     ) -> None:
         self.stream_fn = stream_fn
         self.model = model
@@ -106,9 +110,8 @@ class Agent:
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
         self.transform_context = transform_context
-        self.on_retry: Any = None
-        self.on_retry_end: Any = None
-        self.stream_extra: dict[str, Any] = {}
+        self.on_retry: OnRetry | None = None
+        self.on_retry_end: OnRetryEnd | None = None
         self._external_steering = get_steering_messages
         self._external_follow_ups = get_follow_up_messages
         self.state = AgentState(messages=list(messages or []))
@@ -129,7 +132,7 @@ class Agent:
 
         return unsubscribe
 
-    def _emit(self, event: Any) -> None:
+    def _emit(self, event: AgentEvent) -> None:
         state = self.state
         if isinstance(event, MessageStart | MessageUpdate) and isinstance(
             event.message, AssistantMessage
@@ -149,7 +152,7 @@ class Agent:
             try:
                 listener(event)
             except Exception:  # a broken listener must never kill the loop
-                log.exception("agent event listener failed on %s", getattr(event, "type", event))
+                log.exception("agent event listener failed on %s", event.type)
 
     # ------------------------------------------------------------------ queues
 
@@ -285,10 +288,11 @@ class Agent:
             transform_context=self.transform_context,
             on_retry=self.on_retry,
             on_retry_end=self.on_retry_end,
-            stream_extra=self.stream_extra,
         )
 
-    async def _run(self, start: Callable[[AbortSignal], Coroutine[Any, Any, Any]]) -> None:
+    async def _run(
+        self, start: Callable[[AbortSignal], Coroutine[Any, Any, list[Message]]]
+    ) -> None:
         signal = AbortSignal()
         self._signal = signal
         self.state.is_streaming = True

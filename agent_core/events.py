@@ -207,11 +207,11 @@ AgentEvent = Annotated[
     Field(discriminator="type"),
 ]
 
-_event_adapter: TypeAdapter[Any] | None = None
-_stream_adapter: TypeAdapter[Any] | None = None
+_event_adapter: TypeAdapter[AgentEvent] | None = None
+_stream_adapter: TypeAdapter[AssistantStreamEvent] | None = None
 
 
-def event_from_wire(data: dict[str, Any]) -> Any:
+def event_from_wire(data: dict[str, Any]) -> AgentEvent:
     """Parse an :data:`AgentEvent` from its wire dict."""
     global _event_adapter
     if _event_adapter is None:
@@ -219,7 +219,7 @@ def event_from_wire(data: dict[str, Any]) -> Any:
     return _event_adapter.validate_python(data)
 
 
-def stream_event_from_wire(data: dict[str, Any]) -> Any:
+def stream_event_from_wire(data: dict[str, Any]) -> AssistantStreamEvent:
     """Parse an :data:`AssistantStreamEvent` from its wire dict."""
     global _stream_adapter
     if _stream_adapter is None:

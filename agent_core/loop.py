@@ -6,12 +6,8 @@ Pure asyncio. The model is reached only through ``config.stream_fn``; tools only
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
-
 from agent_core.abort import Aborted, AbortSignal, run_abortable
+from agent_core.context import AgentContext, AgentLoopConfig, Emit, MessageSource
 from agent_core.events import (
     AgentEnd,
     AgentStart,
@@ -22,56 +18,24 @@ from agent_core.events import (
     TurnStart,
 )
 from agent_core.messages import AssistantMessage, Message
-from agent_core.stream import (
-    AssistantMessageBuilder,
-    LlmContext,
-    RetryNotice,
-    StreamFn,
-    StreamOptions,
-)
-from agent_core.tool import AfterToolCall, BeforeToolCall, Tool, tool_spec
+from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions
+from agent_core.tool import tool_spec
 from agent_core.tool_execution import execute_tool_calls
 
-Emit = Callable[[Any], None]
-"""Receives every event, synchronously, in order. Must not raise (the Agent guards listeners)."""
+# Defined in agent_core.context (a leaf, so tool_execution needs no import of this module);
+# re-exported here because this is where callers have always found them.
+__all__ = [
+    "AgentContext",
+    "AgentLoopConfig",
+    "Emit",
+    "run_agent_loop",
+    "run_agent_loop_continue",
+    "run_loop",
+    "stream_assistant_response",
+]
 
 
-@dataclass
-class AgentContext:
-    """What the loop works on: system prompt, the message list (mutated in place), tools."""
-
-    system_prompt: str = ""
-    messages: list[Message] = field(default_factory=list)
-    tools: list[Tool] = field(default_factory=list)
-
-
-@dataclass
-class AgentLoopConfig:
-    """How to reach the model and how to run tools.
-
-    ``get_steering_messages`` / ``get_follow_up_messages`` drain the two queues (return ``[]``
-    when empty). ``transform_context`` may rewrite the messages sent to the model (not the
-    stored history), e.g. to compact.
-    """
-
-    stream_fn: StreamFn
-    model: str = ""
-    thinking: str = "off"
-    max_tokens: int | None = None
-    tool_execution: Literal["sequential", "parallel"] = "parallel"
-    get_steering_messages: Callable[[], list[Message]] | None = None
-    get_follow_up_messages: Callable[[], list[Message]] | None = None
-    before_tool_call: BeforeToolCall | None = None
-    after_tool_call: AfterToolCall | None = None
-    transform_context: Callable[[list[Message], AbortSignal], Awaitable[list[Message]]] | None = (
-        None
-    )
-    on_retry: Callable[[RetryNotice], None] | None = None
-    on_retry_end: Callable[[bool, int, str | None], None] | None = None
-    stream_extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _drain(getter: Callable[[], list[Message]] | None) -> list[Message]:
+def _drain(getter: MessageSource | None) -> list[Message]:
     return list(getter()) if getter is not None else []
 
 
@@ -206,7 +170,6 @@ async def stream_assistant_response(
             max_tokens=config.max_tokens,
             on_retry=config.on_retry,
             on_retry_end=config.on_retry_end,
-            extra=dict(config.stream_extra),
         )
 
         async def consume() -> AssistantMessage | None:
@@ -221,13 +184,18 @@ async def stream_assistant_response(
                 tools=[tool_spec(tool) for tool in context.tools],
             )
             stream = config.stream_fn(llm_context, options)
-            closer = stream if hasattr(stream, "aclose") else None
-            async with contextlib.aclosing(closer) if closer else contextlib.nullcontext():
+            try:
                 async for item in stream:
                     if isinstance(item, AssistantMessage):
                         return item
                     builder.apply(item)
                     emit(MessageUpdate(message=builder.message, assistant_message_event=item))
+            finally:
+                # An async generator left early (final message, abort) runs its cleanup now,
+                # not whenever it is garbage-collected. A plain AsyncIterator has no aclose.
+                aclose = getattr(stream, "aclose", None)
+                if aclose is not None:
+                    await aclose()
             return None
 
         try:

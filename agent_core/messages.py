@@ -196,7 +196,7 @@ class ToolResult(WireModel):
 
 # ---------------------------------------------------------------------------- wire helpers
 
-_message_adapter: TypeAdapter[Any] | None = None
+_message_adapter: TypeAdapter[Message] | None = None
 
 
 def to_wire(model: BaseModel) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from agent_core.events import (
     ToolCallStart,
 )
 from agent_core.messages import (
+    AssistantContent,
     AssistantMessage,
     Message,
     StopReason,
@@ -65,6 +66,13 @@ class RetryNotice:
     error_message: str
 
 
+OnRetry = Callable[[RetryNotice], None]
+"""Called before each wait for a retry. Must not raise."""
+
+OnRetryEnd = Callable[[bool, int, "str | None"], None]
+"""Called once a retried call ends: (succeeded, attempts made, final error or None)."""
+
+
 @dataclass
 class StreamOptions:
     """Per-call options. ``on_retry`` lets the shell surface automatic retries as events."""
@@ -74,18 +82,20 @@ class StreamOptions:
     thinking: str = "off"
     max_tokens: int | None = None
     temperature: float | None = None
-    on_retry: Callable[[RetryNotice], None] | None = None
-    on_retry_end: Callable[[bool, int, str | None], None] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    on_retry: OnRetry | None = None
+    on_retry_end: OnRetryEnd | None = None
 
 
 StreamItem = AssistantStreamEvent | AssistantMessage
+"""What a stream yields: events, then exactly one final :class:`AssistantMessage`."""
 
 
 class StreamFn(Protocol):
     """Reach a model: yields assistant-stream events, then the final assistant message."""
 
-    def __call__(self, context: LlmContext, options: StreamOptions) -> AsyncIterator[Any]: ...
+    def __call__(
+        self, context: LlmContext, options: StreamOptions
+    ) -> AsyncIterator[StreamItem]: ...
 
 
 def parse_tool_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
@@ -113,7 +123,7 @@ class AssistantMessageBuilder:
         self.message = AssistantMessage(api=api, provider=provider, model=model)
         self._raw_args: dict[int, str] = {}
 
-    def apply(self, event: Any) -> None:
+    def apply(self, event: AssistantStreamEvent) -> None:
         """Fold one stream event into the message."""
         content = self.message.content
         if isinstance(event, TextStart):
@@ -177,7 +187,7 @@ class AssistantMessageBuilder:
         self._ensure(content_index, TextContent(text=""))
         return content_index
 
-    def _ensure(self, content_index: int, default: Any) -> Any:
+    def _ensure(self, content_index: int, default: AssistantContent) -> AssistantContent:
         content = self.message.content
         while len(content) <= content_index:
             content.append(default.model_copy())

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_core.abort import Aborted, AbortSignal, run_abortable
+from agent_core.context import AgentContext, AgentLoopConfig, Emit
 from agent_core.events import (
     MessageEnd,
     MessageStart,
@@ -25,9 +26,6 @@ from agent_core.tool import (
     ToolError,
     validate_arguments,
 )
-
-if TYPE_CHECKING:
-    from agent_core.loop import AgentContext, AgentLoopConfig, Emit
 
 SKIPPED_FOR_STEERING = "Skipped due to queued user message."
 SKIPPED_FOR_ABORT = "Skipped: the run was aborted."

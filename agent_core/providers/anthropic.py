@@ -184,7 +184,7 @@ def build_request(
     model: ResolvedModel, context: LlmContext, options: StreamOptions
 ) -> dict[str, Any]:
     """The Messages API request body (streaming, cache breakpoints, thinking budget)."""
-    system, messages = anthropic_messages(context, cache=options.extra.get("prompt_cache", True))
+    system, messages = anthropic_messages(context)
     max_tokens = options.max_tokens or min(model.max_output_tokens, DEFAULT_MAX_TOKENS_CAP)
     body: dict[str, Any] = {"model": model.name, "messages": messages, "stream": True}
     if system:
@@ -202,7 +202,6 @@ def build_request(
     elif options.temperature is not None:
         body["temperature"] = options.temperature  # not allowed together with thinking
     body["max_tokens"] = max_tokens
-    body.update(options.extra.get("anthropic_body", {}))
     return body
 
 

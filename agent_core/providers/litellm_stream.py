@@ -101,7 +101,6 @@ def _request(
         kwargs["temperature"] = options.temperature
     if options.thinking not in ("off", "", None) and model.supports_reasoning:
         kwargs["reasoning_effort"] = {"xhigh": "high"}.get(options.thinking, options.thinking)
-    kwargs.update(options.extra.get("litellm_kwargs", {}))
     return kwargs
 
 

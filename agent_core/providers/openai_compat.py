@@ -228,7 +228,6 @@ def build_request(
             body["reasoning"] = {"effort": effort}
         else:
             body["reasoning_effort"] = effort
-    body.update(options.extra.get("openai_body", {}))
     return body
 
 

@@ -1,0 +1,61 @@
+"""What one run of the loop works on and how it is configured.
+
+A leaf module: both :mod:`agent_core.loop` and :mod:`agent_core.tool_execution` import it, so
+neither has to import the other (pi-mono keeps these types in ``types.ts`` for the same reason).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agent_core.abort import AbortSignal
+from agent_core.events import AgentEvent
+from agent_core.messages import Message
+from agent_core.stream import OnRetry, OnRetryEnd, StreamFn
+from agent_core.tool import AfterToolCall, BeforeToolCall, Tool
+
+Emit = Callable[[AgentEvent], None]
+"""Receives every event, synchronously, in order. Must not raise (the Agent guards listeners)."""
+
+TransformContext = Callable[[list[Message], AbortSignal], Awaitable[list[Message]]]
+"""Rewrites the messages sent to the model for one call (a copy: the history is untouched).
+A raise ends the turn with an error message."""
+
+MessageSource = Callable[[], list[Message]]
+"""Drains a queue: returns the messages to deliver now, ``[]`` when there are none."""
+
+ToolExecutionMode = Literal["sequential", "parallel"]
+
+
+@dataclass
+class AgentContext:
+    """What the loop works on: system prompt, the message list (mutated in place), tools."""
+
+    system_prompt: str = ""
+    messages: list[Message] = field(default_factory=list)
+    tools: list[Tool] = field(default_factory=list)
+
+
+@dataclass
+class AgentLoopConfig:
+    """How to reach the model and how to run tools.
+
+    ``get_steering_messages`` / ``get_follow_up_messages`` drain the two queues (return ``[]``
+    when empty). ``transform_context`` may rewrite the messages sent to the model (not the
+    stored history), e.g. to compact.
+    """
+
+    stream_fn: StreamFn
+    model: str = ""
+    thinking: str = "off"
+    max_tokens: int | None = None
+    tool_execution: ToolExecutionMode = "parallel"
+    get_steering_messages: MessageSource | None = None
+    get_follow_up_messages: MessageSource | None = None
+    before_tool_call: BeforeToolCall | None = None
+    after_tool_call: AfterToolCall | None = None
+    transform_context: TransformContext | None = None
+    on_retry: OnRetry | None = None
+    on_retry_end: OnRetryEnd | None = None
