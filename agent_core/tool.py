@@ -1,10 +1,10 @@
-"""The ``Tool`` protocol, argument validation and the tool-call hook contracts."""
+"""The ``Tool`` protocol, its defaults (:class:`ToolBase`), argument validation and hook contracts."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -15,24 +15,64 @@ from agent_core.validation import one_line_validation_error
 
 OnToolUpdate = Callable[[ToolResult], None]
 
+TITLE_LIMIT = 200
+"""Longest title (in characters) :func:`one_line` returns by default."""
+
 
 class ToolError(Exception):
     """Raise from ``execute`` to fail a call with a clean message (no traceback)."""
 
 
-@runtime_checkable
+@dataclass(frozen=True)
+class FileEffect:
+    """A file a call reads or writes, as given in its arguments (relative to cwd or absolute)."""
+
+    path: str
+    access: Literal["read", "write"]
+
+
 class Tool(Protocol):
-    """A tool the model can call.
+    """A tool the model can call, and how front ends and the shell present it.
 
     ``parameters`` is a pydantic model; its JSON schema (field descriptions included) is what the
     model sees, and arguments are validated against it before ``execute`` runs. ``execute``
     may raise :class:`ToolError` (or any exception) to produce an error result; it must honour
     ``cancel`` and report progress through ``on_update`` when it streams.
+
+    ``title`` and ``file_effects`` get the raw argument dict of a call, which may be partial
+    (still streaming) or wrong-typed (not validated yet): they never raise. Every member is
+    read-only, so a class attribute (``name = "read"``, ``parameters = ReadArgs``) satisfies
+    it; :class:`ToolBase` supplies defaults for the presentation members.
     """
 
-    name: str
-    description: str
-    parameters: type[BaseModel]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str:
+        """What the model reads about the tool."""
+        ...
+
+    @property
+    def parameters(self) -> type[BaseModel]: ...
+
+    @property
+    def summary(self) -> str:
+        """One line for the system prompt's tool list."""
+        ...
+
+    @property
+    def guideline(self) -> str | None:
+        """One system-prompt guideline line, or None."""
+        ...
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """One line naming the call: ``$ ls -la``, ``src/app.py:10-50``, ``*.py in src``."""
+        ...
+
+    def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
+        """The files the call reads or writes; ``[]`` when unknown (e.g. a shell command)."""
+        ...
 
     async def execute(
         self,
@@ -43,6 +83,60 @@ class Tool(Protocol):
     ) -> ToolResult: ...
 
 
+def one_line(text: str, limit: int = TITLE_LIMIT) -> str:
+    """The first non-blank line of ``text``, stripped, at most ``limit`` characters.
+
+    Ends with ``…`` when anything was left out (the rest of a long line, or further lines).
+    """
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if len(lines) == 1 and len(lines[0]) <= limit:
+        return lines[0]
+    return lines[0][: limit - 1] + "…"
+
+
+def _scalar_text(value: object) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str | int | float):
+        return str(value)
+    return None
+
+
+class ToolBase:
+    """Defaults for the presentation members of :class:`Tool`.
+
+    A subclass sets ``name``, ``description`` and ``parameters`` (class attributes or in
+    ``__init__``) and defines ``execute``; it overrides the rest when it can say more.
+    """
+
+    name: str
+    description: str
+    parameters: type[BaseModel]
+    guideline: str | None = None
+
+    @property
+    def summary(self) -> str:
+        """The first non-blank line of ``description`` (clipped only when over-long)."""
+        lines = [line for line in self.description.splitlines() if line.strip()]
+        return one_line(lines[0]) if lines else ""
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """The first scalar argument that fits on one line, else the first one clipped."""
+        if not isinstance(args, Mapping):
+            return ""
+        texts = [text for text in map(_scalar_text, args.values()) if text and text.strip()]
+        for text in texts:
+            if one_line(text) == text.strip():
+                return text.strip()
+        return one_line(texts[0]) if texts else ""
+
+    def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
+        """None known."""
+        return []
+
+
 def tool_spec(tool: Tool) -> ToolSpec:
     """The name, description and JSON schema the model sees for ``tool``."""
     schema = tool.parameters.model_json_schema()
@@ -50,7 +144,7 @@ def tool_spec(tool: Tool) -> ToolSpec:
     return ToolSpec(name=tool.name, description=tool.description, parameters=schema)
 
 
-def validate_arguments(tool: Tool, call: ToolCall) -> tuple[Any, str | None]:
+def validate_arguments(tool: Tool, call: ToolCall) -> tuple[BaseModel | None, str | None]:
     """Validate a call's arguments. Returns (parsed args, None) or (None, error message)."""
     if call.raw_arguments is not None:
         snippet = (
@@ -74,11 +168,11 @@ def validate_arguments(tool: Tool, call: ToolCall) -> tuple[Any, str | None]:
 
 @dataclass
 class ToolCallContext:
-    """What ``before_tool_call`` sees."""
+    """What ``before_tool_call`` sees (``args``: the validated instance of the tool's parameters)."""
 
     assistant_message: AssistantMessage
     tool_call: ToolCall
-    args: Any
+    args: BaseModel
     messages: list[Message]
 
 
@@ -96,11 +190,11 @@ _UNSET: Any = object()
 
 @dataclass
 class AfterToolCallContext:
-    """What ``after_tool_call`` sees."""
+    """What ``after_tool_call`` sees (``args``: the validated instance of the tool's parameters)."""
 
     assistant_message: AssistantMessage
     tool_call: ToolCall
-    args: Any
+    args: BaseModel
     result: ToolResult
     is_error: bool
     messages: list[Message]

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+
+from pydantic import BaseModel
 
 from agent_core.abort import Aborted, AbortSignal, run_abortable
 from agent_core.context import AgentContext, AgentLoopConfig, Emit
@@ -45,7 +46,7 @@ class BatchResult:
 class _Prepared:
     call: ToolCall
     tool: Tool | None = None
-    args: Any = None
+    args: BaseModel | None = None
     error: str | None = None
 
 
@@ -148,8 +149,8 @@ class _BatchRunner:
         if tool is None:
             return _Prepared(call, error=f"Tool {call.name} not found")
         args, error = validate_arguments(tool, call)
-        if error is not None:
-            return _Prepared(call, error=error)
+        if args is None:
+            return _Prepared(call, error=error or f"Invalid arguments for tool {call.name}")
         hook = self.config.before_tool_call
         if hook is not None:
             ctx = ToolCallContext(self.assistant_message, call, args, self.context.messages)
@@ -167,12 +168,12 @@ class _BatchRunner:
             if decision is not None and decision.arguments is not None:
                 rewritten = call.model_copy(update={"arguments": decision.arguments})
                 args, error = validate_arguments(tool, rewritten)
-                if error is not None:
-                    return _Prepared(call, error=error)
+                if args is None:
+                    return _Prepared(call, error=error or f"Invalid arguments for tool {call.name}")
         return _Prepared(call, tool=tool, args=args)
 
     async def _run_prepared(self, prepared: _Prepared) -> tuple[ToolResult, bool]:
-        if prepared.error is not None or prepared.tool is None:
+        if prepared.error is not None or prepared.tool is None or prepared.args is None:
             return ToolResult.of_text(prepared.error or "Tool not available"), True
         result, is_error = await self._execute(prepared.tool, prepared.call, prepared.args)
         hook = self.config.after_tool_call
@@ -196,7 +197,9 @@ class _BatchRunner:
         except Exception:  # contract: must not raise; keep the tool's own result
             return result, is_error
 
-    async def _execute(self, tool: Tool, call: ToolCall, args: Any) -> tuple[ToolResult, bool]:
+    async def _execute(
+        self, tool: Tool, call: ToolCall, args: BaseModel
+    ) -> tuple[ToolResult, bool]:
         def on_update(partial: ToolResult) -> None:
             self.emit(
                 ToolExecutionUpdate(

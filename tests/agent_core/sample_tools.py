@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 
 
@@ -18,7 +18,7 @@ class EchoArgs(BaseModel):
     times: int = Field(default=1, description="How many times")
 
 
-class EchoTool:
+class EchoTool(ToolBase):
     """Returns its text argument (``times`` times); records every call."""
 
     name = "echo"
@@ -57,7 +57,7 @@ class CommandArgs(BaseModel):
     command: str
 
 
-class StaticTool:
+class StaticTool(ToolBase):
     """Answers from a dict keyed by its single argument's value; records the arguments."""
 
     description = "Static answers."
@@ -83,7 +83,7 @@ class StaticTool:
         return ToolResult.of_text(self.answers[value])
 
 
-class SlowTool:
+class SlowTool(ToolBase):
     """Waits until cancelled (or ``release`` is set); records start and cancellation."""
 
     name = "slow"
@@ -112,7 +112,7 @@ class SlowTool:
         return ToolResult.of_text("released")
 
 
-class FailingTool:
+class FailingTool(ToolBase):
     """Raises ``ToolError`` (clean message) or a generic exception."""
 
     description = "Fail."
@@ -133,7 +133,7 @@ class FailingTool:
         raise self.exc
 
 
-class TerminateTool:
+class TerminateTool(ToolBase):
     """Returns a result asking the loop to stop after this batch."""
 
     name = "done"
@@ -151,7 +151,7 @@ class TerminateTool:
         return ToolResult.of_text("finished", terminate=True)
 
 
-class ProgressTool:
+class ProgressTool(ToolBase):
     """Reports accumulated partial results through ``on_update`` before returning."""
 
     name = "progress"
@@ -173,7 +173,7 @@ class ProgressTool:
         return ToolResult.of_text("abc")
 
 
-class RendezvousTool:
+class RendezvousTool(ToolBase):
     """Sets its own event, then waits for ``partner``'s event: finishes only if run concurrently."""
 
     parameters = EmptyArgs

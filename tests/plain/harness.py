@@ -16,7 +16,7 @@ from prompt_toolkit.output import DummyOutput
 from pydantic import BaseModel, Field
 from rich.console import Console
 
-from agent_core import AbortSignal, ToolResult
+from agent_core import AbortSignal, ToolBase, ToolResult
 from pi_cli.modes.plain_repl import PlainRepl
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from tests.agent_core.scripted_stream import ScriptedStream
@@ -38,7 +38,7 @@ class GateArgs(BaseModel):
     label: str = Field(default="", description="Anything")
 
 
-class GateTool:
+class GateTool(ToolBase):
     """A tool that blocks until ``release()``: keeps a run live while the test types."""
 
     name = "gate"

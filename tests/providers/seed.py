@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent_core import AbortSignal, Agent, ToolResult
+from agent_core import AbortSignal, Agent, ToolBase, ToolResult
 from agent_core.providers import RetryConfig, make_stream_fn, resolve_model
 from tests.fakes import SEED_FINAL_TEXT, FakeProviderServer, seed_script
 
@@ -24,7 +24,7 @@ class ReadArgs(BaseModel):
     path: str
 
 
-class StubBash:
+class StubBash(ToolBase):
     name = "bash"
     description = "Run a shell command"
     parameters = BashArgs
@@ -35,7 +35,7 @@ class StubBash:
         return ToolResult.of_text("package.json\nhello.mjs")
 
 
-class StubRead:
+class StubRead(ToolBase):
     name = "read"
     description = "Read a file"
     parameters = ReadArgs

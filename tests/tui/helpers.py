@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent_core import AbortSignal, StreamFn, ToolResult
+from agent_core import AbortSignal, StreamFn, ToolBase, ToolResult
 from agent_core.tool import OnToolUpdate
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from pi_cli.tui.app import PiApp, TuiOptions
@@ -83,7 +83,7 @@ class PathArgs(BaseModel):
     path: str
 
 
-class GateTool:
+class GateTool(ToolBase):
     """A bash-like tool that streams one line, then waits until ``release`` is set or aborted."""
 
     description = "Run a command (test double)."
@@ -118,7 +118,7 @@ class GateTool:
         return ToolResult.of_text(self.output + "\ndone")
 
 
-class StaticTool:
+class StaticTool(ToolBase):
     """Answers from a dict keyed by the single argument's value (deterministic seed tools)."""
 
     description = "Static answers (test double)."
