@@ -1,8 +1,10 @@
 """Built-in tools for the agent: read, write, edit, bash, grep, find, ls.
 
 Each tool is a factory over a working directory returning an object that satisfies
-``agent_core.Tool`` plus a one-line ``summary`` for the system prompt's tool list. This package
-imports only agent_core and the standard library (ripgrep is run as a subprocess).
+``agent_core.Tool``: besides its schema it declares its own presentation (``summary`` for the
+system prompt's tool list, a ``guideline`` line, a one-line ``title`` for a call) and the files a
+call reads or writes (``file_effects``). This package imports only agent_core, pydantic and the
+standard library (ripgrep is run as a subprocess).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from agent_core import Tool
 from tools.bash import BashTool, create_bash_tool
-from tools.edit import EditTool, create_edit_tool
+from tools.edit import EditDetails, EditTool, create_edit_tool
 from tools.find import FindTool, create_find_tool
 from tools.grep import GrepTool, create_grep_tool
 from tools.ls import LsTool, create_ls_tool
@@ -52,6 +54,7 @@ __all__ = [
     "DEFAULT_TOOL_NAMES",
     "TOOL_FACTORIES",
     "BashTool",
+    "EditDetails",
     "EditTool",
     "FindTool",
     "GrepTool",

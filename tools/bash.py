@@ -8,15 +8,17 @@ import re
 import shutil
 import signal
 import time
+from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, ToolError, ToolResult
-from agent_core.tool import OnToolUpdate
+from agent_core import AbortSignal, ToolBase, ToolError, ToolResult, one_line
+from agent_core.tool import TITLE_LIMIT, OnToolUpdate
 from tools._output import OutputBuffer
+from tools._present import str_arg
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size
 
 DEFAULT_TIMEOUT = 120.0
@@ -53,11 +55,17 @@ def clean_output(text: str) -> str:
     return _CONTROL.sub("", text.replace("\r\n", "\n"))
 
 
-class BashTool:
-    """Run a command with ``bash -c`` in the working directory."""
+class BashTool(ToolBase):
+    """Run a command with ``bash -c`` in the working directory.
+
+    Its file effects are unknown (``[]``, the default): a command may touch any file.
+    """
 
     name = "bash"
     summary = "Execute bash commands (ls, grep, git, tests, ...)"
+    guideline = (
+        "Use bash for running programs, tests, git and file operations such as ls, mkdir, mv."
+    )
     description = (
         "Execute a bash command in the current working directory. Returns stdout and stderr "
         f"merged. Output is truncated to the last {DEFAULT_MAX_LINES} lines or "
@@ -69,6 +77,11 @@ class BashTool:
 
     def __init__(self, cwd: str | Path) -> None:
         self.cwd = Path(cwd)
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """``$ <first line of the command>`` (``…`` marks more lines or a clipped line)."""
+        command = str_arg(args, "command")
+        return "$ " + one_line(command, TITLE_LIMIT - 2) if command else "$"
 
     async def execute(
         self,

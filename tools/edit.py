@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
-from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._match import find_match
 from tools._paths import atomic_write, display_path, resolve_path
+from tools._present import path_effect, str_arg, with_suffix
 
 _BOM = "\ufeff"
 
@@ -40,11 +43,38 @@ class EditArgs(BaseModel):
     )
 
 
-class EditTool:
+class EditDetails(BaseModel):
+    """What a successful edit reports to front ends.
+
+    On the wire (``ToolResult.details``, session files) it is the plain dict
+    ``{"diff", "first_changed_line", "path"}``; read it back with :meth:`from_details`.
+    """
+
+    diff: str
+    """Unified diff of the change (``a/<path>`` -> ``b/<path>``, 3 lines of context)."""
+    first_changed_line: int
+    """1-based line of the first change in the original file."""
+    path: str
+    """The file as shown to the model (relative to the working directory when inside it)."""
+
+    @classmethod
+    def from_details(cls, details: object) -> EditDetails | None:
+        """The details of an edit result, or None when ``details`` is not one (never raises)."""
+        try:
+            return cls.model_validate(details)
+        except ValidationError:
+            return None
+
+
+class EditTool(ToolBase):
     """Replace exact snippets of a file; each must match once and edits must not overlap."""
 
     name = "edit"
     summary = "Edit a file by replacing exact text snippets"
+    guideline = (
+        "Use edit for precise changes: old_text must match the file exactly (include enough "
+        "context to be unique)."
+    )
     description = (
         "Edit a file by replacing exact text. Each old_text must match exactly one place in the "
         "original file (whitespace must match; if no exact match exists, a match tolerant of "
@@ -55,6 +85,19 @@ class EditTool:
 
     def __init__(self, cwd: str | Path) -> None:
         self.cwd = Path(cwd)
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """``path``, plus `` (N edits)`` when the call makes several."""
+        path = str_arg(args, "path")
+        if path is None:
+            return ""
+        edits = args.get("edits")
+        count = len(edits) if isinstance(edits, list) else 0
+        return with_suffix(path, f" ({count} edits)" if count > 1 else "")
+
+    def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
+        """Writes ``path``."""
+        return path_effect(args, "write")
 
     async def execute(
         self,
@@ -122,9 +165,11 @@ class EditTool:
             raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}") from None
         count = len(args.edits)
         noun = "edit" if count == 1 else "edits"
+        details = EditDetails(diff=diff, first_changed_line=first_line, path=shown)
         return ToolResult.of_text(
             f"Successfully applied {count} {noun} to {shown}.",
-            details={"diff": diff, "first_changed_line": first_line},
+            # A plain dict on the wire: front ends read details["diff"] and sessions store JSON.
+            details=details.model_dump(),
         )
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, one_line
 from agent_core.tool import OnToolUpdate
 from tools._paths import search_target
+from tools._present import path_effect, search_title, str_arg
 from tools._rg import run_rg
 from tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
@@ -31,11 +34,12 @@ class FindArgs(BaseModel):
     )
 
 
-class FindTool:
+class FindTool(ToolBase):
     """Find files by glob; paths are relative to the working directory when inside it."""
 
     name = "find"
     summary = "Find files by glob pattern (respects .gitignore)"
+    guideline = "Use find to locate files by glob pattern instead of find in bash."
     description = (
         "Search for files by glob pattern. A pattern without '/' matches file names at any depth "
         "('*.py'); one with '/' matches paths relative to the search directory. Respects "
@@ -45,6 +49,15 @@ class FindTool:
 
     def __init__(self, cwd: str | Path) -> None:
         self.cwd = Path(cwd)
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """``pattern in path`` (path default ``.``)."""
+        pattern = str_arg(args, "pattern")
+        return search_title(one_line(pattern, 120) if pattern else "", args)
+
+    def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
+        """Reads ``path`` (the working directory when absent)."""
+        return path_effect(args, "read", default=".")
 
     async def execute(
         self,

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, one_line
 from agent_core.tool import OnToolUpdate
 from tools._paths import display_path, search_target
+from tools._present import path_effect, search_title, str_arg
 from tools._rg import run_rg
 from tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head, truncate_line
 
@@ -50,11 +52,12 @@ def _is_match(line: bytes) -> bool:
     return found is not None and found.group(2) == b":"
 
 
-class GrepTool:
+class GrepTool(ToolBase):
     """Search file contents; output lines look like ``path:line: text`` (``-`` for context)."""
 
     name = "grep"
     summary = "Search file contents for a pattern (ripgrep, respects .gitignore)"
+    guideline = "Use grep to search file contents (respects .gitignore) instead of grep/rg in bash."
     description = (
         "Search file contents for a regex or literal pattern with ripgrep. Respects .gitignore. "
         "Returns matching lines as 'path:line: text' (context lines as 'path-line- text'). "
@@ -65,6 +68,16 @@ class GrepTool:
 
     def __init__(self, cwd: str | Path) -> None:
         self.cwd = Path(cwd)
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """``/pattern/ in path`` (``/pattern/i`` when case-insensitive), `` (glob)`` if given."""
+        pattern = str_arg(args, "pattern")
+        flags = "i" if isinstance(args, Mapping) and args.get("ignore_case") is True else ""
+        return search_title(f"/{one_line(pattern, 120)}/{flags}" if pattern else "", args)
+
+    def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
+        """Reads ``path`` (the working directory when absent)."""
+        return path_effect(args, "read", default=".")
 
     async def execute(
         self,

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, one_line
 from agent_core.tool import OnToolUpdate
 from tools._paths import search_target
+from tools._present import path_effect, str_arg
 
 DEFAULT_LIMIT = 500
 
@@ -28,11 +31,12 @@ class LsArgs(BaseModel):
     )
 
 
-class LsTool:
+class LsTool(ToolBase):
     """List a directory: sorted case-insensitively, ``/`` after directories, dotfiles included."""
 
     name = "ls"
     summary = "List directory contents"
+    guideline = "Use ls to list a directory."
     description = (
         "List the entries of a directory, sorted alphabetically, with '/' after directories. "
         f"Includes dotfiles. Returns at most {DEFAULT_LIMIT} entries by default."
@@ -41,6 +45,14 @@ class LsTool:
 
     def __init__(self, cwd: str | Path) -> None:
         self.cwd = Path(cwd)
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """The directory, ``.`` for the working directory."""
+        return one_line(str_arg(args, "path") or ".")
+
+    def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
+        """Reads ``path`` (the working directory when absent)."""
+        return path_effect(args, "read", default=".")
 
     async def execute(
         self,

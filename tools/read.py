@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, ImageContent, TextContent, ToolError, ToolResult
+from agent_core import (
+    AbortSignal,
+    FileEffect,
+    ImageContent,
+    TextContent,
+    ToolBase,
+    ToolError,
+    ToolResult,
+)
 from agent_core.tool import OnToolUpdate
 from tools._paths import display_path, resolve_path
+from tools._present import int_arg, path_effect, str_arg, with_suffix
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
@@ -43,11 +53,15 @@ def sniff_image(head: bytes) -> str | None:
     return None
 
 
-class ReadTool:
+class ReadTool(ToolBase):
     """Read a text file (truncated, pageable with offset/limit) or an image."""
 
     name = "read"
     summary = "Read file contents (text or images), paged with offset/limit"
+    guideline = (
+        "Use read to look at files before you change or explain them; prefer it over cat/sed "
+        "in bash."
+    )
     description = (
         "Read the contents of a file. Supports text files and images (png, jpg, gif, webp); "
         f"images are returned as attachments. Text output is truncated to {DEFAULT_MAX_LINES} "
@@ -58,6 +72,22 @@ class ReadTool:
 
     def __init__(self, cwd: str | Path) -> None:
         self.cwd = Path(cwd)
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """``path``, or ``path:offset-end`` for a window (``path:offset`` to the end)."""
+        path = str_arg(args, "path")
+        if path is None:
+            return ""
+        offset, limit = int_arg(args, "offset"), int_arg(args, "limit")
+        if offset is None and limit is None:
+            return with_suffix(path, "")
+        start = offset or 1
+        span = f"{start}-{start + limit - 1}" if limit else str(start)
+        return with_suffix(path, f":{span}")
+
+    def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
+        """Reads ``path``."""
+        return path_effect(args, "read")
 
     async def execute(
         self,

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._paths import atomic_write, display_path, resolve_path
+from tools._present import path_effect, str_arg, with_suffix
 
 
 class WriteArgs(BaseModel):
@@ -21,11 +24,12 @@ class WriteArgs(BaseModel):
     content: str = Field(description="The complete content to write to the file")
 
 
-class WriteTool:
+class WriteTool(ToolBase):
     """Write a whole file, creating parent directories; atomic (temp file + rename)."""
 
     name = "write"
     summary = "Create or overwrite a file (parent directories created)"
+    guideline = "Use write only for new files or complete rewrites."
     description = (
         "Write content to a file. Creates the file if it does not exist and overwrites it if it "
         "does; parent directories are created automatically. Prefer edit for changing part of an "
@@ -35,6 +39,21 @@ class WriteTool:
 
     def __init__(self, cwd: str | Path) -> None:
         self.cwd = Path(cwd)
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """``path (N lines)``; just ``path`` while the content has not arrived."""
+        path = str_arg(args, "path")
+        if path is None:
+            return ""
+        content = args.get("content")
+        if not isinstance(content, str):
+            return with_suffix(path, "")
+        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+        return with_suffix(path, f" ({lines} line{'' if lines == 1 else 's'})")
+
+    def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
+        """Writes ``path``."""
+        return path_effect(args, "write")
 
     async def execute(
         self,
