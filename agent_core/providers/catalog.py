@@ -8,9 +8,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
 _COST_MAP_FILES = (
     "model_prices_and_context_window_backup.json",
@@ -19,7 +20,13 @@ _COST_MAP_FILES = (
 _lock = threading.Lock()
 _cost_map: dict[str, dict[str, Any]] | None = None
 
-API_KINDS = ("openai-completions", "anthropic-messages")
+CustomApi = Literal["openai-completions", "anthropic-messages"]
+"""The wire protocols a models.json provider may speak."""
+API_KINDS: Final[tuple[CustomApi, ...]] = ("openai-completions", "anthropic-messages")
+
+
+DEFAULT_CONTEXT_WINDOW: Final = 128_000
+DEFAULT_MAX_OUTPUT: Final = 16_384
 
 
 class ModelConfigError(ValueError):
@@ -102,7 +109,7 @@ class CustomProvider:
 
     name: str
     base_url: str
-    api: str
+    api: CustomApi
     api_key: str | None = None
     api_key_env: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
@@ -179,4 +186,61 @@ def _parse_provider(path: Path, name: str, raw: Any) -> CustomProvider:
         api_key_env=raw.get("apiKeyEnv"),
         headers={str(k): str(v) for k, v in headers.items()},
         models=models,
+    )
+
+
+# ---------------------------------------------------------------------------- metadata
+
+
+@dataclass(frozen=True)
+class ModelMetadata:
+    """Window, prices and capabilities of a model; the defaults mean "not known"."""
+
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT
+    input_cost: float = 0.0
+    output_cost: float = 0.0
+    cache_read_cost: float = 0.0
+    cache_write_cost: float = 0.0
+    supports_reasoning: bool = False
+    known: bool = False
+
+
+def cost_map_metadata(entry: Mapping[str, Any] | None) -> ModelMetadata:
+    """Metadata from a litellm cost-map entry (prices per token become per million)."""
+    if not entry:
+        return ModelMetadata()
+
+    def per_million(key: str) -> float:
+        value = entry.get(key)
+        return float(value) * 1e6 if isinstance(value, int | float) else 0.0
+
+    window = entry.get("max_input_tokens") or entry.get("max_tokens")
+    out = entry.get("max_output_tokens") or entry.get("max_tokens")
+    return ModelMetadata(
+        context_window=window if isinstance(window, int) else DEFAULT_CONTEXT_WINDOW,
+        max_output_tokens=out if isinstance(out, int) else DEFAULT_MAX_OUTPUT,
+        input_cost=per_million("input_cost_per_token"),
+        output_cost=per_million("output_cost_per_token"),
+        cache_read_cost=per_million("cache_read_input_token_cost"),
+        cache_write_cost=per_million("cache_creation_input_token_cost"),
+        supports_reasoning=bool(entry.get("supports_reasoning", False)),
+        known=True,
+    )
+
+
+def custom_metadata(provider: CustomProvider, name: str) -> ModelMetadata:
+    """Metadata of model ``name`` as declared under ``provider`` in models.json."""
+    model = provider.models.get(name)
+    if model is None:
+        return ModelMetadata()
+    return ModelMetadata(
+        context_window=model.context_window or DEFAULT_CONTEXT_WINDOW,
+        max_output_tokens=model.max_tokens or DEFAULT_MAX_OUTPUT,
+        input_cost=model.cost.get("input", 0.0),
+        output_cost=model.cost.get("output", 0.0),
+        cache_read_cost=model.cost.get("cacheRead", 0.0),
+        cache_write_cost=model.cost.get("cacheWrite", 0.0),
+        supports_reasoning=model.reasoning,
+        known=True,
     )

@@ -6,25 +6,28 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.messages import Cost, Usage
 from agent_core.providers.catalog import (
-    CustomProvider,
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_MAX_OUTPUT,
     ModelConfigError,
+    ModelMetadata,
     cost_map,
+    cost_map_metadata,
+    custom_metadata,
     load_models_file,
     lookup_metadata,
     provider_of_bare_name,
 )
 
 Api = Literal["openai-completions", "anthropic-messages", "litellm"]
-TRANSPORTS = ("auto", "native", "litellm")
-DEFAULT_CONTEXT_WINDOW = 128_000
-DEFAULT_MAX_OUTPUT = 16_384
-DEFAULT_MAX_TOKENS_CAP = 32_000
+Transport = Literal["auto", "native", "litellm"]
+TRANSPORTS: Final[tuple[Transport, ...]] = ("auto", "native", "litellm")
+DEFAULT_MAX_TOKENS_CAP: Final = 32_000
 """Cap on ``max_tokens`` when the caller gives none and the API requires one (Anthropic)."""
 
 
@@ -37,10 +40,11 @@ class _Native:
     litellm_known: bool = True  # False: route through litellm as "openai/<name>" + api_base
 
 
-_OPENAI = "openai-completions"
-NATIVE: dict[str, _Native] = {
+_OPENAI: Final = "openai-completions"
+_ANTHROPIC: Final = "anthropic-messages"
+NATIVE: Final[dict[str, _Native]] = {
     "openai": _Native(_OPENAI, "https://api.openai.com/v1", ("OPENAI_API_KEY",), "OPENAI_BASE_URL"),
-    "anthropic": _Native("anthropic-messages", "https://api.anthropic.com", ("ANTHROPIC_API_KEY",)),
+    "anthropic": _Native(_ANTHROPIC, "https://api.anthropic.com", ("ANTHROPIC_API_KEY",)),
     "openrouter": _Native(_OPENAI, "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",)),
     "groq": _Native(_OPENAI, "https://api.groq.com/openai/v1", ("GROQ_API_KEY",)),
     "deepseek": _Native(_OPENAI, "https://api.deepseek.com/v1", ("DEEPSEEK_API_KEY",)),
@@ -57,7 +61,7 @@ NATIVE: dict[str, _Native] = {
 }
 
 # Env vars litellm reads for providers we do not speak natively (named in error messages).
-LITELLM_KEY_ENVS = {
+LITELLM_KEY_ENVS: Final[dict[str, str]] = {
     "gemini": "GEMINI_API_KEY",
     "mistral": "MISTRAL_API_KEY",
     "cohere": "COHERE_API_KEY",
@@ -69,7 +73,7 @@ LITELLM_KEY_ENVS = {
 }
 
 # Which model to pick when only a key is known (first match wins).
-DEFAULTS_BY_KEY = (
+DEFAULTS_BY_KEY: Final[tuple[tuple[str, str], ...]] = (
     ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
     ("OPENAI_API_KEY", "openai/gpt-5"),
     ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"),
@@ -117,9 +121,14 @@ class ResolvedModel(BaseModel):
 
 
 def pi_home(env: Mapping[str, str] | None = None) -> Path:
-    """``$PI_HOME`` or ``~/.pi``."""
+    """``$PI_HOME`` (``~`` expanded, as ``pi_cli.shell.paths.pi_home`` does) or ``~/.pi``.
+
+    Only the default for ``models_file``: the TUI's model picker still calls
+    :func:`list_models` without one.
+    """
     env = os.environ if env is None else env
-    return Path(env.get("PI_HOME") or Path.home() / ".pi")
+    value = env.get("PI_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".pi"
 
 
 def compute_cost(model: ResolvedModel, usage: Usage) -> Cost:
@@ -133,58 +142,51 @@ def compute_cost(model: ResolvedModel, usage: Usage) -> Cost:
     return Cost(**parts, total=sum(parts.values()))
 
 
-def _metadata_fields(entry: dict[str, object] | None) -> dict[str, object]:
-    if not entry:
-        return {}
-
-    def per_million(key: str) -> float:
-        value = entry.get(key)
-        return float(value) * 1e6 if isinstance(value, int | float) else 0.0
-
-    fields: dict[str, object] = {
-        "input_cost": per_million("input_cost_per_token"),
-        "output_cost": per_million("output_cost_per_token"),
-        "cache_read_cost": per_million("cache_read_input_token_cost"),
-        "cache_write_cost": per_million("cache_creation_input_token_cost"),
-        "supports_reasoning": bool(entry.get("supports_reasoning", False)),
-        "known": True,
-    }
-    window = entry.get("max_input_tokens") or entry.get("max_tokens")
-    if isinstance(window, int):
-        fields["context_window"] = window
-    out = entry.get("max_output_tokens") or entry.get("max_tokens")
-    if isinstance(out, int):
-        fields["max_output_tokens"] = out
-    return fields
-
-
-def _custom_fields(provider: CustomProvider, name: str) -> dict[str, object]:
-    model = provider.models.get(name)
-    if model is None:
-        return {}
-    fields: dict[str, object] = {
-        "input_cost": model.cost.get("input", 0.0),
-        "output_cost": model.cost.get("output", 0.0),
-        "cache_read_cost": model.cost.get("cacheRead", 0.0),
-        "cache_write_cost": model.cost.get("cacheWrite", 0.0),
-        "supports_reasoning": model.reasoning,
-        "known": True,
-    }
-    if model.context_window:
-        fields["context_window"] = model.context_window
-    if model.max_tokens:
-        fields["max_output_tokens"] = model.max_tokens
-    return fields
+def _model(
+    provider: str,
+    name: str,
+    api: Api,
+    meta: ModelMetadata,
+    *,
+    base_url: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    api_key: str | None = None,
+    api_key_env: str | None = None,
+    env_secret: str | None = None,
+    litellm_model: str = "",
+) -> ResolvedModel:
+    """The one place a :class:`ResolvedModel` is built, every field by name."""
+    return ResolvedModel(
+        id=f"{provider}/{name}",
+        provider=provider,
+        name=name,
+        api=api,
+        base_url=base_url,
+        api_key=api_key,
+        api_key_env=api_key_env,
+        env_secret=env_secret,
+        litellm_model=litellm_model,
+        headers=dict(headers or {}),
+        context_window=meta.context_window,
+        max_output_tokens=meta.max_output_tokens,
+        input_cost=meta.input_cost,
+        output_cost=meta.output_cost,
+        cache_read_cost=meta.cache_read_cost,
+        cache_write_cost=meta.cache_write_cost,
+        supports_reasoning=meta.supports_reasoning,
+        known=meta.known,
+    )
 
 
-def _transport(transport: str, env: Mapping[str, str]) -> str:
+def _transport(transport: str, env: Mapping[str, str]) -> Transport:
     chosen = transport if transport != "auto" else (env.get("PI_TRANSPORT") or "auto")
     chosen = chosen.strip().lower()
-    if chosen not in TRANSPORTS:
-        raise ModelConfigError(
-            f"Unknown transport {chosen!r}: use one of auto, native, litellm (PI_TRANSPORT)."
-        )
-    return chosen
+    for known in TRANSPORTS:  # a loop, not `in`: it narrows to the Literal
+        if chosen == known:
+            return known
+    raise ModelConfigError(
+        f"Unknown transport {chosen!r}: use one of auto, native, litellm (PI_TRANSPORT)."
+    )
 
 
 def resolve_model(
@@ -228,7 +230,6 @@ def resolve_model(
     customs = load_models_file(
         models_file if models_file is not None else pi_home(env) / "models.json"
     )
-    base: dict[str, object] = {"id": f"{provider}/{name}", "provider": provider, "name": name}
     key = api_key or None
     key_env = "--api-key" if key else None
     native = NATIVE.get(provider)
@@ -243,15 +244,19 @@ def resolve_model(
             or custom.api_key_env
             or f"apiKey/apiKeyEnv of provider {provider!r} in models.json"
         )
-        fields = {
-            **base,
-            "api": custom.api,
-            "base_url": api_base or custom.base_url,
-            "headers": custom.headers,
-            **_custom_fields(custom, name),
-        }
-        litellm_model = ("anthropic/" if custom.api == "anthropic-messages" else "openai/") + name
-    elif native is not None:
+        prefix = "anthropic/" if custom.api == _ANTHROPIC else "openai/"
+        return _model(
+            provider,
+            name,
+            "litellm" if mode == "litellm" else custom.api,
+            custom_metadata(custom, name),
+            base_url=api_base or custom.base_url,
+            headers=custom.headers,
+            api_key=key,
+            api_key_env=key_env,
+            litellm_model=prefix + name,
+        )
+    if native is not None:
         base_url = (
             api_base or (env.get(native.base_env) if native.base_env else None) or native.base_url
         )
@@ -265,42 +270,49 @@ def resolve_model(
                 f"No API key for {provider}: set {native.key_envs[0]} in the environment "
                 f"(or pass --api-key) to use {provider}/{name}."
             )
-        key_env = key_env or (native.key_envs[0] if native.key_envs else None)
-        fields = {
-            **base,
-            "api": native.api,
-            "base_url": base_url.rstrip("/"),
-            **_metadata_fields(lookup_metadata(provider, name)),
-        }
-        litellm_model = spec if native.litellm_known and "/" in spec else f"openai/{name}"
         if not native.litellm_known:
             key = key or "no-key"  # local servers ignore it; litellm's OpenAI client insists on one
-    elif api_base:
+        return _model(
+            provider,
+            name,
+            "litellm" if mode == "litellm" else native.api,
+            cost_map_metadata(lookup_metadata(provider, name)),
+            base_url=base_url.rstrip("/"),
+            api_key=key,
+            api_key_env=key_env or (native.key_envs[0] if native.key_envs else None),
+            litellm_model=spec if native.litellm_known and "/" in spec else f"openai/{name}",
+        )
+    if api_base:
         var = f"{provider.upper()}_API_KEY"
         if key is None and env.get(var):
             key, key_env = env[var], var
-        fields = {
-            **base,
-            "api": "openai-completions",
-            "base_url": api_base.rstrip("/"),
-            **_metadata_fields(lookup_metadata(provider, name)),
-        }
-        key_env = key_env or var
-        litellm_model = f"openai/{name}"
-    else:
-        if mode == "native":
-            raise ModelConfigError(
-                f"{provider}/ models have no native transport: use transport auto or litellm, or pass "
-                "--api-base to reach an OpenAI-compatible endpoint."
-            )
-        fields = {**base, "api": "litellm", **_metadata_fields(lookup_metadata(provider, name))}
-        key_env = key_env or LITELLM_KEY_ENVS.get(provider, f"{provider.upper()}_API_KEY")
-        if key is None and env.get(key_env):
-            fields["env_secret"] = env[key_env]  # litellm sends it; we only redact it
-        litellm_model = f"{provider}/{name}"
-    if mode == "litellm":
-        fields["api"] = "litellm"
-    return ResolvedModel(**fields, api_key=key, api_key_env=key_env, litellm_model=litellm_model)
+        return _model(
+            provider,
+            name,
+            "litellm" if mode == "litellm" else _OPENAI,
+            cost_map_metadata(lookup_metadata(provider, name)),
+            base_url=api_base.rstrip("/"),
+            api_key=key,
+            api_key_env=key_env or var,
+            litellm_model=f"openai/{name}",
+        )
+    if mode == "native":
+        raise ModelConfigError(
+            f"{provider}/ models have no native transport: use transport auto or litellm, or pass "
+            "--api-base to reach an OpenAI-compatible endpoint."
+        )
+    key_env = key_env or LITELLM_KEY_ENVS.get(provider, f"{provider.upper()}_API_KEY")
+    return _model(
+        provider,
+        name,
+        "litellm",
+        cost_map_metadata(lookup_metadata(provider, name)),
+        api_key=key,
+        api_key_env=key_env,
+        # litellm sends the key from the environment itself; we only redact it.
+        env_secret=env[key_env] if key is None and env.get(key_env) else None,
+        litellm_model=f"{provider}/{name}",
+    )
 
 
 def default_model_spec(
@@ -333,15 +345,14 @@ def list_models(
     )
     for prov in customs.values():
         for model in prov.models.values():
-            row_id = f"{prov.name}/{model.id}"
-            rows[row_id] = ResolvedModel(
-                id=row_id,
-                provider=prov.name,
-                name=model.id,
-                api=prov.api,  # type: ignore[arg-type]
+            row = _model(
+                prov.name,
+                model.id,
+                prov.api,
+                custom_metadata(prov, model.id),
                 base_url=prov.base_url,
-                **_custom_fields(prov, model.id),
-            )  # type: ignore[arg-type]
+            )
+            rows[row.id] = row
     for key, entry in cost_map().items():
         if entry.get("mode", "chat") != "chat":
             continue
@@ -351,13 +362,12 @@ def list_models(
             continue
         provider, _, name = row_id.partition("/")
         native = NATIVE.get(provider)
-        rows[row_id] = ResolvedModel(
-            id=row_id,
-            provider=provider,
-            name=name,
-            api=native.api if native else "litellm",
+        rows[row_id] = _model(
+            provider,
+            name,
+            native.api if native else "litellm",
+            cost_map_metadata(entry),
             base_url=native.base_url if native else None,
-            **_metadata_fields(entry),  # type: ignore[arg-type]
         )
     return sorted(
         (r for r in rows.values() if not needle or needle in r.id.lower()), key=lambda r: r.id
