@@ -185,7 +185,7 @@ async def streamed_answer() -> tuple[float, float, list[float]]:
             async def type_while_streaming() -> None:
                 from textual import events
 
-                while not shell.is_streaming:
+                while not shell.busy:
                     await asyncio.sleep(0.001)
                 while not stream.last_chunk_at:
                     count = app.editor.text.count("x")

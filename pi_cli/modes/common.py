@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_cli.launch import EXIT_USAGE, LaunchArgs, error, shell_options
+from pi_cli.args import ExitCode, LaunchArgs, error
 
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent
@@ -17,7 +17,7 @@ def try_build_shell(args: LaunchArgs) -> CodingAgent | str:
     from pi_cli.shell.settings import SettingsError
 
     try:
-        return CodingAgent(shell_options(args))
+        return CodingAgent(args.shell)
     except (ConfigError, SettingsError, SessionError) as exc:
         return str(exc)
 
@@ -27,5 +27,5 @@ def build_shell(args: LaunchArgs) -> CodingAgent | int:
     shell = try_build_shell(args)
     if isinstance(shell, str):
         error(shell)
-        return EXIT_USAGE
+        return ExitCode.USAGE
     return shell

@@ -7,11 +7,12 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from agent_core import MessageUpdate, to_wire
-from pi_cli.shell.events import Notice
+from pi_cli.shell.events import Notice, ShellEvent, ShellStateChanged
 from pi_cli.shell.jsonl import dumps_line
+from pi_cli.shell.slash_commands import CommandResult
 
 
-def event_data(event: Any) -> dict[str, Any]:
+def event_data(event: ShellEvent) -> dict[str, Any]:
     """One event in its camelCase wire shape."""
     if isinstance(event, MessageUpdate):
         return {
@@ -21,12 +22,19 @@ def event_data(event: Any) -> dict[str, Any]:
     return to_wire(event)
 
 
-def event_line(event: Any) -> bytes:
+def event_line(event: ShellEvent) -> bytes:
     """One event as a compact JSON line of UTF-8 bytes, ``\\n`` included."""
     return dumps_line(event_data(event))
 
 
-def write_command_output(write_event: Callable[[Any], None], result: Any) -> None:
+def is_written(event: ShellEvent) -> bool:
+    """Whether JSON and RPC output carry ``event`` (the busy state is for interactive UIs)."""
+    return not isinstance(event, ShellStateChanged)
+
+
+def write_command_output(
+    write_event: Callable[[ShellEvent], None], result: CommandResult | None
+) -> None:
     """A slash command's output as a :class:`Notice` event (RPC and ``--mode json``)."""
     if result is not None and result.output:
         write_event(Notice(text=result.output, level="error" if result.error else "info"))
@@ -43,8 +51,9 @@ class JsonEventWriter:
         """Write the session header line."""
         self._write(dumps_line(header))
 
-    def __call__(self, event: Any) -> None:
-        self._write(event_line(event))
+    def __call__(self, event: ShellEvent) -> None:
+        if is_written(event):
+            self._write(event_line(event))
 
     def _write(self, line: bytes) -> None:
         if self.broken:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from pi_cli.launch import EXIT_OK, EXIT_USAGE, LaunchArgs, error
+from pi_cli.args import ExitCode, LaunchArgs, error
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def print_models(args: LaunchArgs, out: TextIO | None = None) -> int:
         ports = load_settings(args.cwd).local_probe_ports
     except SettingsError as exc:
         error(str(exc))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     lines = [
         f"{row.spec:<50} local  {row.label} at {row.address}"
         for row in local_models(needle, ports, env)
@@ -104,7 +104,7 @@ def print_models(args: LaunchArgs, out: TextIO | None = None) -> int:
         rows = known_models(needle, env)
     except Exception as exc:  # a bad models.json carries a user-facing message
         error(str(exc))
-        return EXIT_USAGE
+        return ExitCode.USAGE
     for row in rows:
         price = (
             f"${row.input_cost:g}/${row.output_cost:g} per Mtok"
@@ -118,7 +118,7 @@ def print_models(args: LaunchArgs, out: TextIO | None = None) -> int:
             f"No models{hint}. Set a provider key or start a local server (see README: Models).",
             file=out,
         )
-        return EXIT_OK
+        return ExitCode.OK
     out.write("\n".join(lines) + "\n")
     out.flush()
-    return EXIT_OK
+    return ExitCode.OK

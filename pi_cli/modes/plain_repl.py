@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application, get_app
@@ -22,13 +22,17 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
-from pi_cli.launch import EXIT_INTERRUPTED, EXIT_OK, LaunchArgs
+from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.plain.keys import PiCompleter, build_key_bindings, register_extra_sequences
 from pi_cli.modes.plain.pickers import Pickers
 from pi_cli.modes.plain.render import PlainRenderer, clip
+from pi_cli.shell.events import QueueReturned, ShellEvent
 from pi_cli.shell.paths import pi_home
-from pi_cli.shell.slash_commands import CommandResult, parse_command_line
+from pi_cli.shell.slash_commands import CommandResult
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import CodingAgent
 
 Kind = Literal["enter", "follow_up"]
 HINT = (
@@ -45,7 +49,7 @@ def run_plain(args: LaunchArgs) -> int:
     try:
         return asyncio.run(PlainRepl(shell).run())
     except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
 
 
 def history_path() -> Path:
@@ -67,7 +71,7 @@ class PlainRepl:
 
     def __init__(
         self,
-        shell: Any,
+        shell: CodingAgent,
         *,
         console: Console | None = None,
         input: Input | None = None,  # noqa: A002
@@ -80,11 +84,12 @@ class PlainRepl:
         self.renderer = PlainRenderer(self.console, shell, on_change=self.invalidate)
         self.pickers = Pickers(shell)
         self.next_kind: Kind = "enter"
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
         self._app: Application[Any] | None = None
         self._quit = False
         self._restore = ""
         shell.subscribe(self.renderer)
+        shell.subscribe(self._on_event)
         self.session: PromptSession[str] = PromptSession(
             message=self._message,
             history=FileHistory(str(history_file or history_path())),
@@ -105,8 +110,8 @@ class PlainRepl:
 
     @property
     def running(self) -> bool:
-        """True while a submitted prompt (or command) is being handled."""
-        return self._task is not None and not self._task.done()
+        """True while the shell handles an input (a prompt, a command, compaction)."""
+        return self.shell.busy
 
     def invalidate(self) -> None:
         """Redraw the prompt area (queue, toolbar) if the prompt is up."""
@@ -114,12 +119,11 @@ class PlainRepl:
             self._app.invalidate()
 
     def _message(self) -> FormattedText:
-        state = self.shell.agent.state
         parts: list[tuple[str, str]] = []
-        for label, queue in (("steer", state.steering_queue), ("follow-up", state.follow_up_queue)):
-            for message in queue:
-                text = clip(" ".join(getattr(message, "text", "").split()), 100)
-                parts.append(("fg:ansiyellow", f"  queued {label}: {text}\n"))
+        for item in self.shell.queued():
+            label = "steer" if item.kind == "steer" else "follow-up"
+            text = clip(" ".join(item.text.split()), 100)
+            parts.append(("fg:ansiyellow", f"  queued {label}: {text}\n"))
         parts.append(("bold", "steer › " if self.running else "› "))
         return FormattedText(parts)
 
@@ -157,7 +161,7 @@ class PlainRepl:
                 kind, self.next_kind = self.next_kind, "enter"
                 await self.handle(text, kind)
             await self._shutdown()
-        return EXIT_OK
+        return ExitCode.OK
 
     def _capture_app(self) -> None:
         self._app = get_app()
@@ -165,49 +169,44 @@ class PlainRepl:
             self._app.exit(exception=EOFError())
 
     async def handle(self, text: str, kind: Kind = "enter") -> None:
-        """Act on one accepted input line (public for tests)."""
+        """Act on one accepted input line (public for tests): the shell decides what it becomes."""
         if not text.strip():
             return
         text = self.pickers.expand(text)
-        parsed = parse_command_line(text)
-        command = self.shell.commands.get(parsed[0]) if parsed else None
-        if self.running:
-            if command is not None:
-                # The shell decides which commands may run now (SlashCommand.while_running).
-                result = await self.shell.submit(text)
-                if result is None:
-                    return
-                if result.quit:
-                    self.abort(None)
-                await self._show_result(result)
-                return
-            if kind == "follow_up":
-                self.shell.follow_up(text)
-            else:
-                self.shell.steer(text)
+        future = self.shell.submit(text, "follow_up" if kind == "follow_up" else "auto")
+        if future.done():  # queued, or refused while busy: nothing to wait for
+            await self._finished(future)
             return
-        self._task = asyncio.create_task(self._submit(text))
-        self._task.add_done_callback(lambda _task: self.invalidate())
+        task = asyncio.create_task(self._finished(future))
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
 
-    async def _submit(self, text: str) -> None:
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self.invalidate()
+
+    async def _finished(self, future: asyncio.Future[CommandResult | None]) -> None:
         try:
-            result = await self.shell.submit(text)
+            result = await future
         except Exception as exc:  # noqa: BLE001 - provider setup errors must not kill the REPL
             self.console.print(Text(f"error: {exc}", style="bold red"))
             return
         if result is not None:
+            if result.quit and self.running:
+                self.abort(None)
             await self._show_result(result)
-        if self._quit:
-            return
-        # A steer/follow-up typed after the loop's last drain would sit in the queue forever.
-        steer, follow = self.shell.agent.clear_queues()
-        leftovers = [*steer, *follow]
-        if leftovers:
-            for message in leftovers[1:]:
-                self.shell.follow_up(message)
-            first = getattr(leftovers[0], "text", "")
-            self.console.print(Text(f"» delivered: {clip(first, 200)}", style="cyan"))
-            await self._submit(first)
+
+    def _on_event(self, event: ShellEvent) -> None:
+        """An aborted or failed run hands back what was queued: into the input line."""
+        if isinstance(event, QueueReturned) and event.items:
+            restored = "\n".join(item.text for item in event.items)
+            app = self._app
+            if app is not None and app.is_running:
+                buffer = self.session.default_buffer
+                buffer.text = (buffer.text + "\n" + restored) if buffer.text else restored
+                buffer.cursor_position = len(buffer.text)
+            else:
+                self._restore = "\n".join(filter(None, [self._restore, restored]))
 
     async def _show_result(self, result: CommandResult) -> None:
         if result.output:
@@ -225,26 +224,19 @@ class PlainRepl:
             self._app.exit(exception=EOFError())
 
     def abort(self, buffer: Buffer | None) -> None:
-        """Abort the live run; queued messages go back into the input line, not lost."""
+        """Abort the live run; queued messages come back into the input line, not lost."""
         if not self.running:
             return
-        steer, follow = self.shell.agent.clear_queues()
         self.shell.abort()
-        restored = "\n".join(getattr(m, "text", "") for m in [*steer, *follow])
-        if restored:
-            if buffer is not None:
-                buffer.text = (buffer.text + "\n" + restored) if buffer.text else restored
-                buffer.cursor_position = len(buffer.text)
-            else:
-                self._restore = restored
         self.console.print(Text("aborting…", style="yellow"))
 
     async def _shutdown(self) -> None:
-        if self._task is not None and not self._task.done():
-            self.shell.agent.clear_queues()
+        if self.running:
+            self.shell.take_queued()
             self.shell.abort()
             try:
-                await asyncio.wait_for(self._task, timeout=5)
+                await asyncio.wait_for(self.shell.wait_idle(), timeout=5)
             except (TimeoutError, asyncio.CancelledError):
-                self._task.cancel()
+                for task in list(self._tasks):
+                    task.cancel()
         await self.shell.aclose()

@@ -8,13 +8,16 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
-from agent_core import AssistantMessage, MessageEnd, ToolExecutionEnd, ToolExecutionStart
-from pi_cli.launch import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LaunchArgs, error
+from agent_core import AgentEnd, AssistantMessage, MessageEnd, ToolExecutionEnd, ToolExecutionStart
+from pi_cli.args import ExitCode, LaunchArgs, error
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.json_writer import JsonEventWriter, write_command_output
-from pi_cli.shell.events import AutoRetryStart, CompactionStart, Notice
+from pi_cli.shell.events import AutoRetryStart, CompactionStart, Notice, ShellEvent
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import CodingAgent
 
 
 def run_print(args: LaunchArgs, prompt: str) -> int:
@@ -25,60 +28,72 @@ def run_print(args: LaunchArgs, prompt: str) -> int:
     try:
         return asyncio.run(_run(shell, args, prompt))
     except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
 
 
-def _progress(event: Any) -> None:
-    if isinstance(event, ToolExecutionStart):
-        print(f"→ {event.tool_name} {_brief(event.args)}", file=sys.stderr, flush=True)
-    elif isinstance(event, ToolExecutionEnd) and event.is_error:
-        first = event.result.text.strip().splitlines()[:1]
-        print(
-            f"  ✗ {event.tool_name}: {first[0] if first else 'failed'}", file=sys.stderr, flush=True
-        )
-    elif isinstance(event, AutoRetryStart):
-        print(
-            f"  retrying in {event.delay_ms / 1000:.1f}s (attempt {event.attempt}/{event.max_attempts}): "
-            f"{event.error_message}",
-            file=sys.stderr,
-            flush=True,
-        )
-    elif isinstance(event, CompactionStart):
-        print("  compacting context…", file=sys.stderr, flush=True)
-    elif isinstance(event, Notice) and event.level != "info":
-        print(f"pi: {event.text}", file=sys.stderr, flush=True)
+class Progress:
+    """Tool calls, retries and warnings on stderr (text mode)."""
+
+    def __init__(self, shell: CodingAgent) -> None:
+        self.shell = shell
+
+    def __call__(self, event: ShellEvent) -> None:
+        match event:
+            case ToolExecutionStart(tool_name=name, args=args):
+                title = self.shell.describe_call(name, args)
+                _say(f"→ {name} {title}".rstrip())
+            case ToolExecutionEnd(tool_name=name, result=result, is_error=True):
+                first = result.text.strip().splitlines()[:1]
+                _say(f"  ✗ {name}: {first[0] if first else 'failed'}")
+            case AutoRetryStart():
+                _say(
+                    f"  retrying in {event.delay_ms / 1000:.1f}s "
+                    f"(attempt {event.attempt}/{event.max_attempts}): {event.error_message}"
+                )
+            case CompactionStart():
+                _say("  compacting context…")
+            case Notice(level="warning" | "error"):
+                _say(f"pi: {event.text}")
+            case _:
+                pass
 
 
-def _brief(args: Any) -> str:
-    if isinstance(args, dict):
-        for key in ("command", "path", "pattern"):
-            if key in args:
-                text = str(args[key]).replace("\n", " ")
-                return text if len(text) <= 100 else text[:97] + "…"
-    return ""
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
-async def _run(shell: Any, args: LaunchArgs, prompt: str) -> int:
+class Outcome:
+    """What this prompt produced: a resumed session's earlier answer is never reprinted."""
+
+    def __init__(self) -> None:
+        self.answers: list[AssistantMessage] = []
+        self.infos: list[str] = []
+        self.crash: str | None = None
+
+    def __call__(self, event: ShellEvent) -> None:
+        match event:
+            case MessageEnd(message=AssistantMessage() as message):
+                self.answers.append(message)
+            case Notice(level="info", text=text):
+                self.infos.append(text)  # e.g. the output of an input hook that handled the prompt
+            case AgentEnd(error_message=str() as crash):
+                self.crash = crash  # the loop itself failed (a bug or a broken provider)
+            case _:
+                pass
+
+
+async def _run(shell: CodingAgent, args: LaunchArgs, prompt: str) -> int:
     json_mode = args.mode == "json"
     writer = JsonEventWriter(sys.stdout) if json_mode else None
     if writer is not None:
         writer.write_header(shell.session.header.to_json())
         shell.subscribe(writer)
     else:
-        shell.subscribe(_progress)
+        shell.subscribe(Progress(shell))
+    outcome = Outcome()
+    shell.subscribe(outcome)
+    outcome.infos.clear()  # start-up notices replayed by subscribe
     interrupted = False
-    # What this prompt produced: a resumed session's earlier answer must never be reprinted.
-    answers: list[AssistantMessage] = []
-    infos: list[str] = []
-
-    def collect(event: Any) -> None:
-        if isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
-            answers.append(event.message)
-        elif isinstance(event, Notice) and event.level == "info":
-            infos.append(event.text)  # e.g. the output of an input hook that handled the prompt
-
-    shell.subscribe(collect)
-    infos.clear()  # start-up notices replayed by subscribe
 
     def on_sigint() -> None:
         nonlocal interrupted
@@ -94,39 +109,41 @@ async def _run(shell: Any, args: LaunchArgs, prompt: str) -> int:
         pass
     try:
         result = await shell.submit(prompt)
+        await shell.wait_idle()
     finally:
         await shell.aclose()
     if writer is not None and writer.broken:
-        return EXIT_OK
+        return ExitCode.OK
     if interrupted:
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     if result is not None and result.output:
         if writer is not None:
             write_command_output(writer, result)
         else:
             print(result.output, file=sys.stderr if result.error else sys.stdout, flush=True)
-        return EXIT_ERROR if result.error else EXIT_OK
-    return _outcome(shell, answers[-1] if answers else None, infos, json_mode)
+        return ExitCode.ERROR if result.error else ExitCode.OK
+    return _finish(outcome, json_mode)
 
 
-def _outcome(shell: Any, last: AssistantMessage | None, infos: list[str], json_mode: bool) -> int:
+def _finish(outcome: Outcome, json_mode: bool) -> int:
     """Print the answer (text mode) and choose the exit code."""
+    last = outcome.answers[-1] if outcome.answers else None
     if last is not None and last.stop_reason in ("error", "aborted"):
         if not json_mode:  # JSON mode: the message_end event says it
             error(last.error_message or f"the run ended: {last.stop_reason}")
-        return EXIT_ERROR
-    if shell.agent.state.error:  # the loop itself failed (a bug or a broken provider)
-        error(shell.agent.state.error)
-        return EXIT_ERROR
+        return ExitCode.ERROR
+    if outcome.crash:
+        error(outcome.crash)
+        return ExitCode.ERROR
     if last is None:
-        if infos:  # an input hook handled the prompt and said something
+        if outcome.infos:  # an input hook handled the prompt and said something
             if not json_mode:
-                print("\n".join(infos), flush=True)
-            return EXIT_OK
+                print("\n".join(outcome.infos), flush=True)
+            return ExitCode.OK
         error("no answer: the prompt was not sent to the model (blocked or consumed by a hook)")
-        return EXIT_ERROR
+        return ExitCode.ERROR
     if not json_mode:
         text = last.text
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
-    return EXIT_OK
+    return ExitCode.OK

@@ -4,7 +4,12 @@ Framing is LF only: stdin is read as bytes and split on ``b"\\n"``, so U+2028/U+
 JSON string are not line breaks. Each command may carry an ``id``, echoed in its response
 ``{"type": "response", "command", "success", "data" | "error", "id"}``. Events have the JSON
 mode's shape (:func:`pi_cli.modes.json_writer.event_line`). Prompts run as background tasks, so
-``steer``, ``follow_up`` and ``abort`` are served while a run is live.
+``steer``, ``follow_up`` and ``abort`` are served while a run is live; what a prompt sent while
+pi is busy becomes is the shell's decision (``streamingBehavior`` ``steer`` or ``followUp``).
+
+The queue is data: ``get_queue`` lists it (``{id, text, kind}``, kind ``steer``, ``follow_up`` or
+``held``), ``edit_queued`` / ``remove_queued`` / ``move_queued`` / ``promote_queued`` change one
+item by ``itemId``, ``take_queued`` empties it; each change is also a ``queue_changed`` event.
 """
 
 from __future__ import annotations
@@ -14,24 +19,23 @@ import json
 import sys
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from agent_core import (
-    AgentEnd,
-    AgentStart,
-    AssistantMessage,
-    ToolResultMessage,
-    UserMessage,
-    to_wire,
-)
-from pi_cli.launch import EXIT_OK, LaunchArgs
+from agent_core import AssistantMessage, to_wire
+from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
-from pi_cli.modes.json_writer import event_line, write_command_output
-from pi_cli.shell.coding_agent import ConfigError
+from pi_cli.modes.json_writer import event_line, is_written, write_command_output
+from pi_cli.modes.rpc_views import queue_of, session_stats, state_of
 from pi_cli.shell.compaction import CompactionError
-from pi_cli.shell.events import Notice
+from pi_cli.shell.events import Notice, ShellEvent
+from pi_cli.shell.input_queue import QueueError
 from pi_cli.shell.jsonl import dumps_line
+from pi_cli.shell.model_setup import ConfigError
 from pi_cli.shell.session_store import SessionError
+from pi_cli.shell.slash_commands import CommandResult
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import CodingAgent
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 
@@ -52,14 +56,14 @@ def run_rpc(args: LaunchArgs) -> int:
     return asyncio.run(_serve_and_close(shell))
 
 
-async def _serve_and_close(shell: Any) -> int:
+async def _serve_and_close(shell: CodingAgent) -> int:
     try:
         return await serve(shell, sys.stdin.buffer, sys.stdout.buffer)
     finally:
         await shell.aclose()
 
 
-async def serve(shell: Any, stdin: BinaryIO, stdout: BinaryIO) -> int:
+async def serve(shell: CodingAgent, stdin: BinaryIO, stdout: BinaryIO) -> int:
     """Serve commands from ``stdin`` until EOF, then wait for a live run to finish."""
     server = RpcServer(shell, stdout)
     shell.subscribe(server.write_event)
@@ -78,20 +82,16 @@ async def serve(shell: Any, stdin: BinaryIO, stdout: BinaryIO) -> int:
     while (raw := await lines.get()) is not None:
         await server.handle_line(raw)
     await server.drain()
-    return EXIT_OK
+    return ExitCode.OK
 
 
 class RpcServer:
     """Command dispatch and output for one shell."""
 
-    def __init__(self, shell: Any, stdout: BinaryIO) -> None:
+    def __init__(self, shell: CodingAgent, stdout: BinaryIO) -> None:
         self.shell = shell
         self.stdout = stdout
-        self.run_task: asyncio.Task[Any] | None = None
-        # True between a run's agent_end and the end of its task (compaction, overflow retry):
-        # a new prompt then waits for that epilogue instead of being refused.
-        self.run_ended = True
-        self.run_started = True  # False from a prompt until its agent_start
+        self.tasks: set[asyncio.Future[CommandResult | None]] = set()
         self.broken = False
         self.handlers: dict[str, Handler] = {
             "prompt": self._prompt,
@@ -108,6 +108,12 @@ class RpcServer:
             "fork": self._fork,
             "get_last_assistant_text": self._get_last_assistant_text,
             "get_session_stats": self._get_session_stats,
+            "get_queue": self._get_queue,
+            "edit_queued": self._edit_queued,
+            "remove_queued": self._remove_queued,
+            "move_queued": self._move_queued,
+            "promote_queued": self._promote_queued,
+            "take_queued": self._take_queued,
         }
 
     # ------------------------------------------------------------------ output
@@ -121,14 +127,10 @@ class RpcServer:
         except (BrokenPipeError, OSError):
             self.broken = True
 
-    def write_event(self, event: Any) -> None:
+    def write_event(self, event: ShellEvent) -> None:
         """Shell listener: one event per line."""
-        if isinstance(event, AgentStart):
-            self.run_ended = False
-            self.run_started = True
-        elif isinstance(event, AgentEnd):
-            self.run_ended = True
-        self._write(event_line(event))
+        if is_written(event):
+            self._write(event_line(event))
 
     def respond(
         self, command: str, request_id: Any, *, data: Any = None, error: str | None = None
@@ -144,18 +146,6 @@ class RpcServer:
         self._write(dumps_line(payload))
 
     # ------------------------------------------------------------------ dispatch
-
-    @property
-    def busy(self) -> bool:
-        """True while a prompt runs (not in the epilogue after its ``agent_end``)."""
-        pending = self.run_task is not None and not self.run_task.done()
-        # agent_end is emitted while the agent still reports streaming: run_ended decides.
-        return not self.run_ended and (pending or self.shell.is_streaming)
-
-    async def _settle(self) -> None:
-        """Let a finished run's epilogue (compaction, retry) complete."""
-        if self.run_task is not None and not self.run_task.done() and self.run_ended:
-            await asyncio.gather(self.run_task, return_exceptions=True)
 
     async def handle_line(self, raw: bytes) -> None:
         """Parse and run one command line; malformed input gets an error response."""
@@ -185,100 +175,110 @@ class RpcServer:
             data = await handler(command)
         except _Deferred:
             return  # the handler's task responds when it is done
-        except (
-            RpcError,
-            SessionError,
-            ConfigError,
-            CompactionError,
-        ) as exc:  # user-facing messages
-            self.respond(name, request_id, error=str(exc))
+        except (RpcError, SessionError, ConfigError, CompactionError, QueueError) as exc:
+            self.respond(name, request_id, error=str(exc))  # user-facing messages
         except Exception as exc:  # noqa: BLE001 - one bad command must not stop the server
             self.respond(name, request_id, error=f"{type(exc).__name__}: {exc}")
         else:
             self.respond(name, request_id, data=data)
 
     async def drain(self) -> None:
-        """Wait for the live run (stdin closed while the model works)."""
-        if self.run_task is not None:
-            await asyncio.gather(self.run_task, return_exceptions=True)
+        """Wait for what is live (stdin closed while the model works)."""
+        while self.tasks:
+            await asyncio.gather(*list(self.tasks), return_exceptions=True)
+        await self.shell.wait_idle()
 
     @staticmethod
-    def _message(command: dict[str, Any]) -> str:
-        message = command.get("message")
+    def _text(command: dict[str, Any], key: str = "message") -> str:
+        message = command.get(key)
         if not isinstance(message, str):
-            raise RpcError('"message" (a string) is required')
+            raise RpcError(f'"{key}" (a string) is required')
         # A lone surrogate ("\ud800") is valid JSON but no text: replace it rather than fail later.
         return message.encode("utf-8", "replace").decode("utf-8")
+
+    def _track(self, future: asyncio.Future[CommandResult | None]) -> None:
+        """Report what a submitted input produced (command output, a failure) when it is done."""
+        if future.done() and not future.cancelled() and future.exception() is None:
+            write_command_output(self.write_event, future.result())
+            return
+        self.tasks.add(future)
+        future.add_done_callback(self._report)
+
+    def _report(self, future: asyncio.Future[CommandResult | None]) -> None:
+        self.tasks.discard(future)
+        if future.cancelled():
+            return
+        exc = future.exception()
+        if exc is not None:
+            text = f"prompt failed: {type(exc).__name__}: {exc}"
+            self.write_event(Notice(text=text, level="error"))
+            return
+        write_command_output(self.write_event, future.result())
+
+    async def _settle(self) -> None:
+        """Let what is finishing (compaction after a run, a command) end; a live run is not."""
+        if self.shell.busy and self.shell.state != "running":
+            await self.shell.wait_idle()
 
     # ------------------------------------------------------------------ commands
 
     async def _prompt(self, command: dict[str, Any]) -> Any:
-        message = self._message(command)
-        if self.busy:
+        message = self._text(command)
+        intent: Any = "auto"
+        if self.shell.state == "running":  # otherwise a busy shell holds it for afterwards
             behaviour = command.get("streamingBehavior")
-            if behaviour == "steer":
-                self.shell.steer(message)
-            elif behaviour == "followUp":
-                self.shell.follow_up(message)
-            else:
+            if behaviour not in ("steer", "followUp"):
                 raise RpcError(
                     'The agent is running: set "streamingBehavior" to "steer" or "followUp"'
                 )
-            return None
-        self.run_ended = False
-        self.run_started = False
-        self.run_task = asyncio.create_task(self._run(message, self.run_task))
+            intent = "steer" if behaviour == "steer" else "follow_up"
+        self._track(self.shell.submit(message, intent))
         return None
 
-    async def _run(self, message: str, previous: asyncio.Task[Any] | None) -> None:
-        try:
-            if previous is not None:
-                await asyncio.gather(previous, return_exceptions=True)
-            result = await self.shell.submit(message)
-            write_command_output(self.write_event, result)
-        except asyncio.CancelledError:  # aborted before the run started (see _abort)
-            pass
-        except Exception as exc:  # noqa: BLE001 - report, keep serving
-            self.write_event(
-                Notice(text=f"prompt failed: {type(exc).__name__}: {exc}", level="error")
-            )
-
     async def _steer(self, command: dict[str, Any]) -> Any:
-        self.shell.steer(self._message(command))
+        self._track(self.shell.submit(self._text(command), "steer"))
 
     async def _follow_up(self, command: dict[str, Any]) -> Any:
-        self.shell.follow_up(self._message(command))
+        self._track(self.shell.submit(self._text(command), "follow_up"))
 
     async def _abort(self, command: dict[str, Any]) -> Any:
         self.shell.abort()
-        task = self.run_task
-        if task is not None and not task.done() and not self.run_started:
-            # Still waiting for the previous run or in the input hooks: never start it. (A task
-            # cancelled before its first step never enters _run's handlers: report it here.)
-            task.cancel()
-            self.run_ended = True
-            self.write_event(Notice(text="Aborted before the run started.", level="info"))
 
     async def _get_state(self, command: dict[str, Any]) -> Any:
-        shell = self.shell
-        state = shell.agent.state
-        return {
-            "model": shell.model_id,
-            "thinkingLevel": shell.thinking,
-            "isStreaming": self.busy,
-            "isIdle": self.run_task is None or self.run_task.done(),
-            "isCompacting": shell.compactor.is_compacting,
-            "steeringMode": shell.agent.steering_mode,
-            "followUpMode": shell.agent.follow_up_mode,
-            "sessionFile": str(shell.session.path) if shell.session.path else None,
-            "sessionId": shell.session.session_id,
-            "autoCompactionEnabled": shell.settings.compaction.enabled,
-            "messageCount": len(state.messages),
-            "pendingMessageCount": len(state.steering_queue) + len(state.follow_up_queue),
-        }
+        return state_of(self.shell)
 
     async def _get_messages(self, command: dict[str, Any]) -> Any:
-        return {"messages": [to_wire(m) for m in self.shell.agent.state.messages]}
+        return {"messages": [to_wire(m) for m in self.shell.messages]}
+
+    # ------------------------------------------------------------------ the queue
+
+    def _queue(self) -> dict[str, Any]:
+        return queue_of(self.shell.queued())
+
+    async def _get_queue(self, command: dict[str, Any]) -> Any:
+        return self._queue()
+
+    async def _edit_queued(self, command: dict[str, Any]) -> Any:
+        self.shell.queue.edit(self._text(command, "itemId"), self._text(command, "text"))
+        return self._queue()
+
+    async def _remove_queued(self, command: dict[str, Any]) -> Any:
+        self.shell.queue.remove(self._text(command, "itemId"))
+        return self._queue()
+
+    async def _move_queued(self, command: dict[str, Any]) -> Any:
+        index = command.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise RpcError('"index" (an integer) is required')
+        self.shell.queue.move(self._text(command, "itemId"), index)
+        return self._queue()
+
+    async def _promote_queued(self, command: dict[str, Any]) -> Any:
+        self.shell.queue.promote(self._text(command, "itemId"))
+        return self._queue()
+
+    async def _take_queued(self, command: dict[str, Any]) -> Any:
+        return queue_of(self.shell.take_queued())
 
     async def _set_model(self, command: dict[str, Any]) -> Any:
         await self._settle()
@@ -306,26 +306,22 @@ class RpcServer:
         return {"models": models}
 
     async def _compact(self, command: dict[str, Any]) -> Any:
-        await self._settle()
-        self.shell.ensure_idle("compact")  # refuse now, not after the queue
+        if self.shell.state == "running":
+            self.shell.ensure_idle("compact")  # refuse now: a live run is not waited for
         name, request_id = command["type"], command.get("id")
         # A task: abort, get_state and steer are served while the summary is written.
-        self.run_task = asyncio.create_task(
-            self._run_compact(command, name, request_id, self.run_task)
-        )
+        task = asyncio.ensure_future(self._run_compact(command, name, request_id))
+        self.tasks.add(task)  # type: ignore[arg-type]
+        task.add_done_callback(self.tasks.discard)  # type: ignore[arg-type]
         raise _Deferred
 
-    async def _run_compact(
-        self,
-        command: dict[str, Any],
-        name: str,
-        request_id: Any,
-        previous: asyncio.Task[Any] | None,
-    ) -> None:
-        if previous is not None:
-            await asyncio.gather(previous, return_exceptions=True)
+    async def _run_compact(self, command: dict[str, Any], name: str, request_id: Any) -> None:
         try:
-            result = await self.shell.compact(command.get("customInstructions"))
+            await self._settle()
+            instructions = command.get("customInstructions")
+            result = await self.shell.compact(
+                instructions if isinstance(instructions, str) else None
+            )
         except Exception as exc:  # noqa: BLE001 - CompactionError: a user-facing message
             self.respond(name, request_id, error=str(exc))
             return
@@ -363,33 +359,9 @@ class RpcServer:
         }
 
     async def _get_last_assistant_text(self, command: dict[str, Any]) -> Any:
-        messages = self.shell.agent.state.messages
+        messages = self.shell.messages
         last = next((m for m in reversed(messages) if isinstance(m, AssistantMessage)), None)
         return {"text": last.text if last is not None else None}
 
     async def _get_session_stats(self, command: dict[str, Any]) -> Any:
-        shell = self.shell
-        messages = shell.agent.state.messages
-        usage = shell.usage
-        used, window = shell.context_usage()
-        return {
-            "sessionFile": str(shell.session.path) if shell.session.path else None,
-            "sessionId": shell.session.session_id,
-            "userMessages": sum(isinstance(m, UserMessage) for m in messages),
-            "assistantMessages": sum(isinstance(m, AssistantMessage) for m in messages),
-            "toolCalls": sum(
-                len(m.tool_calls) for m in messages if isinstance(m, AssistantMessage)
-            ),
-            "toolResults": sum(isinstance(m, ToolResultMessage) for m in messages),
-            "totalMessages": len(messages),
-            "tokens": {
-                "input": usage.input,
-                "output": usage.output,
-                "cacheRead": usage.cache_read,
-                "cacheWrite": usage.cache_write,
-                "total": usage.input + usage.output + usage.cache_read + usage.cache_write,
-            },
-            "cost": usage.cost,
-            "contextTokens": used,
-            "contextWindow": window,
-        }
+        return session_stats(self.shell)

@@ -1,63 +1,66 @@
-"""The CodingAgent: builds the agent (model, tools, system prompt, session) for any front end.
+"""The CodingAgent: the shell every front end drives (one-shot, JSON, RPC, plain REPL, TUI).
 
-It runs no model and no tool itself: it expands slash commands, persists the session, turns
-provider retries into events, and calls ``agent.prompt``. Front ends subscribe to one event
-stream carrying agent_core events plus the shell events of :mod:`pi_cli.shell.events`.
+It runs no model and no tool itself: it builds the agent (model, tools, system prompt,
+session) and its parts in one place, decides what typed input becomes
+(:mod:`pi_cli.shell.input_policy`), persists the session and sends one stream of
+:data:`~pi_cli.shell.events.ShellEvent` to every listener.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-from agent_core import AbortSignal, Agent, AssistantMessage, MessageEnd, RetryNotice, StreamFn
-from pi_cli.shell.context_files import ContextFile, load_context_files, read_prompt_override
-from pi_cli.shell.events import AutoRetryEnd, AutoRetryStart, ModelChanged, Notice, SessionChanged
-from pi_cli.shell.model_setup import ConfigError, ModelResolver
-from pi_cli.shell.session_store import (
-    SessionError,
-    SessionStore,
-    find_latest_session,
-    resolve_session,
+from agent_core import (
+    Agent,
+    ImageContent,
+    Message,
+    MessageEnd,
+    StreamFn,
+    Tool,
 )
+from pi_cli.shell.branching import TreeEntry, branching_commands, fork, navigate_to, tree_entries
+from pi_cli.shell.builtin_commands import builtin_commands
+from pi_cli.shell.compaction import (
+    CompactionError,
+    CompactionResult,
+    Compactor,
+    compaction_commands,
+)
+from pi_cli.shell.context_files import ContextFile, load_context_files
+from pi_cli.shell.event_bus import EventBus
+from pi_cli.shell.events import (
+    AutoRetryEnd,
+    AutoRetryStart,
+    Listener,
+    ModelChanged,
+    Notice,
+    QueueChanged,
+    SessionChanged,
+    SessionReason,
+    ShellEvent,
+    ShellState,
+)
+from pi_cli.shell.hooks import HookManager
+from pi_cli.shell.input_policy import InputPolicy, Intent
+from pi_cli.shell.input_queue import InputQueue, QueuedInput
+from pi_cli.shell.model_setup import ConfigError, ModelResolver, StreamFnPool, create_shell_tools
+from pi_cli.shell.options import ShellOptions
+from pi_cli.shell.session_files import open_session, resolve_session
+from pi_cli.shell.session_store import SessionError, SessionStore
 from pi_cli.shell.settings import Settings, load_settings
-from pi_cli.shell.slash_commands import (
-    CommandResult,
-    SlashCommandRegistry,
-    builtin_commands,
-    parse_command_line,
-)
-from pi_cli.shell.system_prompt import build_system_prompt
+from pi_cli.shell.skills import SkillSet, load_skills, skill_commands
+from pi_cli.shell.slash_commands import CommandResult, SlashCommandRegistry
+from pi_cli.shell.system_prompt import shell_system_prompt
+from pi_cli.shell.templates import load_templates, template_commands
+from pi_cli.shell.tool_info import describe_call
 from pi_cli.shell.usage import SessionUsage, context_tokens
 
-Listener = Callable[[Any], None]
+__all__ = ["CodingAgent", "ConfigError", "ShellOptions"]
 InputTransform = Callable[[str], Awaitable[str | None]]
 log = logging.getLogger("pi_cli")
-
-
-@dataclass
-class ShellOptions:
-    """How to build the shell (CLI flags, RPC options, test overrides)."""
-
-    cwd: Path = field(default_factory=Path.cwd)
-    model: str | None = None
-    api_base: str | None = None
-    api_key: str | None = None
-    thinking: str | None = None
-    tools: list[str] | None = None
-    no_tools: bool = False
-    system_prompt: str | None = None
-    append_system_prompt: str | None = None
-    persist_session: bool = True
-    continue_session: bool = False
-    session: str | None = None
-    skill_paths: list[str] = field(default_factory=list)
-    stream_fn: StreamFn | None = None  # tests: bypass provider resolution
-    settings: Settings | None = None
 
 
 class CodingAgent:
@@ -66,49 +69,63 @@ class CodingAgent:
     def __init__(self, options: ShellOptions) -> None:
         self.options = options
         self.cwd = options.cwd.resolve()
-        self.settings = options.settings or load_settings(self.cwd)
-        self.commands = SlashCommandRegistry()
-        for command in builtin_commands():
-            self.commands.register(command)
-        self.input_transforms: list[InputTransform] = []
-        self._listeners: list[Listener] = []
+        self.settings: Settings = options.settings or load_settings(self.cwd)
         # Notices raised while building (bad skills, hooks...) reach listeners that subscribe later.
-        self._startup_notices: list[Notice] | None = []
-        self.skills: list[Any] = []
-        self.skills_block: str | None = None
-        self.thinking = options.thinking or self.settings.thinking
-        self.resolved_model: Any = None
-        self.model_id = ""
+        self.events = EventBus(after_emit=lambda: self.policy.update())
+        self.notify = self.events.notify
+        self._stream_fns = StreamFnPool()
+        self.thinking: str = options.thinking or self.settings.thinking
         self._models = ModelResolver(options, self.settings)
-        # Set while a submitted input is handled (hooks, run, compaction after it): abort()
-        # must reach it even before the agent has a run (and so a signal) of its own.
-        self._run_signal: AbortSignal | None = None
-        self._in_command = False
-        self._warned: set[str] = set()
-        self._closing: set[asyncio.Task[None]] = set()
-        self._retired_stream_fns: list[StreamFn] = []
+        self.resolved_model: object | None = None
+        self.model_id = ""
         stream_fn = self._resolve_model(options.model)
-        self.tools = self._create_tools()
+        self.tools: list[Tool] = create_shell_tools(options, self.settings, self.cwd)
         self.context_files: list[ContextFile] = load_context_files(self.cwd)
+        self.queue = InputQueue(
+            self.settings.steering_mode, self.settings.follow_up_mode, self._queue_changed
+        )
         self.agent = Agent(
             stream_fn,
             model=self.model_id,
             tools=self.tools,
             thinking=self.thinking,
             tool_execution=self.settings.tool_execution,
-            steering_mode=self.settings.steering_mode,
-            follow_up_mode=self.settings.follow_up_mode,
+            get_steering_messages=self.queue.drain_steering,
+            get_follow_up_messages=self.queue.drain_follow_ups,
         )
-        self.agent.on_retry = self._on_retry
-        self.agent.on_retry_end = self._on_retry_end
+        self.agent.on_retry = lambda notice: self.emit(AutoRetryStart.of(notice))
+        self.agent.on_retry_end = lambda ok, attempt, error: self.emit(
+            AutoRetryEnd(success=ok, attempt=attempt, final_error=error)
+        )
         self.agent.subscribe(self._on_agent_event)
-        self.session = self._open_session()
+        self.commands = SlashCommandRegistry()
+        self.compactor = Compactor(self)
+        self.policy = InputPolicy(
+            self.queue,
+            self.commands,
+            self._handle_input,
+            lambda command, args: command.handler(self, args),
+            self.events.fan_out,
+            lambda: self.compactor.is_compacting,
+        )
+        self.session: SessionStore = self._open_session()
+        self.skills: SkillSet = load_skills(self.cwd, [*options.skill_paths, *self.settings.skills])
+        templates, template_problems = load_templates(self.cwd)
+        self.hooks = HookManager.load(self)
+        self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
+        self.hooks.attach(self.agent)
+        self.commands.register_all(
+            builtin_commands(),
+            compaction_commands(),
+            branching_commands(),
+            skill_commands(self.skills),
+        )
+        self.templates = template_commands(templates, self.commands, template_problems)
+        for problem in [*map(str, self.skills.problems), *template_problems]:
+            self.notify(problem, "warning")
         self.rebuild_system_prompt()
-        from pi_cli.shell.extensions import install_extensions
-
-        install_extensions(self)
-        self.startup_notices = self._startup_notices or []
-        self._startup_notices = None
+        self.hooks.session_start()
+        self.events.started()
 
     # ------------------------------------------------------------------ building
 
@@ -118,36 +135,16 @@ class CodingAgent:
         self.model_id = choice.model_id
         return choice.stream_fn
 
-    def _create_tools(self) -> list[Any]:
-        if self.options.no_tools:
-            return []
-        import tools
-
-        names = self.options.tools if self.options.tools is not None else self.settings.tools
-        try:
-            return tools.create_tools(list(names or tools.DEFAULT_TOOL_NAMES), self.cwd)
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from None
-
     def _open_session(self) -> SessionStore:
-        persist = self.options.persist_session
-        path: Path | None = None
-        if self.options.session:
-            path = resolve_session(self.options.session, self.cwd)
-        elif self.options.continue_session:
-            path = find_latest_session(self.cwd)
-            if path is None:
-                self.notify(
-                    "No previous session for this directory; starting a new one.", "warning"
-                )
-        if path is None:
-            return SessionStore.create(self.cwd, persist=persist)
-        # --no-session with -c/--session: read the file, never append to it.
-        store = SessionStore.open(path, persist=persist)
-        self._load_into_agent(store)
+        store, note = open_session(self.cwd, self.options)
+        if note:
+            self.notify(note, "warning")
+        if store.path is not None and store.entries:
+            self._load(store)
         return store
 
-    def _load_into_agent(self, store: SessionStore) -> None:
+    def _load(self, store: SessionStore) -> None:
+        """Messages (and the last model) from ``store``; its corrupt-entry warnings shown."""
         # build_context first: it is what finds corrupt entries, and adds their warnings.
         self.agent.replace_messages(store.build_context())
         for warning in store.warnings:
@@ -156,262 +153,208 @@ class CodingAgent:
         if change and not self.options.model and self.options.stream_fn is None:
             try:
                 self.set_model(str(change["model"]), record=False)
-            except ConfigError as exc:
-                self.notify(f"Could not restore model {change['model']}: {exc}", "warning")
+            except (ConfigError, KeyError) as exc:
+                self.notify(f"Could not restore model {change.get('model')}: {exc}", "warning")
 
-    def rebuild_system_prompt(self, skills_block: str | None = None) -> None:
+    def rebuild_system_prompt(self) -> None:
         """Recompute the system prompt (after tools, context files or skills change)."""
-        if skills_block is None:
-            skills_block = self.skills_block
-        custom = self.options.system_prompt or read_prompt_override(
-            self.cwd, "SYSTEM.md", self._warn_once
-        )
-        append_parts = [
-            read_prompt_override(self.cwd, "APPEND_SYSTEM.md", self._warn_once),
-            self.options.append_system_prompt,
-        ]
-        self.agent.system_prompt = build_system_prompt(
-            cwd=self.cwd,
-            tools=self.tools,
-            context_files=self.context_files,
-            custom_prompt=custom,
-            append_prompt="\n\n".join(p for p in append_parts if p) or None,
-            skills_block=skills_block,
+        self.agent.system_prompt = shell_system_prompt(
+            self.cwd,
+            self.options,
+            self.tools,
+            self.context_files,
+            self.skills,
+            self.events.warn_once,
         )
 
     # ------------------------------------------------------------------ events
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Receive agent and shell events. Returns an unsubscribe function."""
-        self._listeners.append(listener)
-        for notice in getattr(self, "startup_notices", []):
-            listener(notice)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        """Receive every :data:`ShellEvent` (start-up notices first). Returns an unsubscribe."""
+        return self.events.subscribe(listener)
 
-    def emit(self, event: Any) -> None:
-        """Send an event to every listener (a failing listener never breaks the shell)."""
-        if self._startup_notices is not None and isinstance(event, Notice):
-            self._startup_notices.append(event)
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:  # noqa: BLE001
-                import logging
+    def emit(self, event: ShellEvent) -> None:
+        """Send an event to every listener."""
+        self.events.emit(event)
 
-                logging.getLogger("pi_cli").exception("listener failed")
-
-    def notify(self, text: str, level: str = "info") -> None:
-        """Emit a :class:`Notice`."""
-        self.emit(Notice(text=text, level=level))  # type: ignore[arg-type]
-
-    def _warn_once(self, text: str) -> None:
-        """A warning shown once per shell (the system prompt is rebuilt several times)."""
-        if text not in self._warned:
-            self._warned.add(text)
-            self.notify(text, "warning")
+    @property
+    def startup_notices(self) -> list[Notice]:
+        """The notices raised while the shell was built (bad skills, hooks, sessions...)."""
+        return self.events.startup_notices
 
     def _check_saved(self) -> None:
         """Tell the user once when the session file could not be written."""
-        if self.session.write_error and self.session.write_error not in self._warned:
-            self._warned.add(self.session.write_error)
-            self.notify(self.session.write_error, "error")
+        if self.session.write_error:
+            self.events.warn_once(self.session.write_error, "error")
 
-    def _on_agent_event(self, event: Any) -> None:
+    def _on_agent_event(self, event: ShellEvent) -> None:
         try:
             if isinstance(event, MessageEnd):
                 self.session.append_message(event.message)
         except Exception:  # noqa: BLE001 - the event must reach the front end regardless
             log.exception("session append failed")
+        self.policy.on_agent_event(event)
         self.emit(event)
         self._check_saved()
 
-    def _on_retry(self, notice: RetryNotice) -> None:
-        self.emit(
-            AutoRetryStart(
-                attempt=notice.attempt,
-                max_attempts=notice.max_attempts,
-                delay_ms=int(notice.delay_s * 1000),
-                error_message=notice.error_message,
-            )
-        )
-
-    def _on_retry_end(self, success: bool, attempt: int, final_error: str | None) -> None:
-        self.emit(AutoRetryEnd(success=success, attempt=attempt, final_error=final_error))
+    def _queue_changed(self, items: list[QueuedInput]) -> None:
+        self.emit(QueueChanged(items=[item.wire() for item in items]))
 
     # ------------------------------------------------------------------ input
 
     @property
-    def is_streaming(self) -> bool:
-        """True while an input is being handled: its input hooks, the run, compaction after it.
+    def state(self) -> ShellState:
+        """What the shell is doing (see :data:`~pi_cli.shell.events.ShellState`)."""
+        return self.policy.state
 
-        Also true during a compaction (``/compact``, RPC ``compact``). Esc / Ctrl+C abort all of these.
-        """
-        compactor = getattr(self, "compactor", None)
-        return (
-            self.agent.state.is_streaming
-            or self._run_signal is not None
-            or (compactor is not None and compactor.is_compacting)
-        )
+    @property
+    def busy(self) -> bool:
+        """An input is being handled: its hooks, a run, a command, compaction. Esc aborts it."""
+        return self.policy.busy
 
-    def _busy_elsewhere(self) -> bool:
-        """A run or compaction is live that is not the command now being handled."""
-        compactor = getattr(self, "compactor", None)
-        return (
-            self.agent.state.is_streaming
-            or (compactor is not None and compactor.is_compacting)
-            or (self._run_signal is not None and not self._in_command)
-        )
+    @property
+    def run_aborted(self) -> bool:
+        """The input being handled was aborted."""
+        return self.policy.run_aborted
 
     def ensure_idle(self, what: str) -> None:
-        """Raise :class:`SessionError` if a run is live (``what``: "fork", "start a new session"...)."""
-        if self._busy_elsewhere():
+        """Raise :class:`SessionError` if busy with anything but the command calling this."""
+        if self.policy.busy_elsewhere():
             raise SessionError(f"Cannot {what} while the agent is running (abort it first)")
 
-    async def submit(self, text: str) -> CommandResult | None:
-        """Handle one line of user input: a slash command, or a prompt run to the end.
+    def submit(
+        self, text: str, intent: Intent = "auto", images: list[ImageContent] | None = None
+    ) -> asyncio.Future[CommandResult | None]:
+        """The one way input enters pi; await the result to wait until it has been handled.
 
-        While a run is live only commands marked ``while_running`` are executed; anything else
-        gets an error result (front ends steer or queue plain text themselves).
+        The shell decides now what ``text`` becomes (see :mod:`pi_cli.shell.input_policy`):
+        handled at once when idle, else a ``while_running`` command, a steer or follow-up for
+        the live run, or a held input. Returns the command's result (``None`` for a prompt).
         """
         # A lone surrogate (pasted, or "\ud800" from RPC JSON) cannot be saved or sent as UTF-8.
         text = text.encode("utf-8", "replace").decode("utf-8")
-        if self.is_streaming:
-            return await self._submit_while_running(text)
-        signal = self._run_signal = AbortSignal()
-        try:
-            for transform in self.input_transforms:
-                transformed = await transform(text)
-                if transformed is None:
-                    return CommandResult()
-                text = transformed
-            if signal.aborted:  # Esc / Ctrl+C / RPC abort while the input hooks ran
+        return self.policy.submit(text, intent, images)
+
+    async def wait_idle(self) -> None:
+        """Wait until every input (held ones included) has been handled."""
+        await self.policy.wait_idle()
+
+    async def _handle_input(self, text: str, images: list[ImageContent]) -> CommandResult | None:
+        signal = self.policy.signal
+        for transform in self.input_transforms:
+            transformed = await transform(text)
+            if transformed is None:
                 return CommandResult()
-            parsed = parse_command_line(text)
-            if parsed is not None:
-                name, args = parsed
-                command = self.commands.get(name)
-                if command is not None:
-                    self._in_command = True
-                    try:
-                        result = await command.handler(self, args)
-                    finally:
-                        self._in_command = False
-                    if result.prompt is not None:
-                        await self.prompt(result.prompt)
-                    return result
-            await self.prompt(text)
+            text = transformed
+        if signal is not None and signal.aborted:  # Esc while the input hooks ran
+            self.notify("Aborted before the run started.")
+            return CommandResult()
+        found = self.commands.lookup(text)
+        if found is None:
+            await self._prompt(text, images)
             return None
-        finally:
-            self._run_signal = None
+        command, args = found
+        self.policy.set_activity("command")
+        result = await command.handler(self, args)
+        if result.prompt is not None:
+            await self._prompt(result.prompt, images)
+        return result
 
-    async def _submit_while_running(self, text: str) -> CommandResult:
-        parsed = parse_command_line(text)
-        command = self.commands.get(parsed[0]) if parsed is not None else None
-        if command is None:
-            return CommandResult(
-                output="The agent is running: steer, queue a follow-up or abort it first.",
-                error=True,
-            )
-        if not command.while_running:
-            return CommandResult(
-                output=f"Cannot run /{command.name} while the agent is running "
-                "(wait for the run to end or abort it).",
-                error=True,
-            )
-        assert parsed is not None
-        return await command.handler(self, parsed[1])
+    async def _prompt(self, text: str, images: list[ImageContent]) -> None:
+        """Run the model on ``text`` to the end of the run, then compact if needed."""
+        if self.run_aborted:
+            return
+        await self.agent.prompt(text, images or None)
+        if self.run_aborted:  # an aborted run is not followed by compaction
+            return
+        await self.compactor.after_run()
 
-    async def prompt(self, text: str) -> None:
-        """Run the model on ``text`` to the end of the run (compacting after it if needed).
+    def queued(self) -> list[QueuedInput]:
+        """What is queued, in delivery order (steers, follow-ups, held inputs)."""
+        return self.queue.items()
 
-        Returns at once if :meth:`abort` was called since the input was submitted.
+    def take_queued(self) -> list[QueuedInput]:
+        """Take everything queued back (Esc / Alt+Up put it into the editor)."""
+        return self.queue.take_all()
+
+    def abort(self) -> None:
+        """Abort whatever is live: input hooks, the run, or a compaction (before or after a run).
+
+        What is still queued is handed back (:class:`~pi_cli.shell.events.QueueReturned`).
         """
-        owner = self._run_signal is None
-        signal = self._run_signal = self._run_signal or AbortSignal()
-        try:
-            if signal.aborted:
-                return
-            await self.agent.prompt(text)
-            if signal.aborted:  # an aborted run is not followed by compaction
-                return
-            await self.compactor.after_run()
-        finally:
-            if owner:
-                self._run_signal = None
+        self.policy.abort()
+        self.agent.abort()
+        self.compactor.abort()
 
-    async def compact(self, instructions: str | None = None) -> Any:
-        """Summarise older messages now (``/compact``); raises ``CompactionError``."""
-        from pi_cli.shell.compaction import CompactionError
+    # ------------------------------------------------------------------ conversation
 
-        if self._busy_elsewhere():
+    @property
+    def messages(self) -> Sequence[Message]:
+        """The conversation the model sees (read-only view)."""
+        return tuple(self.agent.state.messages)
+
+    async def compact(self, instructions: str | None = None) -> CompactionResult:
+        """Summarise older messages now (``/compact``, RPC ``compact``); raises ``CompactionError``."""
+        if self.policy.busy_elsewhere():
             raise CompactionError("Cannot compact while the agent is running (abort it first)")
-        return await self.compactor.compact("manual", instructions)
+        if self.state == "command":
+            return await self.compactor.compact("manual", instructions)
+        return await self.policy.begin(
+            "compacting", lambda: self.compactor.compact("manual", instructions)
+        )
 
-    def tree_entries(self) -> list[Any]:
-        """The session tree for a picker (:class:`pi_cli.shell.branching.TreeEntry` list)."""
-        from pi_cli.shell.branching import tree_entries
-
+    def tree_entries(self) -> list[TreeEntry]:
+        """The session tree for a picker."""
         return tree_entries(self.session)
 
     def navigate_to(self, entry_id: str) -> str | None:
         """Continue from an earlier entry; returns a selected user message's text for the editor."""
-        from pi_cli.shell.branching import navigate_to
-
         return navigate_to(self, entry_id)
 
     def fork(self, entry_id: str | None = None) -> Path:
         """Copy the path to ``entry_id`` (default: leaf) into a new session file and switch to it."""
-        from pi_cli.shell.branching import fork
-
         return fork(self, entry_id)
 
-    def steer(self, text: str) -> None:
-        """Queue a message for the next turn of the live run."""
-        self.agent.steer(text)
+    def adopt_session(self, store: SessionStore, reason: SessionReason) -> None:
+        """Make ``store`` the session: the conversation comes from it, listeners and hooks learn it."""
+        self.queue.take_all()
+        self.session = store
+        if reason == "resume":
+            self._load(store)
+        else:
+            self.agent.replace_messages(store.build_context())
+        path = str(store.path) if store.path is not None else None
+        self.emit(SessionChanged(session_id=store.session_id, path=path, reason=reason))
+        if reason != "tree":
+            self.hooks.session_start()
 
-    def follow_up(self, text: str) -> None:
-        """Queue a message for after the live run would stop."""
-        self.agent.follow_up(text)
+    def new_session(self) -> None:
+        """Start a fresh session file and an empty conversation (raises SessionError mid-run)."""
+        # A live run's remaining messages would otherwise land in the new file.
+        self.ensure_idle("start a new session")
+        self.agent.reset()
+        self.adopt_session(
+            SessionStore.create(self.cwd, persist=self.options.persist_session), "new"
+        )
 
-    def abort(self) -> None:
-        """Abort whatever is live: input hooks, the run, or a compaction (before or after a run)."""
-        if self._run_signal is not None:
-            self._run_signal.abort()
-        self.agent.abort()
-        compactor = getattr(self, "compactor", None)
-        if compactor is not None:
-            compactor.abort()
+    def switch_session(self, ref: str | Path) -> None:
+        """Resume another session (path or id) of this project (raises SessionError mid-run)."""
+        self.ensure_idle("switch sessions")
+        path = ref if isinstance(ref, Path) else resolve_session(ref, self.cwd)
+        store = SessionStore.open(path, persist=self.options.persist_session)
+        self.agent.reset()
+        self.adopt_session(store, "resume")
 
-    async def aclose(self) -> None:
-        """Release the provider clients (HTTP connections); call once at shutdown."""
-        fns = [*self._retired_stream_fns, self.agent.stream_fn]
-        self._retired_stream_fns.clear()
-        for fn in fns:
-            await _aclose(fn)
-        if self._closing:
-            await asyncio.gather(*self._closing, return_exceptions=True)
-
-    def _retire(self, old: StreamFn) -> None:
-        """Close a replaced stream function: now if a loop runs, else at :meth:`aclose`."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._retired_stream_fns.append(old)
-            return
-        task = loop.create_task(_aclose(old))
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
-
-    # ------------------------------------------------------------------ model & session
+    # ------------------------------------------------------------------ model
 
     def set_model(self, spec: str, *, record: bool = True) -> None:
         """Switch the model (raises :class:`ConfigError` with a user-facing message)."""
-        if self._busy_elsewhere():
+        if self.policy.busy_elsewhere():
             raise ConfigError("Cannot change the model while the agent is running (abort it first)")
         stream_fn = self._resolve_model(spec)
         old, self.agent.stream_fn = self.agent.stream_fn, stream_fn
         if old is not stream_fn:
-            self._retire(old)
+            self._stream_fns.retire(old)
         self.agent.model = self.model_id
         if record:
             self.session.append("model_change", model=self.model_id)
@@ -425,30 +368,6 @@ class CodingAgent:
         self.session.append("thinking_level_change", thinkingLevel=level)
         self._check_saved()
         self.emit(ModelChanged(model=self.model_id, thinking=level))
-
-    def new_session(self) -> None:
-        """Start a fresh session file and an empty conversation (raises SessionError mid-run)."""
-        # A live run's remaining messages would otherwise land in the new file.
-        self.ensure_idle("start a new session")
-        self.agent.reset()
-        self.session = SessionStore.create(self.cwd, persist=self.options.persist_session)
-        self.emit(
-            SessionChanged(
-                session_id=self.session.session_id, path=_str(self.session.path), reason="new"
-            )
-        )
-        self.hooks.session_start()
-
-    def switch_session(self, ref: str | Path) -> None:
-        """Resume another session (path or id) of this project (raises SessionError mid-run)."""
-        self.ensure_idle("switch sessions")
-        path = ref if isinstance(ref, Path) else resolve_session(ref, self.cwd)
-        store = SessionStore.open(path, persist=self.options.persist_session)
-        self.agent.reset()
-        self.session = store
-        self._load_into_agent(store)
-        self.emit(SessionChanged(session_id=store.session_id, path=str(path), reason="resume"))
-        self.hooks.session_start()
 
     @property
     def usage(self) -> SessionUsage:
@@ -466,34 +385,12 @@ class CodingAgent:
         """(tokens in the current context, context window)."""
         return context_tokens(self.agent.state.messages), self.context_window
 
-    def session_summary(self) -> str:
-        """Text for /session."""
-        usage = self.usage
-        used, window = self.context_usage()
-        messages = self.agent.state.messages
-        return "\n".join(
-            [
-                f"Session: {self.session.session_id}",
-                f"File: {self.session.path or '(not saved: --no-session)'}",
-                f"Model: {self.model_id} (thinking: {self.thinking})",
-                f"Messages: {len(messages)} ({sum(isinstance(m, AssistantMessage) for m in messages)} from the model)",
-                f"Tokens: {usage.input} in, {usage.output} out, {usage.cache_read} cache read, {usage.cache_write} cache write",
-                f"Cost: ${usage.cost:.4f}",
-                f"Context: {used} / {window} tokens ({100 * used / max(window, 1):.0f}%)",
-            ]
-        )
+    def describe_call(self, tool_name: str, args: object) -> str:
+        """The one-line title of a tool call, as the tool itself words it ("" if unknown)."""
+        return describe_call(self.tools, tool_name, args)
 
+    # ------------------------------------------------------------------ shutdown
 
-def _str(path: Path | None) -> str | None:
-    return str(path) if path is not None else None
-
-
-async def _aclose(stream_fn: Any) -> None:
-    """Await ``stream_fn.aclose()`` if the provider layer gave it one (closes its HTTP client)."""
-    close = getattr(stream_fn, "aclose", None)
-    if close is None:
-        return
-    try:
-        await close()
-    except Exception:  # noqa: BLE001 - shutting down: a failed close must not mask the exit code
-        log.debug("closing the provider client failed", exc_info=True)
+    async def aclose(self) -> None:
+        """Release the provider clients (HTTP connections); call once at shutdown."""
+        await self._stream_fns.aclose(self.agent.stream_fn)

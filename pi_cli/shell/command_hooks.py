@@ -72,13 +72,14 @@ def parse_hooks(config: dict[str, Any]) -> tuple[list[CommandHook], list[str]]:
                 problems.append(f"hooks.{event}[{index}] must be an object")
                 continue
             matcher = str(entry.get("matcher", "") or "")
-            inner = entry.get("hooks") if isinstance(entry.get("hooks"), list) else [entry]
+            nested = entry.get("hooks")
+            inner: list[Any] = nested if isinstance(nested, list) else [entry]
             for item in inner:
                 command = item.get("command") if isinstance(item, dict) else None
                 if not isinstance(command, str) or not command.strip():
                     problems.append(f"hooks.{event}[{index}] has no 'command'")
                     continue
-                timeout = item.get("timeout", entry.get("timeout", DEFAULT_TIMEOUT_S))
+                timeout: Any = item.get("timeout", entry.get("timeout", DEFAULT_TIMEOUT_S))
                 try:
                     timeout_s = float(timeout)
                 except (TypeError, ValueError):
@@ -134,11 +135,8 @@ async def run_command_hook(hook: CommandHook, payload: dict[str, Any], cwd: Path
             parsed = None
         if isinstance(parsed, dict):
             outcome.data = parsed
-            specific = (
-                parsed.get("hookSpecificOutput")
-                if isinstance(parsed.get("hookSpecificOutput"), dict)
-                else {}
-            )
+            raw_specific = parsed.get("hookSpecificOutput")
+            specific: dict[str, Any] = raw_specific if isinstance(raw_specific, dict) else {}
             decision = parsed.get("decision") or specific.get("permissionDecision")
             if decision in ("block", "deny"):
                 outcome.block = True

@@ -9,9 +9,8 @@ file, whose full history stays; the agent's messages are rebuilt from the sessio
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 from agent_core import (
     AbortSignal,
@@ -19,20 +18,39 @@ from agent_core import (
     LlmContext,
     Message,
     StreamOptions,
-    ToolResultMessage,
-    UserMessage,
+    Tool,
     message_from_wire,
     user_message,
 )
-from pi_cli.shell.events import CompactionEnd, CompactionStart
+from pi_cli.shell.compaction_parts import (
+    SUMMARY_FORMAT,
+    SUMMARY_SYSTEM,
+    CompactionError,
+    CompactionResult,
+    build_summary_request,
+    find_cut_point,
+    last_user_index,
+    serialize_conversation,
+)
+from pi_cli.shell.context import ShellContext
+from pi_cli.shell.events import CompactionEnd, CompactionReason, CompactionStart
+from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
+from pi_cli.shell.tool_info import call_effects
 from pi_cli.shell.usage import context_tokens, message_tokens
 
-if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
-
-TOOL_RESULT_CHARS = 2000
-_READ_TOOLS = {"read", "grep", "find", "ls"}
-_WRITE_TOOLS = {"write", "edit"}
+__all__ = [
+    "SUMMARY_FORMAT",
+    "SUMMARY_SYSTEM",
+    "CompactionError",
+    "CompactionResult",
+    "Compactor",
+    "build_summary_request",
+    "compaction_commands",
+    "file_operations",
+    "find_cut_point",
+    "is_context_overflow",
+    "serialize_conversation",
+]
 _OVERFLOW_PATTERNS = (
     "context_length_exceeded",
     "maximum context length",
@@ -42,160 +60,33 @@ _OVERFLOW_PATTERNS = (
     "exceeds the context",
 )
 
-SUMMARY_SYSTEM = (
-    "You are a context summarization assistant. You read a conversation between a user and an AI "
-    "coding assistant and write a structured summary that lets the assistant continue the work "
-    "without the original messages. Do not continue the conversation; output only the summary."
-)
-
-SUMMARY_FORMAT = """Write the summary in exactly this format:
-
-## Goal
-[What the user is trying to accomplish]
-
-## Constraints & Preferences
-- [Requirements, preferences and constraints stated by the user]
-
-## Progress
-### Done
-- [Completed work]
-### In Progress
-- [Current work]
-### Blocked
-- [Open problems, if any]
-
-## Key Decisions
-- [Decision and its reason]
-
-## Next Steps
-1. [What should happen next]
-
-## Critical Context
-- [Exact file paths, function names, error messages, data needed to continue]"""
-
-
-class CompactionError(Exception):
-    """Compaction could not run or the model could not summarise."""
-
-
-@dataclass
-class CompactionResult:
-    """What one compaction did."""
-
-    summary: str
-    first_kept_entry_id: str | None
-    tokens_before: int
-    tokens_after: int
-    entry_id: str
-
-
-# ---------------------------------------------------------------------------- pure helpers
-
 
 def is_context_overflow(message: AssistantMessage) -> bool:
     """Whether a failed response means the context was too long for the model."""
     if message.stop_reason != "error":
         return False
-    try:  # the provider layer knows each vendor's wording; imported lazily (may be absent)
-        from agent_core.providers import is_context_overflow as provider_check  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001
-        provider_check = None
-    if provider_check is not None:
-        try:
-            if provider_check(message):
-                return True
-        except Exception:  # noqa: BLE001
-            pass
+    # The provider layer knows each vendor's wording; imported here, not at start-up.
+    from agent_core.providers import is_context_overflow as provider_check
+
+    if provider_check(message):
+        return True
     text = message.error_message or ""
     return text.startswith("Context overflow") or any(p in text.lower() for p in _OVERFLOW_PATTERNS)
 
 
-def _short(value: str, limit: int) -> str:
-    return (
-        value
-        if len(value) <= limit
-        else value[:limit] + f"... [{len(value) - limit} more characters]"
-    )
+def file_operations(messages: list[Message], tools: Sequence[Tool]) -> tuple[set[str], set[str]]:
+    """(files read, files modified) according to the tool calls in ``messages``.
 
-
-def serialize_conversation(messages: list[Message]) -> str:
-    """The conversation as plain text (the model must summarise it, not continue it)."""
-    lines: list[str] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            lines.append(f"[User]: {message.text}")
-        elif isinstance(message, AssistantMessage):
-            if message.text:
-                lines.append(f"[Assistant]: {message.text}")
-            calls = [
-                f"{c.name}({json.dumps(c.arguments, ensure_ascii=False)})"
-                for c in message.tool_calls
-            ]
-            if calls:
-                lines.append("[Assistant tool calls]: " + "; ".join(calls))
-        elif isinstance(message, ToolResultMessage):
-            flag = " (error)" if message.is_error else ""
-            lines.append(f"[Tool result{flag}]: {_short(message.text, TOOL_RESULT_CHARS)}")
-    return "\n\n".join(lines)
-
-
-def file_operations(messages: list[Message]) -> tuple[set[str], set[str]]:
-    """(files read, files modified) according to the tool calls in ``messages``."""
+    Each tool says which files a call reads or writes (``Tool.file_effects``).
+    """
     read: set[str] = set()
     modified: set[str] = set()
     for message in messages:
         if isinstance(message, AssistantMessage):
             for call in message.tool_calls:
-                path = call.arguments.get("path")
-                if isinstance(path, str) and call.name in _WRITE_TOOLS:
-                    modified.add(path)
-                elif isinstance(path, str) and call.name in _READ_TOOLS:
-                    read.add(path)
+                for effect in call_effects(tools, call.name, call.arguments):
+                    (modified if effect.access == "write" else read).add(effect.path)
     return read - modified, modified
-
-
-def find_cut_point(messages: list[Message], keep_recent_tokens: int) -> int:
-    """Index of the first message kept verbatim (0 = nothing to summarise).
-
-    Walks back from the newest message until ``keep_recent_tokens`` are covered, then moves
-    further back while the cut would land on a tool result, so a tool call and its result are
-    never separated, and to the start of that turn (its user message) when one precedes it.
-    """
-    kept = 0
-    cut = 0
-    for index in range(len(messages) - 1, -1, -1):
-        kept += message_tokens(messages[index])
-        if kept >= keep_recent_tokens:
-            cut = index
-            break
-    while cut > 0 and isinstance(messages[cut], ToolResultMessage):
-        cut -= 1
-    # Prefer a whole turn (from its user message) unless that would leave nothing to summarise.
-    turn_start = next((i for i in range(cut, -1, -1) if isinstance(messages[i], UserMessage)), 0)
-    return turn_start if turn_start > 0 else cut
-
-
-def last_user_index(messages: list[Message]) -> int:
-    """Index of the last user message (0 if none)."""
-    return next(
-        (i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], UserMessage)), 0
-    )
-
-
-def build_summary_request(
-    messages: list[Message], previous: str | None, instructions: str | None
-) -> str:
-    """The user message asking the model for the summary."""
-    parts = [f"<conversation>\n{serialize_conversation(messages)}\n</conversation>"]
-    if previous:
-        parts.append(
-            f"<previous-summary>\n{previous}\n</previous-summary>\n"
-            "The conversation above continues from this earlier summary: merge both into one."
-        )
-    parts.append(SUMMARY_FORMAT)
-    if instructions:
-        parts.append(f"Additional focus from the user: {instructions}")
-    return "\n\n".join(parts)
 
 
 # ---------------------------------------------------------------------------- the compactor
@@ -204,7 +95,7 @@ def build_summary_request(
 class Compactor:
     """Compaction for one shell."""
 
-    def __init__(self, shell: CodingAgent) -> None:
+    def __init__(self, shell: ShellContext) -> None:
         self.shell = shell
         self.is_compacting = False
         # The live compaction's signal: CodingAgent.abort() reaches the summary request through it.
@@ -235,11 +126,13 @@ class Compactor:
         index = next(
             (i for i in range(len(refs) - 1, -1, -1) if refs[i].type == "compaction"), None
         )
-        start, previous, details = 0, None, {}
+        start, previous = 0, None
+        details: dict[str, Any] = {}
         if index is not None:
             entry = next(iter(session.iter_entries([refs[index]])), None) or {}
             previous = str(entry.get("summary", "")) or None
-            details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
+            raw_details = entry.get("details")
+            details = raw_details if isinstance(raw_details, dict) else {}
             first = entry.get("firstKeptEntryId")
             start = next((i for i, ref in enumerate(refs[:index]) if ref.id == first), index)
         items: list[tuple[str, Message]] = []
@@ -282,47 +175,47 @@ class Compactor:
         return final.text.strip()
 
     async def compact(
-        self, reason: str = "manual", instructions: str | None = None, will_retry: bool = False
+        self,
+        reason: CompactionReason = "manual",
+        instructions: str | None = None,
+        will_retry: bool = False,
     ) -> CompactionResult:
-        """Summarise older messages now. Raises :class:`CompactionError` (after emitting the end event)."""
+        """Summarise older messages now. Raises :class:`CompactionError` (after the end event)."""
         if self.is_compacting:
             raise CompactionError("compaction is already running")
         shell = self.shell
         tokens_before = context_tokens(shell.agent.state.messages)
-        shell.emit(CompactionStart(reason=reason))  # type: ignore[arg-type]
+        # Flag first: the shell reports its "compacting" state with the start event.
         self.is_compacting = True
         signal = self.signal = AbortSignal()
+        end = CompactionEnd(reason=reason, tokens_before=tokens_before)
+        shell.emit(CompactionStart(reason=reason))
         try:
             result = await self._compact(reason, instructions, tokens_before, signal)
         except Exception as exc:
             error = str(exc) if isinstance(exc, CompactionError) else f"{type(exc).__name__}: {exc}"
             if signal.aborted:
                 error = "Compaction aborted"
-            shell.emit(
-                CompactionEnd(
-                    reason=reason,
-                    tokens_before=tokens_before,  # type: ignore[arg-type]
-                    aborted=signal.aborted,
-                    error_message=error,
-                )
-            )
+            end.aborted, end.error_message = signal.aborted, error
             raise CompactionError(error) from None
+        else:
+            end.summary, end.tokens_after, end.will_retry = (
+                result.summary,
+                result.tokens_after,
+                will_retry,
+            )
+            return result
         finally:
             self.is_compacting = False
             self.signal = None
-        shell.emit(
-            CompactionEnd(
-                reason=reason,
-                summary=result.summary,
-                tokens_before=tokens_before,  # type: ignore[arg-type]
-                tokens_after=result.tokens_after,
-                will_retry=will_retry,
-            )
-        )
-        return result
+            shell.emit(end)
 
     async def _compact(
-        self, reason: str, instructions: str | None, tokens_before: int, signal: AbortSignal
+        self,
+        reason: CompactionReason,
+        instructions: str | None,
+        tokens_before: int,
+        signal: AbortSignal,
     ) -> CompactionResult:
         shell = self.shell
         items, previous, details = self._context_entries()
@@ -339,7 +232,7 @@ class Compactor:
         summary = await self._summarise(
             build_summary_request(older, previous, instructions), signal
         )
-        read, modified = file_operations(older)
+        read, modified = file_operations(older, shell.tools)
         read |= set(details.get("readFiles", []))
         modified |= set(details.get("modifiedFiles", []))
         read -= modified
@@ -394,8 +287,7 @@ class Compactor:
                 shell.agent.replace_messages(session.build_context())
             shell.notify(f"Context overflow and compaction failed: {exc}", "error")
             return
-        run = shell._run_signal
-        if run is not None and run.aborted:  # aborted while compacting: no retry
+        if shell.run_aborted:  # aborted while compacting: no retry
             return
         await shell.agent.continue_()  # the single retry
         last = shell.agent.state.messages[-1] if shell.agent.state.messages else None
@@ -403,3 +295,25 @@ class Compactor:
             shell.notify(
                 "The context still overflows after compaction; not retrying again.", "error"
             )
+
+
+async def _compact_command(shell: ShellAPI, args: str) -> CommandResult:
+    try:
+        result = await shell.compact(args.strip() or None)
+    except CompactionError as exc:
+        return CommandResult(output=f"Compaction failed: {exc}", error=True)
+    return CommandResult(
+        output=f"Compacted: {result.tokens_before} → ~{result.tokens_after} tokens."
+    )
+
+
+def compaction_commands() -> list[SlashCommand]:
+    """``/compact``."""
+    return [
+        SlashCommand(
+            "compact",
+            "Summarise older messages to free context",
+            _compact_command,
+            usage="[instructions]",
+        )
+    ]

@@ -1,10 +1,43 @@
-"""Shell-level events, delivered to front ends beside the agent_core events."""
+"""Shell events, and :data:`ShellEvent`: everything a front end receives from the shell.
+
+:data:`ShellEvent` is the agent_core events plus the shell's own. Front ends consume it with
+``match`` and ``assert_never``, so a new event type fails type-checking until each handles it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
+from pydantic import Field
+
+from agent_core.events import (
+    AgentEnd,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+)
 from agent_core.messages import WireModel
+from agent_core.stream import RetryNotice
+
+ShellState = Literal["idle", "preparing", "running", "command", "compacting"]
+"""What the shell is doing: ``preparing`` runs input hooks, ``running`` is a live model run
+(its loop drains the steer and follow-up queues), ``command`` a slash command, ``compacting``
+a summary request (manual, or after a run)."""
+
+QueueKind = Literal["steer", "follow_up", "held"]
+"""Where a queued input goes: ``steer`` into the live run's next turn, ``follow_up`` after the
+run would stop, ``held`` typed while no model run could take it (a command, compaction), sent
+as its own input once the shell is idle."""
+
+CompactionReason = Literal["threshold", "overflow", "manual"]
+SessionReason = Literal["new", "resume", "fork", "tree"]
 
 
 class AutoRetryStart(WireModel):
@@ -15,6 +48,16 @@ class AutoRetryStart(WireModel):
     max_attempts: int
     delay_ms: int
     error_message: str
+
+    @classmethod
+    def of(cls, notice: RetryNotice) -> AutoRetryStart:
+        """The event for the provider layer's retry notice."""
+        return cls(
+            attempt=notice.attempt,
+            max_attempts=notice.max_attempts,
+            delay_ms=int(notice.delay_s * 1000),
+            error_message=notice.error_message,
+        )
 
 
 class AutoRetryEnd(WireModel):
@@ -30,14 +73,14 @@ class CompactionStart(WireModel):
     """Older messages are being summarised."""
 
     type: Literal["compaction_start"] = "compaction_start"
-    reason: Literal["threshold", "overflow", "manual"]
+    reason: CompactionReason
 
 
 class CompactionEnd(WireModel):
     """Compaction finished (or failed: ``error_message``)."""
 
     type: Literal["compaction_end"] = "compaction_end"
-    reason: Literal["threshold", "overflow", "manual"]
+    reason: CompactionReason
     summary: str | None = None
     tokens_before: int = 0
     tokens_after: int = 0
@@ -60,7 +103,7 @@ class SessionChanged(WireModel):
     type: Literal["session_changed"] = "session_changed"
     session_id: str
     path: str | None = None
-    reason: Literal["new", "resume", "fork", "tree"] = "new"
+    reason: SessionReason = "new"
 
 
 class ModelChanged(WireModel):
@@ -69,3 +112,82 @@ class ModelChanged(WireModel):
     type: Literal["model_changed"] = "model_changed"
     model: str
     thinking: str
+
+
+class QueuedItem(WireModel):
+    """One queued input, with an id that stays stable while it waits."""
+
+    id: str
+    text: str
+    kind: QueueKind
+
+
+class QueueChanged(WireModel):
+    """The input queue changed (added, delivered, edited, moved, removed): its whole content."""
+
+    type: Literal["queue_changed"] = "queue_changed"
+    items: list[QueuedItem] = Field(default_factory=list)
+
+
+class QueueReturned(WireModel):
+    """A run was aborted or failed: what was still queued is handed back, not sent.
+
+    Interactive front ends put the texts back into the editor; nothing is lost.
+    """
+
+    type: Literal["queue_returned"] = "queue_returned"
+    items: list[QueuedItem] = Field(default_factory=list)
+    reason: Literal["aborted", "error"] = "aborted"
+
+
+class ShellStateChanged(WireModel):
+    """The shell became busy or idle (see :data:`ShellState`)."""
+
+    type: Literal["shell_state"] = "shell_state"
+    state: ShellState
+
+
+OwnEvent = (
+    AutoRetryStart
+    | AutoRetryEnd
+    | CompactionStart
+    | CompactionEnd
+    | Notice
+    | SessionChanged
+    | ModelChanged
+    | QueueChanged
+    | QueueReturned
+    | ShellStateChanged
+)
+"""The shell's own events."""
+
+ShellEvent = (
+    AgentStart
+    | AgentEnd
+    | TurnStart
+    | TurnEnd
+    | MessageStart
+    | MessageUpdate
+    | MessageEnd
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolExecutionEnd
+    | OwnEvent
+)
+"""Every event a front end receives: agent_core's and the shell's."""
+
+SHELL_EVENT_TYPES: tuple[type[WireModel], ...] = (
+    AutoRetryStart,
+    AutoRetryEnd,
+    CompactionStart,
+    CompactionEnd,
+    Notice,
+    SessionChanged,
+    ModelChanged,
+    QueueChanged,
+    QueueReturned,
+    ShellStateChanged,
+)
+
+Listener = Callable[[ShellEvent], None]
+"""Receives every shell event, synchronously, in order; must not raise."""

@@ -22,6 +22,7 @@ import importlib.util
 import inspect
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -38,7 +39,8 @@ from pi_cli.shell.command_hooks import CommandHook, parse_hooks, run_command_hoo
 from pi_cli.shell.paths import pi_home, project_dir
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from agent_core import Agent
+    from pi_cli.shell.context import ShellContext
 
 HOOK_FUNCTIONS = ("input", "tool_call", "tool_result", "turn_end", "agent_end", "session_start")
 log = logging.getLogger("pi_cli.hooks")
@@ -138,12 +140,38 @@ class HookManager:
     """Dispatches events to Python and command hooks for one shell."""
 
     def __init__(
-        self, shell: CodingAgent, python_hooks: list[PythonHook], command_hooks: list[CommandHook]
+        self, shell: ShellContext, python_hooks: list[PythonHook], command_hooks: list[CommandHook]
     ) -> None:
         self.shell = shell
         self.python_hooks = python_hooks
         self.command_hooks = command_hooks
         self._tasks: set[asyncio.Task[Any]] = set()
+
+    @classmethod
+    def load(cls, shell: ShellContext) -> HookManager:
+        """Load the Python hook modules and the command hooks of the settings."""
+        python_hooks, problems = load_python_hooks(shell.cwd)
+        command_hooks, config_problems = parse_hooks(shell.settings.hooks or {})
+        for problem in problems + config_problems:
+            shell.notify(problem, "warning")
+        return cls(shell, python_hooks, command_hooks)
+
+    @property
+    def active(self) -> bool:
+        """Any hook is configured."""
+        return bool(self.python_hooks or self.command_hooks)
+
+    def input_transforms(self) -> list[Callable[[str], Awaitable[str | None]]]:
+        """The shell's input transforms these hooks provide."""
+        return [self.transform_input] if self.active else []
+
+    def attach(self, agent: Agent) -> None:
+        """Wire the tool-call hooks into ``agent`` and follow its events (only if configured)."""
+        if not self.active:
+            return
+        agent.before_tool_call = self.before_tool_call
+        agent.after_tool_call = self.after_tool_call
+        agent.subscribe(self.on_event)
 
     def _functions(self, name: str) -> list[tuple[Path, Any]]:
         return [(h.path, h.functions[name]) for h in self.python_hooks if name in h.functions]
@@ -329,6 +357,8 @@ class HookManager:
 
     def session_start(self) -> None:
         """Tell hooks which session is active."""
+        if not self.active:
+            return
         session = self.shell.session
         event = SessionStartEvent(
             session.session_id,
@@ -346,21 +376,3 @@ class HookManager:
             "cwd": str(self.shell.cwd),
             **fields,
         }
-
-
-def install_hooks(shell: CodingAgent) -> HookManager:
-    """Load both hook kinds and wire them into the agent and the shell."""
-    python_hooks, problems = load_python_hooks(shell.cwd)
-    command_hooks, config_problems = parse_hooks(shell.settings.hooks or {})
-    for problem in problems + config_problems:
-        shell.notify(problem, "warning")
-    manager = HookManager(shell, python_hooks, command_hooks)
-    shell.hooks = manager
-    if not python_hooks and not command_hooks:
-        return manager
-    shell.agent.before_tool_call = manager.before_tool_call
-    shell.agent.after_tool_call = manager.after_tool_call
-    shell.input_transforms.append(manager.transform_input)
-    shell.agent.subscribe(manager.on_event)
-    manager.session_start()
-    return manager

@@ -6,16 +6,20 @@ lives in one place.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_core import StreamFn
+from agent_core import StreamFn, Tool
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import ShellOptions
+    from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.settings import Settings
+
+log = logging.getLogger("pi_cli")
 
 
 class ConfigError(Exception):
@@ -137,3 +141,57 @@ def no_model_message() -> str:
         '  pi --model openai/local --api-base http://127.0.0.1:8080/v1 "your prompt"\n'
         'A default model can also be set in ~/.pi/settings.json: {"model": "provider/model"}.'
     )
+
+
+class StreamFnPool:
+    """Closes the provider clients of replaced stream functions (their HTTP connections)."""
+
+    def __init__(self) -> None:
+        self._retired: list[StreamFn] = []
+        self._closing: set[asyncio.Task[None]] = set()
+
+    def retire(self, old: StreamFn) -> None:
+        """Close ``old``: now if a loop runs, else at :meth:`aclose`."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._retired.append(old)
+            return
+        task = loop.create_task(aclose_stream_fn(old))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def aclose(self, current: StreamFn) -> None:
+        """Close ``current`` and every retired one; call once at shutdown."""
+        fns = [*self._retired, current]
+        self._retired.clear()
+        for fn in fns:
+            await aclose_stream_fn(fn)
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
+
+
+async def aclose_stream_fn(stream_fn: object) -> None:
+    """Await ``stream_fn.aclose()`` if the provider layer gave it one (closes its HTTP client)."""
+    close = getattr(stream_fn, "aclose", None)
+    if close is None:
+        return
+    try:
+        await close()
+    except Exception:  # noqa: BLE001 - shutting down: a failed close must not mask the exit code
+        log.debug("closing the provider client failed", exc_info=True)
+
+
+def create_shell_tools(options: ShellOptions, settings: Settings, cwd: Path) -> list[Tool]:
+    """The tools a shell gets: injected ones, none (``--no-tools``), or the named built-ins."""
+    if options.tool_objects is not None:
+        return list(options.tool_objects)
+    if options.no_tools:
+        return []
+    import tools
+
+    names = options.tools if options.tools is not None else settings.tools
+    try:
+        return tools.create_tools(list(names or tools.DEFAULT_TOOL_NAMES), cwd)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None

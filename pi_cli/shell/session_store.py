@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,115 +23,13 @@ from typing import Any
 from agent_core import Message, message_from_wire, to_wire
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
+from pi_cli.shell.session_index import CHUNK, EntryRef, Scan, SessionHeader
 
-SESSION_VERSION = 1
-_ENTRY_PREFIX = re.compile(
-    rb'^\{"type":"([a-z_]+)","id":"([0-9a-f]+)","parentId":(?:null|"([0-9a-f]+)")'
-)
+__all__ = ["EntryRef", "SessionError", "SessionHeader", "SessionStore"]
 
 
 class SessionError(Exception):
     """A session file cannot be found or opened."""
-
-
-@dataclass(slots=True)
-class EntryRef:
-    """Where one entry lives in the file."""
-
-    id: str
-    parent_id: str | None
-    type: str
-    offset: int
-    length: int
-
-
-_CHUNK = 8 * 1024 * 1024
-_ENTRY_LINE = re.compile(
-    rb'^\{"type":"([a-z_]+)","id":"([0-9a-f]+)","parentId":(?:null|"([0-9a-f]+)")[^\n]*\}\n',
-    re.MULTILINE,
-)
-
-
-class _Scan:
-    """Accumulates the index while :meth:`SessionStore.open` reads the file."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.header: SessionHeader | None = None
-        self.entries: dict[str, EntryRef] = {}
-        self.order: list[str] = []
-        self.warnings: list[str] = []
-        self.line_no = 0
-
-    def lines(self, data: bytes, base: int, end: int) -> None:
-        """Index the complete lines ``data[:end]`` (``base`` = file offset of ``data[0]``)."""
-        entries, order = self.entries, self.order
-        position = 0
-        fast = len(order)
-        for match in _ENTRY_LINE.finditer(data, 0, end):
-            start = match.start()
-            if start != position:  # lines the fast pattern did not take
-                self.line_no += len(order) - fast
-                self.slow(data[position:start], base + position)
-                fast = len(order)
-            kind, raw_id, parent = match.groups()
-            entry_id = raw_id.decode()
-            stop = match.end()
-            entries[entry_id] = EntryRef(
-                entry_id,
-                parent.decode() if parent else None,
-                kind.decode(),
-                base + start,
-                stop - start,
-            )
-            order.append(entry_id)
-            position = stop
-        self.line_no += len(order) - fast
-        if position != end:
-            self.slow(data[position:end], base + position)
-
-    def slow(self, block: bytes, offset: int) -> None:
-        """Index ``block`` line by line with a JSON parse (header, odd or corrupt lines)."""
-        start = 0
-        while start < len(block):
-            newline = block.find(b"\n", start)
-            end = len(block) if newline == -1 else newline + 1
-            line = block[start:end]
-            self.line_no += 1
-            ref = SessionStore._index_line(
-                line.rstrip(b"\r\n"), offset + start, len(line), complete=newline != -1
-            )
-            if isinstance(ref, SessionHeader):
-                if self.header is None:
-                    self.header = ref
-            elif isinstance(ref, EntryRef):
-                self.entries[ref.id] = ref
-                self.order.append(ref.id)
-            elif line.strip():
-                self.warnings.append(f"{self.path.name}: skipped unreadable line {self.line_no}")
-            start = end
-
-
-@dataclass
-class SessionHeader:
-    """The first line of a session file."""
-
-    id: str
-    cwd: str
-    timestamp: str
-    parent_session: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "type": "session",
-            "version": SESSION_VERSION,
-            "id": self.id,
-            "timestamp": self.timestamp,
-            "cwd": self.cwd,
-        }
-        if self.parent_session:
-            data["parentSession"] = self.parent_session
-        return data
 
 
 def _iso_now() -> str:
@@ -200,11 +97,11 @@ class SessionStore:
             handle = path.open("rb")
         except OSError as exc:
             raise SessionError(f"Cannot open session {path}: {exc.strerror or exc}") from None
-        scan = _Scan(path)
+        scan = Scan(path)
         with handle:
             carry = b""
             base = 0  # file offset of carry[0]
-            while chunk := handle.read(_CHUNK):
+            while chunk := handle.read(CHUNK):
                 data = carry + chunk if carry else chunk
                 cut = data.rfind(b"\n") + 1
                 if cut == 0:
@@ -223,37 +120,6 @@ class SessionStore:
         store._written_header = True
         store._needs_newline = bool(carry) and not carry.endswith(b"\n")
         return store
-
-    @staticmethod
-    def _index_line(
-        line: bytes, offset: int, length: int, *, complete: bool
-    ) -> SessionHeader | EntryRef | None:
-        match = _ENTRY_PREFIX.match(line)
-        if match and complete and line.endswith(b"}"):
-            parent = match.group(3)
-            return EntryRef(
-                match.group(2).decode(),
-                parent.decode() if parent else None,
-                match.group(1).decode(),
-                offset,
-                length,
-            )
-        try:
-            data = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
-            return None
-        if not isinstance(data, dict):
-            return None
-        if data.get("type") == "session" and "id" in data:
-            return SessionHeader(
-                id=str(data["id"]),
-                cwd=str(data.get("cwd", "")),
-                timestamp=str(data.get("timestamp", "")),
-                parent_session=data.get("parentSession"),
-            )
-        if isinstance(data.get("id"), str) and isinstance(data.get("type"), str):
-            return EntryRef(data["id"], data.get("parentId"), data["type"], offset, length)
-        return None
 
     # ------------------------------------------------------------------ writing
 
@@ -430,31 +296,3 @@ def compaction_summary_message(summary: str) -> Message:
         "The conversation history before this point was compacted into the following summary:\n\n"
         f"<summary>\n{summary}\n</summary>"
     )
-
-
-def find_latest_session(cwd: Path) -> Path | None:
-    """The most recently modified session file of ``cwd``."""
-    directory = sessions_dir(cwd)
-    if not directory.is_dir():
-        return None
-    files = [p for p in directory.glob("*.jsonl") if p.is_file()]
-    return max(files, key=lambda p: p.stat().st_mtime, default=None)
-
-
-def resolve_session(ref: str, cwd: Path) -> Path:
-    """A session path from a file path or a (partial) session id."""
-    candidate = Path(ref).expanduser()
-    if candidate.is_file():
-        return candidate
-    directory = sessions_dir(cwd)
-    matches = sorted(directory.glob(f"*_{ref}*.jsonl")) if directory.is_dir() else []
-    if not matches:
-        all_dirs = sessions_dir(cwd).parent
-        matches = sorted(all_dirs.glob(f"*/*_{ref}*.jsonl")) if all_dirs.is_dir() else []
-    if len(matches) == 1:
-        return matches[0]
-    if len(matches) > 1:
-        raise SessionError(
-            f"Session id {ref!r} is ambiguous ({len(matches)} matches); give more characters"
-        )
-    raise SessionError(f"No session found for {ref!r} (give a file path or a session id)")

@@ -9,17 +9,14 @@ the file when a task matches. ``/skill:name args`` injects the body explicitly.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pi_cli.shell.frontmatter import FrontmatterError, parse_document
 from pi_cli.shell.paths import pi_home
-from pi_cli.shell.slash_commands import CommandResult, SlashCommand
-
-if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
 SKILL_FILE = "SKILL.md"
 MAX_NAME = 64
@@ -216,8 +213,32 @@ def skill_prompt(skill: Skill, args: str) -> str:
     return f"{text}\n\n{args}" if args.strip() else text
 
 
+@dataclass
+class SkillSet:
+    """The skills found for a shell, and the files that could not be used."""
+
+    skills: list[Skill] = field(default_factory=list)
+    problems: list[SkillProblem] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Skill]:
+        return iter(self.skills)
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+    def prompt_block(self) -> str | None:
+        """The ``<available_skills>`` system-prompt section (``None`` when empty)."""
+        return format_skills_block(self.skills)
+
+
+def load_skills(cwd: Path, extra_paths: list[str]) -> SkillSet:
+    """Discover and validate every skill (``--skill`` paths and the ``skills`` setting too)."""
+    skills, problems = discover_skills(cwd, extra_paths)
+    return SkillSet(skills, problems)
+
+
 def _skill_command(skill: Skill) -> SlashCommand:
-    async def handler(shell: CodingAgent, args: str) -> CommandResult:
+    async def handler(shell: ShellAPI, args: str) -> CommandResult:
         try:
             return CommandResult(prompt=skill_prompt(skill, args))
         except OSError as exc:
@@ -232,16 +253,6 @@ def _skill_command(skill: Skill) -> SlashCommand:
     )
 
 
-def install_skills(shell: CodingAgent) -> None:
-    """Discover skills, report invalid ones, register ``/skill:*`` and update the system prompt."""
-    paths = list(shell.options.skill_paths) + list(shell.settings.skills)
-    skills, problems = discover_skills(shell.cwd, paths)
-    for problem in problems:
-        shell.notify(str(problem), "warning")
-    shell.skills = skills
-    shell.skill_problems = problems
-    for skill in skills:
-        shell.commands.register(_skill_command(skill))
-    has_read = any(getattr(tool, "name", "") == "read" for tool in shell.tools)
-    shell.skills_block = format_skills_block(skills) if has_read else None
-    shell.rebuild_system_prompt(skills_block=shell.skills_block)
+def skill_commands(skills: SkillSet) -> list[SlashCommand]:
+    """One ``/skill:name`` command per skill."""
+    return [_skill_command(skill) for skill in skills]

@@ -1,19 +1,27 @@
 """Slash commands: a data table of commands plus handlers, shared by every front end.
 
-Handlers return a :class:`CommandResult`; front ends print ``output``, honour ``quit``, and may
-open a picker for ``action`` (``"pick_model"``, ``"pick_session"``, ``"pick_tree"``,
-``"pick_theme"``) where they have one.
+Handlers take the :class:`ShellAPI` (what a command may use of the shell, a protocol the
+CodingAgent satisfies) and return a :class:`CommandResult`; front ends print ``output``, honour
+``quit``, and may open a picker for ``action`` where they have one.
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from agent_core import Message
+    from pi_cli.shell.compaction_parts import CompactionResult
+    from pi_cli.shell.session_store import SessionStore
+    from pi_cli.shell.session_tree import TreeEntry
+    from pi_cli.shell.settings import Settings
+    from pi_cli.shell.usage import SessionUsage
+
+PickAction = Literal["pick_model", "pick_session", "pick_tree", "pick_theme"]
 
 
 @dataclass
@@ -22,12 +30,43 @@ class CommandResult:
 
     output: str | None = None
     quit: bool = False
-    action: str | None = None
+    action: PickAction | None = None
     prompt: str | None = None  # text to send to the model (templates, skills)
     error: bool = False
 
 
-Handler = Callable[["CodingAgent", str], Awaitable[CommandResult]]
+class ShellAPI(Protocol):
+    """What command handlers may use of the shell (the CodingAgent satisfies it)."""
+
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def model_id(self) -> str: ...
+    @property
+    def thinking(self) -> str: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def session(self) -> SessionStore: ...
+    @property
+    def commands(self) -> SlashCommandRegistry: ...
+    @property
+    def messages(self) -> Sequence[Message]: ...
+    @property
+    def usage(self) -> SessionUsage: ...
+    def context_usage(self) -> tuple[int, int]: ...
+    def set_model(self, spec: str, *, record: bool = True) -> None: ...
+    def set_thinking(self, level: str) -> None: ...
+    def new_session(self) -> None: ...
+    def switch_session(self, ref: str | Path) -> None: ...
+    async def compact(self, instructions: str | None = None) -> CompactionResult: ...
+    def tree_entries(self) -> list[TreeEntry]: ...
+    def navigate_to(self, entry_id: str) -> str | None: ...
+    def fork(self, entry_id: str | None = None) -> Path: ...
+    def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None: ...
+
+
+Handler = Callable[[ShellAPI, str], Awaitable[CommandResult]]
 
 
 @dataclass
@@ -58,9 +97,23 @@ class SlashCommandRegistry:
         for alias in command.aliases:
             self._aliases[alias] = command.name
 
+    def register_all(self, *groups: Sequence[SlashCommand]) -> None:
+        """Register every command of every group, in order (a later one replaces an earlier)."""
+        for group in groups:
+            for command in group:
+                self.register(command)
+
     def get(self, name: str) -> SlashCommand | None:
         """The command called ``name`` (or an alias of it)."""
         return self.commands.get(name) or self.commands.get(self._aliases.get(name, ""))
+
+    def lookup(self, text: str) -> tuple[SlashCommand, str] | None:
+        """``(command, args)`` when ``text`` is a known command line, else ``None``."""
+        parsed = parse_command_line(text)
+        if parsed is None:
+            return None
+        command = self.get(parsed[0])
+        return (command, parsed[1]) if command is not None else None
 
     def complete(self, prefix: str) -> list[SlashCommand]:
         """Commands whose name starts with ``prefix`` (without the slash), sorted."""
@@ -90,80 +143,3 @@ def split_args(args: str) -> list[str]:
         return shlex.split(args)
     except ValueError:
         return args.split()
-
-
-# ---------------------------------------------------------------------------- built-ins
-
-
-async def _help(shell: CodingAgent, args: str) -> CommandResult:
-    lines = ["Commands:"]
-    for command in shell.commands.visible():
-        usage = f" {command.usage}" if command.usage else ""
-        lines.append(f"  /{command.name}{usage} — {command.description}")
-    return CommandResult(output="\n".join(lines))
-
-
-async def _model(shell: CodingAgent, args: str) -> CommandResult:
-    if not args:
-        return CommandResult(
-            output=f"Model: {shell.model_id} (thinking: {shell.thinking})", action="pick_model"
-        )
-    try:
-        shell.set_model(args)
-    except Exception as exc:  # ModelConfigError and friends carry a user-facing message
-        return CommandResult(output=str(exc), error=True)
-    return CommandResult(output=f"Model set to {shell.model_id}")
-
-
-async def _thinking(shell: CodingAgent, args: str) -> CommandResult:
-    levels = ("off", "minimal", "low", "medium", "high", "xhigh")
-    if args not in levels:
-        return CommandResult(
-            output=f"Thinking: {shell.thinking}. Usage: /thinking {'|'.join(levels)}",
-            error=bool(args),
-        )
-    shell.set_thinking(args)
-    return CommandResult(output=f"Thinking level set to {args}")
-
-
-async def _new(shell: CodingAgent, args: str) -> CommandResult:
-    shell.new_session()
-    return CommandResult(output="Started a new session.")
-
-
-async def _session(shell: CodingAgent, args: str) -> CommandResult:
-    return CommandResult(output=shell.session_summary())
-
-
-async def _resume(shell: CodingAgent, args: str) -> CommandResult:
-    if not args:
-        return CommandResult(action="pick_session", output="Usage: /resume <session id or path>")
-    try:
-        shell.switch_session(args)
-    except Exception as exc:
-        return CommandResult(output=str(exc), error=True)
-    return CommandResult(output=f"Resumed session {shell.session.session_id}")
-
-
-async def _quit(shell: CodingAgent, args: str) -> CommandResult:
-    return CommandResult(quit=True)
-
-
-def builtin_commands() -> list[SlashCommand]:
-    """The commands every front end has."""
-    return [
-        SlashCommand("help", "List commands", _help, aliases=("?",), while_running=True),
-        SlashCommand("model", "Show or switch the model", _model, usage="[provider/model]"),
-        SlashCommand(
-            "thinking", "Show or set the thinking level", _thinking, usage="[off|low|medium|high]"
-        ),
-        SlashCommand("new", "Start a new session", _new),
-        SlashCommand(
-            "session",
-            "Show session file, id, messages, tokens and cost",
-            _session,
-            while_running=True,
-        ),
-        SlashCommand("resume", "Resume an earlier session", _resume, usage="[id|path]"),
-        SlashCommand("quit", "Quit pi", _quit, aliases=("exit", "q"), while_running=True),
-    ]

@@ -3,31 +3,26 @@
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from pi_cli.shell.context_files import ContextFile
+from pi_cli.shell.context_files import ContextFile, read_prompt_override
+
+if TYPE_CHECKING:
+    from agent_core import Tool
+    from pi_cli.shell.options import ShellOptions
+    from pi_cli.shell.skills import SkillSet
 
 BASE_PROMPT = """You are an expert coding assistant working inside pi, a terminal coding agent. \
 You help the user with software engineering tasks by reading files, running commands, \
 editing code and writing new files in their project."""
 
-_GUIDELINES: dict[str, str] = {
-    "read": "Use read to look at files before you change or explain them; prefer it over cat/sed in bash.",
-    "edit": "Use edit for precise changes: old_text must match the file exactly (include enough context to be unique).",
-    "write": "Use write only for new files or complete rewrites.",
-    "bash": "Use bash for running programs, tests, git and file operations such as ls, mkdir, mv.",
-    "grep": "Use grep to search file contents (respects .gitignore) instead of grep/rg in bash.",
-    "find": "Use find to locate files by glob pattern instead of find in bash.",
-    "ls": "Use ls to list a directory.",
-}
-
 
 def build_system_prompt(
     *,
     cwd: Path,
-    tools: Sequence[Any],
+    tools: Sequence[Tool],
     context_files: Sequence[ContextFile] = (),
     custom_prompt: str | None = None,
     append_prompt: str | None = None,
@@ -38,7 +33,7 @@ def build_system_prompt(
 
     Args:
         cwd: working directory (stated at the end).
-        tools: enabled tools (``name`` and optional ``summary``/``description``).
+        tools: enabled tools (each gives its summary line and its guideline).
         context_files: AGENTS.md/CLAUDE.md files, added under their paths.
         custom_prompt: replaces the default role and guidelines (``SYSTEM.md`` / ``--system-prompt``).
         append_prompt: appended after the guidelines (``APPEND_SYSTEM.md`` / ``--append-system-prompt``).
@@ -52,16 +47,11 @@ def build_system_prompt(
         parts.append(BASE_PROMPT)
         if tools:
             lines = ["Available tools:"]
-            for tool in tools:
-                summary = (
-                    getattr(tool, "summary", None)
-                    or str(getattr(tool, "description", "")).split("\n")[0]
-                )
-                lines.append(f"- {tool.name}: {summary}")
+            lines += [f"- {tool.name}: {tool.summary}" for tool in tools]
             parts.append("\n".join(lines))
         else:
             parts.append("No tools are enabled: answer from the conversation alone.")
-        guidelines = [_GUIDELINES[t.name] for t in tools if t.name in _GUIDELINES]
+        guidelines = [tool.guideline for tool in tools if tool.guideline]
         guidelines += [
             "Be concise. Show file paths clearly when you mention files.",
             "When the task is done, answer with a short summary of what you did or found.",
@@ -79,3 +69,29 @@ def build_system_prompt(
     day = (today or _dt.date.today()).isoformat()
     parts.append(f"Current date: {day}\nCurrent working directory: {cwd}")
     return "\n\n".join(parts)
+
+
+def shell_system_prompt(
+    cwd: Path,
+    options: ShellOptions,
+    tools: Sequence[Tool],
+    context_files: Sequence[ContextFile],
+    skills: SkillSet,
+    warn: Callable[[str], None],
+) -> str:
+    """The shell's prompt: ``--system-prompt`` or ``.pi/SYSTEM.md`` replace the default,
+    ``APPEND_SYSTEM.md`` and ``--append-system-prompt`` extend it; skills need the read tool."""
+    custom = options.system_prompt or read_prompt_override(cwd, "SYSTEM.md", warn)
+    append_parts = [
+        read_prompt_override(cwd, "APPEND_SYSTEM.md", warn),
+        options.append_system_prompt,
+    ]
+    has_read = any(tool.name == "read" for tool in tools)
+    return build_system_prompt(
+        cwd=cwd,
+        tools=tools,
+        context_files=context_files,
+        custom_prompt=custom,
+        append_prompt="\n\n".join(p for p in append_parts if p) or None,
+        skills_block=skills.prompt_block() if has_read else None,
+    )

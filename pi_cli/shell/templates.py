@@ -10,14 +10,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pi_cli.shell.frontmatter import FrontmatterError, parse_document
 from pi_cli.shell.paths import pi_home, project_dir
-from pi_cli.shell.slash_commands import CommandResult, SlashCommand, split_args
-
-if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+from pi_cli.shell.slash_commands import (
+    CommandResult,
+    ShellAPI,
+    SlashCommand,
+    SlashCommandRegistry,
+    split_args,
+)
 
 _SLICE = re.compile(r"\$\{@:(\d+)(?::(\d+))?\}")
 _ALL = re.compile(r"\$ARGUMENTS\b|\$@")
@@ -98,7 +100,7 @@ def discover_templates(cwd: Path) -> tuple[list[PromptTemplate], list[str]]:
 
 
 def _template_command(template: PromptTemplate) -> SlashCommand:
-    async def handler(shell: CodingAgent, args: str) -> CommandResult:
+    async def handler(shell: ShellAPI, args: str) -> CommandResult:
         return CommandResult(prompt=expand_template(template.body, split_args(args)))
 
     return SlashCommand(
@@ -110,19 +112,26 @@ def _template_command(template: PromptTemplate) -> SlashCommand:
     )
 
 
-def install_templates(shell: CodingAgent) -> None:
-    """Register every template as a command (built-ins keep their names)."""
-    templates, problems = discover_templates(shell.cwd)
+def load_templates(cwd: Path) -> tuple[list[PromptTemplate], list[str]]:
+    """Every template of the user and the project (the project wins) and problems to report."""
+    return discover_templates(cwd)
+
+
+def template_commands(
+    templates: list[PromptTemplate], commands: SlashCommandRegistry, problems: list[str]
+) -> list[PromptTemplate]:
+    """Register each template as ``/name`` in ``commands``; built-in names are never replaced.
+
+    Returns the templates registered; a skipped one is added to ``problems``.
+    """
     registered: list[PromptTemplate] = []
     for template in templates:
-        existing = shell.commands.get(template.name)
+        existing = commands.get(template.name)
         if existing is not None and not existing.source.startswith("template"):
             problems.append(
                 f"Skipped prompt template {template.path}: /{template.name} is a built-in command"
             )
             continue
-        shell.commands.register(_template_command(template))
+        commands.register(_template_command(template))
         registered.append(template)
-    for problem in problems:
-        shell.notify(problem, "warning")
-    shell.templates = registered
+    return registered

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from pi_cli.shell.paths import pi_home
 
@@ -52,7 +52,7 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
 )
 
 
-def bindings(scope: Scope) -> list[Binding]:
+def bindings(scope: Scope) -> list[BindingType]:
     """Textual bindings for one scope, built from :data:`DEFAULT_KEYS`."""
     return [
         Binding(

@@ -119,6 +119,8 @@ class ToolStarted(Message):
     """The tool name."""
     args: Any = None
     """The call's arguments (a dict when valid)."""
+    title: str = ""
+    """The tool's one-line title of the call (``$ ls -la``); "" for an unknown tool."""
 
 
 @dataclass
@@ -168,3 +170,27 @@ class SessionSwitched(Message):
 
     reason: str = "new"
     """Why (``new``, ``resume``, ``fork``, ``tree``)."""
+
+
+@dataclass
+class QueueShown(Message):
+    """The shell's input queue changed: show it."""
+
+    items: list[tuple[str, str, str]] = field(default_factory=list)
+    """``(id, text, kind)`` per queued input, in delivery order (kind: steer, follow_up, held)."""
+
+
+@dataclass
+class QueueGivenBack(Message):
+    """An aborted or failed run handed back what was queued: put it into the editor."""
+
+    texts: list[str] = field(default_factory=list)
+    """The queued texts, in order."""
+
+
+@dataclass
+class ShellBusy(Message):
+    """The shell became busy or idle."""
+
+    state: str = "idle"
+    """``idle``, ``preparing``, ``running``, ``command`` or ``compacting``."""

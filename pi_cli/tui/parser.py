@@ -5,9 +5,11 @@ whole it matches no key and the parser keeps reading; when the escape delay expi
 reissued as "alt + CR", but CR maps to the ``Keys.Enter`` tuple, which ignores the alt flag. An
 unhandled Alt+Enter would therefore silently *steer* instead of queueing a follow-up.
 
-The fix is one override of ``_sequence_to_key_events``: ESC CR (both paths) becomes
-``alt+enter``. :func:`install` points the Linux driver at this parser; the driver looks the
-class up at input-thread start, so calling it before ``App.run`` is enough.
+The fix overrides the parser's public ``feed``: an ESC CR pair in the input becomes
+``alt+enter`` before Textual's own parsing sees it (no private method is overridden). Terminals
+and tmux write both bytes of the chord at once, so the pair arrives inside one read.
+:func:`install` points the Linux driver at this parser; the driver looks the class up at
+input-thread start, so calling it before ``App.run`` is enough.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Iterable
 
 from textual import events
 from textual._xterm_parser import XTermParser
+from textual.message import Message
 
 ALT_ENTER_SEQUENCE = "\x1b\r"
 
@@ -23,12 +26,18 @@ ALT_ENTER_SEQUENCE = "\x1b\r"
 class PiXTermParser(XTermParser):
     """``XTermParser`` that reports ESC CR as ``alt+enter``."""
 
-    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
-        # Whole sequence in one read (the usual case) or CR reissued after ESC timed out.
-        if sequence == ALT_ENTER_SEQUENCE or (alt and sequence == "\r"):
-            yield events.Key("alt+enter", None)
+    def feed(self, data: str) -> Iterable[Message]:
+        """Parse ``data``; each ESC CR in it is an ``alt+enter`` key (``""`` still means EOF)."""
+        if not data:
+            yield from super().feed(data)
             return
-        yield from super()._sequence_to_key_events(sequence, alt)
+        while (at := data.find(ALT_ENTER_SEQUENCE)) != -1:
+            if at:
+                yield from super().feed(data[:at])
+            yield events.Key("alt+enter", None)
+            data = data[at + len(ALT_ENTER_SEQUENCE) :]
+        if data:
+            yield from super().feed(data)
 
 
 def install() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_cli.launch import LaunchArgs
+    from pi_cli.args import LaunchArgs
 
 
 def _theme_setting(cwd: Path) -> str | None:

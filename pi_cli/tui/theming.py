@@ -125,3 +125,14 @@ def token_defaults() -> dict[str, str]:
 def _builtin_tokens() -> dict[str, str]:
     # Textual asks for the defaults on every CSS refresh (theme switch): parse the file once.
     return theme_from_toml(builtin_theme_dir() / f"{DEFAULT_THEME}.toml").variables
+
+
+def save_theme_choice(name: str) -> str | None:
+    """Remember ``name`` in the global settings; the problem to show if that failed."""
+    from pi_cli.shell.settings import SettingsError, save_global_setting
+
+    try:
+        save_global_setting("theme", name)
+    except (OSError, SettingsError) as exc:
+        return f"Theme not saved: {exc}"
+    return None

@@ -33,7 +33,7 @@ def test_seed_scenario_openai(server: FakeProviderServer, run_pi: RunPi) -> None
     assert "package.json" in results[0] and "hello.mjs" in results[0]  # ls -la output
     assert '"name": "hello"' in results[1]
     assert "Hello, world!" in results[2]
-    assert "→ bash ls -la" in result.stderr
+    assert "→ bash $ ls -la" in result.stderr  # the tool words its own title
     assert "sk-test-secret" not in result.stderr
 
 

@@ -120,9 +120,7 @@ async def plain_repl(
     """A REPL on a pipe input with a captured, colourless rich console."""
     work = tmp_path / "project"
     work.mkdir(exist_ok=True)
-    shell = CodingAgent(ShellOptions(cwd=work, stream_fn=stream, no_tools=True))
-    if tools:
-        shell.agent.tools = list(tools)
+    shell = CodingAgent(ShellOptions(cwd=work, stream_fn=stream, tool_objects=list(tools or [])))
     out = io.StringIO()
     console = Console(file=out, width=100, color_system=None, force_terminal=False, highlight=False)
     history = tmp_path / "history"

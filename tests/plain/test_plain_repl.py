@@ -45,7 +45,7 @@ async def test_steer_reaches_the_next_turn(tmp_path: Path) -> None:
         await gate.entered.wait()
         assert h.repl.running
         h.send("also check tests" + ENTER)
-        await h.until(lambda: len(h.shell.agent.state.steering_queue) == 1, what="the steer")
+        await h.until(lambda: [i.kind for i in h.shell.queued()] == ["steer"], what="the steer")
         assert "queued steer: also check tests" in "".join(t for _, t in h.repl._message())
         gate.release()
         await h.until(lambda: "steered answer" in h.output)
@@ -69,11 +69,13 @@ async def test_follow_ups_wait_for_the_final_answer(tmp_path: Path) -> None:
         await gate.entered.wait()
         h.send("later one" + ALT_ENTER)
         await h.until(
-            lambda: len(h.shell.agent.state.follow_up_queue) == 1, what="alt+enter follow-up"
+            lambda: [i.kind for i in h.shell.queued()] == ["follow_up"], what="alt+enter follow-up"
         )
         h.send("later two" + TAB)
-        await h.until(lambda: len(h.shell.agent.state.follow_up_queue) == 2, what="tab follow-up")
-        assert not h.shell.agent.state.steering_queue
+        await h.until(
+            lambda: [i.kind for i in h.shell.queued()] == ["follow_up"] * 2, what="tab follow-up"
+        )
+        assert not [i for i in h.shell.queued() if i.kind == "steer"]
         message = "".join(t for _, t in h.repl._message())
         assert "queued follow-up: later one" in message and "queued follow-up: later two" in message
         gate.release()
@@ -97,12 +99,12 @@ async def test_escape_aborts_and_restores_queued_input(tmp_path: Path) -> None:
         h.send("long job" + ENTER)
         await h.stream.hanging.wait()
         h.send("pending steer" + ENTER)
-        await h.until(lambda: len(h.shell.agent.state.steering_queue) == 1)
+        await h.until(lambda: [i.kind for i in h.shell.queued()] == ["steer"])
         h.send(ESC)
         await h.idle()
         assert "aborted" in h.output
         assert h.repl.session.default_buffer.text == "pending steer"  # given back, not lost
-        assert not h.shell.agent.state.steering_queue
+        assert not [i for i in h.shell.queued() if i.kind == "steer"]
         h.send(ENTER)  # send the restored text as a new prompt
         await h.until(lambda: "after abort" in h.output)
     assert stream.user_texts(1)[-1] == "pending steer"
@@ -164,7 +166,7 @@ async def test_resume_by_number(tmp_path: Path) -> None:
         number = next(i for i, p in enumerate(listed, 1) if first_id in p)
         h.send(f"/resume {number}" + ENTER)
         await h.until(lambda: f"Resumed session {first_id}" in h.output)
-    assert [m.role for m in h.shell.agent.state.messages] == ["user", "assistant"]
+    assert [m.role for m in h.shell.messages] == ["user", "assistant"]
 
 
 async def test_commands_while_running(tmp_path: Path) -> None:
@@ -177,16 +179,17 @@ async def test_commands_while_running(tmp_path: Path) -> None:
         await h.until(lambda: "Cannot run /new while the agent is running" in h.output)
         h.send("/session" + ENTER)
         await h.until(lambda: "Session:" in h.output)
-        assert not h.shell.agent.state.steering_queue
+        assert not [i for i in h.shell.queued() if i.kind == "steer"]
         h.send("/quit" + ENTER)
         assert await h.task == 0
     assert "aborting…" in h.output
-    assert not h.shell.is_streaming
+    assert not h.shell.busy
 
 
 def test_completion_of_commands_and_paths(tmp_path: Path) -> None:
     class _Shell:
-        from pi_cli.shell.slash_commands import SlashCommandRegistry, builtin_commands
+        from pi_cli.shell.builtin_commands import builtin_commands
+        from pi_cli.shell.slash_commands import SlashCommandRegistry
 
         commands = SlashCommandRegistry()
         for command in builtin_commands():
@@ -214,3 +217,31 @@ def test_completion_of_commands_and_paths(tmp_path: Path) -> None:
     assert complete("@") == ["@setup.cfg", "@src/"]  # hidden files only when asked for
     assert complete("@.h") == ["@.hidden"]
     assert complete("plain words") == []
+
+
+async def test_steer_follow_up_and_an_edited_queue_item_come_from_the_shell(
+    tmp_path: Path,
+) -> None:
+    """The REPL only hands text to the shell; the shell's queue (edited here by id) is what the
+    model receives, and what the prompt area shows."""
+    gate = GateTool()
+    stream = ScriptedStream(
+        reply(tool_call("c1", "gate", {})), reply(text("after steer")), reply(text("done"))
+    )
+    async with plain_repl(tmp_path, stream, tools=[gate]) as h:
+        h.send("go" + ENTER)
+        await gate.entered.wait()
+        h.send("first steer" + ENTER)
+        h.send("a follow-up" + TAB)
+        await h.until(lambda: len(h.shell.queued()) == 2, what="both queued")
+        steer = h.shell.queued()[0]
+        h.shell.queue.edit(steer.id, "edited steer")
+        message = "".join(t for _, t in h.repl._message())
+        assert (
+            "queued steer: edited steer" in message and "queued follow-up: a follow-up" in message
+        )
+        gate.release()
+        await h.until(lambda: "done" in h.output)
+        await h.idle()
+    assert stream.user_texts(1) == ["go", "edited steer"]
+    assert stream.user_texts(2) == ["go", "edited steer", "a follow-up"]

@@ -115,7 +115,7 @@ def test_plain_repl_in_tmux(tmp_path: Path, pi_home: Path, fake_server: tuple[in
         text = wait_for(
             lambda s: "Follow-up answered." in s and s.count("tokens") >= 1, "the follow-up answer"
         )
-        assert "── turn 1 · bash until [ -e" in text
+        assert "── turn 1 · bash $ until [ -e" in text  # the tool words its title
         assert "slept" in text
         assert "» delivered: e2e steer" in text
         assert "» delivered: e2e follow-up" in text

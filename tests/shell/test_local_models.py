@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pi_cli.launch import LaunchArgs
+from pi_cli.args import LaunchArgs
 from pi_cli.modes.list_models import print_models
 from pi_cli.shell.local_models import (
     PROBE_BUDGET_S,
@@ -24,6 +24,7 @@ from pi_cli.shell.local_models import (
     detect_local_servers,
     probe_targets,
 )
+from pi_cli.shell.options import ShellOptions
 from tests.fakes.provider_server import FakeProviderServer
 
 OLLAMA_TAGS = {
@@ -185,9 +186,8 @@ def _project(tmp_path: Path, ports: dict[str, int]) -> Path:
 
 def test_list_models_marks_local_models(tmp_path: Path, ollama: int) -> None:
     out = io.StringIO()
-    args = LaunchArgs(
-        prompt="qwen2.5-coder", list_models=True, cwd=_project(tmp_path, {"ollama": ollama})
-    )
+    cwd = _project(tmp_path, {"ollama": ollama})
+    args = LaunchArgs(shell=ShellOptions(cwd=cwd), prompt="qwen2.5-coder", list_models=True)
     assert print_models(args, out) == 0
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("ollama/qwen2.5-coder:7b")
@@ -197,9 +197,8 @@ def test_list_models_marks_local_models(tmp_path: Path, ollama: int) -> None:
 
 def test_list_models_without_anything(tmp_path: Path, dead_port: int) -> None:
     out = io.StringIO()
-    args = LaunchArgs(
-        prompt="no-such-model-xyz", list_models=True, cwd=_project(tmp_path, {"ollama": dead_port})
-    )
+    cwd = _project(tmp_path, {"ollama": dead_port})
+    args = LaunchArgs(shell=ShellOptions(cwd=cwd), prompt="no-such-model-xyz", list_models=True)
     assert print_models(args, out) == 0
     assert "No models matching 'no-such-model-xyz'" in out.getvalue()
 

@@ -8,12 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent_core import AssistantMessage, TextContent, ToolResultMessage, user_message
-from pi_cli.shell.session_store import (
-    SessionError,
-    SessionStore,
-    find_latest_session,
-    resolve_session,
-)
+from pi_cli.shell.session_files import find_latest_session, resolve_session
+from pi_cli.shell.session_store import SessionError, SessionStore
 
 
 def _assistant(text: str) -> AssistantMessage:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from types import SimpleNamespace
 
 from pi_cli.shell.context_files import load_context_files, read_prompt_override
 from pi_cli.shell.system_prompt import build_system_prompt
@@ -24,18 +23,17 @@ def test_context_files_from_home_and_ancestors(tmp_path: Path, pi_home: Path) ->
 
 def test_prompt_lists_tools_context_date_and_cwd(tmp_path: Path, pi_home: Path) -> None:
     (tmp_path / "AGENTS.md").write_text("Always run the tests.")
-    tools = [
-        SimpleNamespace(name="read", summary="Read files"),
-        SimpleNamespace(name="bash", summary="Run commands"),
-    ]
+    from tools import create_tools
+
+    tools = create_tools(["read", "bash"], tmp_path)  # each tool words its own line and guideline
     prompt = build_system_prompt(
         cwd=tmp_path,
         tools=tools,
         context_files=load_context_files(tmp_path),
         today=dt.date(2026, 1, 2),
     )
-    assert "- read: Read files" in prompt and "- bash: Run commands" in prompt
-    assert "Use read to look at files" in prompt
+    assert f"- read: {tools[0].summary}" in prompt and f"- bash: {tools[1].summary}" in prompt
+    assert "Use read to look at files" in prompt and str(tools[1].guideline) in prompt
     assert f"## {tmp_path / 'AGENTS.md'}" in prompt and "Always run the tests." in prompt
     assert prompt.rstrip().endswith(
         f"Current date: 2026-01-02\nCurrent working directory: {tmp_path}"

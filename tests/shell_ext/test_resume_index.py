@@ -14,7 +14,7 @@ from pi_cli.shell.session_store import SessionStore
 
 @pytest.fixture(params=[64, 8 * 1024 * 1024], ids=["tiny-chunks", "default-chunks"])
 def chunk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
-    monkeypatch.setattr(session_store, "_CHUNK", request.param)
+    monkeypatch.setattr(session_store, "CHUNK", request.param)
     return request.param
 
 

@@ -66,13 +66,13 @@ async def test_abort_during_input_hook_prevents_the_run(project: Path) -> None:
         return value
 
     shell.input_transforms.append(slow_hook)
-    task = asyncio.create_task(shell.submit("hello"))
+    task = asyncio.ensure_future(shell.submit("hello"))
     await entered.wait()
-    assert shell.is_streaming  # Esc / Ctrl+C front ends check this
+    assert shell.busy  # Esc / Ctrl+C front ends check this
     shell.abort()
     await task
     assert stream.calls == 0 and recorder.of_type("agent_start") == []
-    assert not shell.is_streaming
+    assert not shell.busy
 
 
 def _compaction_settings() -> Settings:
@@ -92,7 +92,7 @@ async def test_abort_reaches_post_run_compaction(project: Path) -> None:
         settings=_compaction_settings(),
     )
     await shell.submit("one")
-    task = asyncio.create_task(shell.submit("two"))
+    task = asyncio.ensure_future(shell.submit("two"))
     while not recorder.of_type("compaction_start"):
         await asyncio.sleep(0.01)
     shell.abort()
@@ -109,7 +109,7 @@ async def test_manual_compaction_abort(project: Path) -> None:
     task = asyncio.create_task(shell.compact())
     while not recorder.of_type("compaction_start"):
         await asyncio.sleep(0.01)
-    assert shell.is_streaming
+    assert shell.busy
     shell.abort()
     with pytest.raises(CompactionError, match="aborted"):
         await asyncio.wait_for(task, 5)
@@ -251,7 +251,7 @@ async def test_corrupt_entry_warnings_are_shown_on_resume(project: Path) -> None
 
 async def test_commands_refused_while_running(project: Path) -> None:
     shell, _, _ = make_shell(project, reply(hang=True))
-    task = asyncio.create_task(shell.submit("go"))
+    task = asyncio.ensure_future(shell.submit("go"))
     while not shell.agent.state.is_streaming:
         await asyncio.sleep(0.01)
     refused = await shell.submit("/new")
@@ -266,7 +266,7 @@ async def test_commands_refused_while_running(project: Path) -> None:
         await shell.compact()
     shell.abort()
     await task
-    assert not shell.is_streaming
+    assert not shell.busy
 
 
 async def test_fork_of_fresh_session_is_a_session_error(project: Path) -> None:

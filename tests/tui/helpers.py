@@ -28,15 +28,11 @@ def make_shell(
     cwd: Path, stream: StreamFn | None = None, *, tools: list[Any] | None = None, **options: Any
 ) -> CodingAgent:
     """A shell without session files; ``tools`` replaces the real tools when given."""
-    shell = CodingAgent(
+    return CodingAgent(
         ShellOptions(
-            cwd=cwd, stream_fn=stream, persist_session=False, no_tools=tools is not None, **options
+            cwd=cwd, stream_fn=stream, persist_session=False, tool_objects=tools, **options
         )
     )
-    if tools is not None:
-        shell.tools = tools
-        shell.agent.tools = tools
-    return shell
 
 
 def make_app(shell: CodingAgent, **options: Any) -> PiApp:
@@ -83,6 +79,15 @@ class PathArgs(BaseModel):
     path: str
 
 
+def real_title(name: str, args: Any) -> str:
+    """The title the real tool of that name gives (test doubles look like the real thing)."""
+    import tools
+
+    if name not in tools.TOOL_FACTORIES:
+        return ""
+    return tools.TOOL_FACTORIES[name](".").title(args)
+
+
 class GateTool(ToolBase):
     """A bash-like tool that streams one line, then waits until ``release`` is set or aborted."""
 
@@ -95,6 +100,10 @@ class GateTool(ToolBase):
         self.started = asyncio.Event()
         self.release = asyncio.Event()
         self.aborted = False
+
+    def title(self, args: Any) -> str:
+        """Like the real tool of this name."""
+        return real_title(self.name, args)
 
     async def execute(
         self,
@@ -134,6 +143,10 @@ class StaticTool(ToolBase):
         self.parameters = parameters
         self.answers = answers
         self.details = details
+
+    def title(self, args: Any) -> str:
+        """Like the real tool of this name."""
+        return real_title(self.name, args)
 
     async def execute(
         self,

@@ -191,7 +191,7 @@ async def test_escape_aborts_a_slow_bash_tool_and_restores_the_queue(tmp_path: P
         assert time.monotonic() - started < 5  # the sleep was killed, not waited for
         assert app.editor.text == "steer me\nfollow me"
         assert not app.queue_view.has_class("-shown")
-        assert shell.agent.state.steering_queue == [] and shell.agent.state.follow_up_queue == []
+        assert shell.queued() == []
         assert stream.calls == 1
         assert "Aborted." in screen_text(app)
 
@@ -258,8 +258,40 @@ async def test_slash_commands_typed_during_a_run_run_instead_of_steering(tmp_pat
             pilot, lambda: "Cannot run /new while the agent is running" in screen_text(app)
         )
         assert app.queue_view.steering == []
-        assert app.shell.is_streaming  # the run went on
+        assert app.shell.busy  # the run went on
         gate.release.set()
         await wait_until(pilot, lambda: app.is_settled)
         assert stream.calls == 2
         assert stream.user_texts(1) == ["go"]  # no command text reached the model
+
+
+async def test_steer_follow_up_and_an_edited_queue_item_come_from_the_shell(
+    tmp_path: Path,
+) -> None:
+    """Enter and Tab only hand text to the shell; an item edited in the shell's queue is shown
+    edited and reaches the model edited, each in the right request."""
+    gate = GateTool()
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "build"})),
+        reply(text("after steer")),
+        reply(text("done")),
+    )
+    shell = make_shell(tmp_path, stream, tools=[gate])
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await gate.started.wait()
+        await type_text(pilot, "first steer")
+        await pilot.press("enter")
+        await type_text(pilot, "a follow-up")
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: len(shell.queued()) == 2)
+        follow = shell.queued()[1]
+        shell.queue.edit(follow.id, "an edited follow-up")
+        await wait_until(pilot, lambda: app.queue_view.follow_ups == ["an edited follow-up"])
+        assert app.queue_view.steering == ["first steer"]
+        gate.release.set()
+        await wait_until(pilot, lambda: app.is_settled and stream.calls == 3)
+    assert stream.user_texts(1) == ["go", "first steer"]
+    assert stream.user_texts(2) == ["go", "first steer", "an edited follow-up"]

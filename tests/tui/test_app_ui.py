@@ -219,7 +219,7 @@ async def test_tree_command_opens_the_tree_and_navigating_restores_the_prompt(
             await type_text(pilot, prompt)
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.is_settled and stream.calls >= 1)
-        await wait_until(pilot, lambda: len(shell.agent.state.messages) == 4)
+        await wait_until(pilot, lambda: len(shell.messages) == 4)
         await type_text(pilot, "/tree")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
@@ -228,7 +228,9 @@ async def test_tree_command_opens_the_tree_and_navigating_restores_the_prompt(
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
         second = next(e for e in shell.tree_entries() if "second question" in e.preview)
-        app.navigate_tree(second.id)
+        from pi_cli.tui.pickers import navigate_tree
+
+        navigate_tree(app, second.id)
         await pilot.pause()
         assert app.editor.text == "second question"
-        assert [m.role for m in shell.agent.state.messages] == ["user", "assistant"]
+        assert [m.role for m in shell.messages] == ["user", "assistant"]

@@ -60,7 +60,7 @@ async def test_inputs_typed_while_starting_run_in_order_commands_as_commands(
         assert "Follow-up: first q" in screen_text(app)
         release.set()
         await wait_until(
-            pilot, lambda: stream.calls == 2 and app.is_settled and not app._pending_inputs
+            pilot, lambda: stream.calls == 2 and app.is_settled and not app._startup_inputs
         )
         await pilot.pause()
         # Each prompt is its own run; the commands ran as commands, never reaching the model.
@@ -112,7 +112,7 @@ async def test_input_while_busy_without_a_run_is_sent_after_it(tmp_path: Path, c
         await pilot.press(chord)
         await pilot.pause()
         assert app.editor.text == ""
-        assert shell.agent.state.steering_queue == [] and shell.agent.state.follow_up_queue == []
+        assert [item.kind for item in shell.queued()] == ["held"]  # no run would take it now
         assert app.queue_view.follow_ups == ["later"] and app.queue_view.steering == []
         done.set()
         await wait_until(pilot, lambda: stream.calls == 1 and app.is_settled)

@@ -62,7 +62,7 @@ def test_user_messages_and_notices_are_cleaned_in_the_bridge() -> None:
     from pi_cli.shell.events import Notice as ShellNotice
 
     posted: list[Any] = []
-    bridge = Bridge(posted.append)
+    bridge = Bridge(posted.append, lambda name, args: "")
     bridge(AgentStart())
     bridge(MessageStart(message=UserMessage(content=f"hi{CLEAR}")))
     bridge(ShellNotice(text=f"note{TITLE}", level="info"))

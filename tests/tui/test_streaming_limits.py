@@ -19,16 +19,16 @@ async def test_a_streaming_thinking_block_draws_a_bounded_tail_then_everything(
 ) -> None:
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     async with app.run_test(size=SIZE) as pilot:
-        app.post_message(m.TurnStarted())
+        app.transcript.post_message(m.TurnStarted())
         lines = [f"thought {i}\n" for i in range(2000)]
         for line in lines:
-            app.post_message(m.AssistantThinking(0, line))
+            app.transcript.post_message(m.AssistantThinking(0, line))
         await pilot.pause()
         block = app.query_one(ThinkingBlock)
         live = _body_text(block)
         assert len(live) <= LIVE_THINKING_CHARS + 1 and live.startswith("…thought ")
         assert live.rstrip().endswith("thought 1999")
-        app.post_message(m.AssistantEnded("stop"))
+        app.transcript.post_message(m.AssistantEnded("stop"))
         await pilot.pause()
         assert _body_text(block) == "".join(lines) == block.text
 
@@ -36,10 +36,10 @@ async def test_a_streaming_thinking_block_draws_a_bounded_tail_then_everything(
 async def test_tool_progress_after_its_turn_ended_opens_no_panel(tmp_path: Path) -> None:
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     async with app.run_test(size=SIZE) as pilot:
-        app.post_message(m.TurnStarted())
-        app.post_message(m.ToolStarted("c1", "bash", {"command": "ls"}))
-        app.post_message(m.TurnEnded(["bash"], 1, 1))
-        app.post_message(m.ToolProgress("c1", "late output"))
+        app.transcript.post_message(m.TurnStarted())
+        app.transcript.post_message(m.ToolStarted("c1", "bash", {"command": "ls"}))
+        app.transcript.post_message(m.TurnEnded(["bash"], 1, 1))
+        app.transcript.post_message(m.ToolProgress("c1", "late output"))
         await pilot.pause()
         assert len(app.transcript.turns) == 1 and app.transcript.current is None
 
@@ -56,12 +56,18 @@ def test_clip_caps_characters_as_well_as_lines() -> None:
     assert clip("short", 5) == "short"
 
 
-def test_long_or_multi_line_bash_commands_get_a_one_line_title() -> None:
-    from pi_cli.tui.widgets.tool_block import MAX_TITLE_CHARS, describe_args
+def test_long_or_multi_line_bash_commands_get_a_one_line_title(tmp_path: Path) -> None:
+    from pi_cli.tui.widgets.tool_block import MAX_TITLE_CHARS, ToolBlock
+    from tools import create_bash_tool, create_read_tool
 
-    assert describe_args("bash", {"command": "echo hi\nrm -rf build"}) == "$ echo hi…"
-    assert len(describe_args("bash", {"command": "y" * 5000})) == MAX_TITLE_CHARS
-    assert describe_args("read", {"path": "a.py"}) == "a.py"
+    bash, read = create_bash_tool(tmp_path), create_read_tool(tmp_path)
+
+    def shown(tool_args: dict[str, str], tool: object = bash) -> str:  # the block's title line
+        return ToolBlock("c1", "bash", tool_args, tool.title(tool_args)).title  # type: ignore[attr-defined]
+
+    assert shown({"command": "echo hi\nrm -rf build"}) == "$ echo hi…"
+    assert len(shown({"command": "y" * 5000})) == MAX_TITLE_CHARS
+    assert shown({"path": "a.py"}, read) == "a.py"
 
 
 async def test_a_huge_tool_result_is_clipped_on_screen(tmp_path: Path) -> None:
@@ -69,12 +75,12 @@ async def test_a_huge_tool_result_is_clipped_on_screen(tmp_path: Path) -> None:
 
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     async with app.run_test(size=SIZE) as pilot:
-        app.post_message(m.TurnStarted())
-        app.post_message(m.ToolStarted("c1", "read", {"path": "min.js"}))
-        app.post_message(m.ToolProgress("c1", "p" * 1_000_000))
+        app.transcript.post_message(m.TurnStarted())
+        app.transcript.post_message(m.ToolStarted("c1", "read", {"path": "min.js"}))
+        app.transcript.post_message(m.ToolProgress("c1", "p" * 1_000_000))
         await pilot.pause()
         output = app.query_one(ToolBlock).query_one(".tool-output")
         assert len(str(output.render())) < MAX_CHARS + 100
-        app.post_message(m.ToolFinished("c1", "read", "r" * 1_000_000))
+        app.transcript.post_message(m.ToolFinished("c1", "read", "r" * 1_000_000))
         await pilot.pause()
         assert len(str(output.render())) < MAX_CHARS + 100

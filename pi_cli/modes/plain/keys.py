@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -22,7 +22,18 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 if TYPE_CHECKING:
-    from pi_cli.modes.plain_repl import PlainRepl
+    from prompt_toolkit.buffer import Buffer
+
+
+class KeyTarget(Protocol):
+    """What the key bindings drive (the plain REPL)."""
+
+    next_kind: Literal["enter", "follow_up"]
+
+    @property
+    def running(self) -> bool: ...
+    def abort(self, buffer: Buffer | None) -> None: ...
+
 
 MAX_PATH_COMPLETIONS = 200
 FOLLOW_UP_KEY = Keys.F24  # stands for Ctrl+Enter / CSI-u Alt+Enter, which have no Keys member
@@ -43,7 +54,7 @@ def register_extra_sequences() -> None:
         ANSI_SEQUENCES.setdefault(sequence, key)
 
 
-def build_key_bindings(repl: PlainRepl) -> KeyBindings:
+def build_key_bindings(repl: KeyTarget) -> KeyBindings:
     """The REPL's bindings; they take precedence over prompt-toolkit's defaults."""
     kb = KeyBindings()
     running = Condition(lambda: repl.running)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -28,10 +28,27 @@ from agent_core import (
     ToolCallEnd,
     ToolExecutionEnd,
     ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
     TurnStart,
     UserMessage,
 )
-from pi_cli.shell.events import AutoRetryEnd, AutoRetryStart, CompactionEnd, CompactionStart, Notice
+from pi_cli.shell.events import (
+    AutoRetryEnd,
+    AutoRetryStart,
+    CompactionEnd,
+    CompactionStart,
+    ModelChanged,
+    Notice,
+    QueueChanged,
+    QueueReturned,
+    SessionChanged,
+    ShellEvent,
+    ShellStateChanged,
+)
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import CodingAgent
 
 RESULT_LINES = 8
 LINE_CHARS = 160
@@ -92,7 +109,7 @@ class PlainRenderer:
     """
 
     def __init__(
-        self, console: Console, shell: Any, on_change: Callable[[], None] | None = None
+        self, console: Console, shell: CodingAgent, on_change: Callable[[], None] | None = None
     ) -> None:
         self.console = console
         self.shell = shell
@@ -106,10 +123,42 @@ class PlainRenderer:
 
     # ------------------------------------------------------------------ dispatch
 
-    def __call__(self, event: Any) -> None:
-        handler = getattr(self, f"_on_{getattr(event, 'type', '')}", None)
-        if handler is not None:
-            handler(event)
+    def __call__(self, event: ShellEvent) -> None:
+        match event:
+            case AgentStart():
+                self._on_agent_start(event)
+            case TurnStart():
+                self._on_turn_start(event)
+            case MessageStart():
+                self._on_message_start(event)
+            case MessageUpdate():
+                self._on_message_update(event)
+            case MessageEnd():
+                self._on_message_end(event)
+            case ToolExecutionStart():
+                self._on_tool_execution_start(event)
+            case ToolExecutionEnd():
+                self._on_tool_execution_end(event)
+            case AgentEnd():
+                self._on_agent_end(event)
+            case Notice():
+                self._on_notice(event)
+            case AutoRetryStart():
+                self._on_auto_retry_start(event)
+            case AutoRetryEnd():
+                self._on_auto_retry_end(event)
+            case CompactionStart():
+                self._on_compaction_start(event)
+            case CompactionEnd():
+                self._on_compaction_end(event)
+            case QueueChanged() | ShellStateChanged():
+                self.on_change()
+            case TurnEnd() | ToolExecutionUpdate() | SessionChanged() | ModelChanged():
+                pass
+            case QueueReturned():
+                pass  # the REPL puts the texts back into the input line
+            case _:
+                assert_never(event)
 
     def _on_agent_start(self, event: AgentStart) -> None:
         self.turn, self._users_in_run, self._started = 0, 0, time.monotonic()
@@ -218,12 +267,16 @@ class PlainRenderer:
 
     # ------------------------------------------------------------------ pieces
 
+    def _title(self, name: str, args: Any) -> str:
+        """The tool's own one-line title of a call, clipped for a turn header."""
+        return clip(self.shell.describe_call(name, args) or brief_args(name, args), 80)
+
     def _header(self) -> None:
         if self._header_done:
             return
         self._header_done = True
         label = ", ".join(
-            f"{name} {brief_args(name, args)}".strip() for name, args in self._turn_tools[:3]
+            f"{name} {self._title(name, args)}".strip() for name, args in self._turn_tools[:3]
         )
         if len(self._turn_tools) > 3:
             label += f" +{len(self._turn_tools) - 3}"

@@ -24,17 +24,10 @@ def _one_line(text: str, limit: int = MAX_TITLE_CHARS) -> str:
     return first
 
 
-def describe_args(name: str, args: Any) -> str:
-    """A one-line summary of a call's arguments (``$ ls -la`` for bash, the path for files)."""
+def fallback_title(args: Any) -> str:
+    """A one-line summary of a call's arguments when its tool gave no title (unknown tools)."""
     if not isinstance(args, dict):
-        return "" if args is None else str(args)
-    if name == "bash" and "command" in args:
-        return _one_line(f"$ {args['command']}")
-    if "path" in args and len(args) <= 2:
-        extra = {k: v for k, v in args.items() if k != "path"}
-        return _one_line(
-            str(args["path"]) + (f" {json.dumps(extra, ensure_ascii=False)}" if extra else "")
-        )
+        return "" if args is None else _one_line(str(args))
     return _one_line(json.dumps(args, ensure_ascii=False))
 
 
@@ -79,16 +72,15 @@ def diff_content(diff: str, limit: int = 60) -> Content:
 class ToolBlock(Vertical):
     """A tool call block; state shows through the classes ``-pending``, ``-success``, ``-error``."""
 
-    def __init__(self, call_id: str, name: str, args: Any) -> None:
+    def __init__(self, call_id: str, name: str, args: Any, title: str = "") -> None:
         super().__init__(classes="tool-block -pending")
         self.call_id = call_id
         self.tool_name = name
         self.args = args
+        self.title = _one_line(title) if title else fallback_title(args)
 
     def compose(self) -> ComposeResult:
-        title = Content.assemble(
-            (f"⚙ {self.tool_name} ", "bold"), describe_args(self.tool_name, self.args)
-        )
+        title = Content.assemble((f"⚙ {self.tool_name} ", "bold"), self.title)
         yield Static(title, classes="tool-title", markup=False)
         yield Static("", classes="tool-output", markup=False)
 

@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pi_cli.tui import messages as m
 from pi_cli.tui.messages import clean
 
 HISTORY_SHOWN = 40  # messages of a resumed conversation drawn; older ones are only counted
@@ -39,7 +40,12 @@ class Notice(Static):
 
 
 class Transcript(VerticalScroll):
-    """Routes run events to the current :class:`TurnPanel`; stays at the bottom until scrolled."""
+    """Renders the bridge's messages: turn panels, user messages, notices.
+
+    The bridge posts to the transcript; a message the app also needs (run and turn ends,
+    status, queue) bubbles on to it after the transcript has drawn it. Stays at the bottom
+    until scrolled.
+    """
 
     def __init__(self, clock: Callable[[], float]) -> None:
         super().__init__(id="transcript")
@@ -49,6 +55,49 @@ class Transcript(VerticalScroll):
 
     def on_mount(self) -> None:
         self.anchor()
+
+    # ------------------------------------------------------------------ bridge messages
+
+    async def on_turn_started(self, message: m.TurnStarted) -> None:
+        await self.start_turn()
+
+    async def on_turn_ended(self, message: m.TurnEnded) -> None:
+        await self.end_turn(message.tools, message.input_tokens, message.output_tokens)
+
+    async def on_run_ended(self, message: m.RunEnded) -> None:
+        await self.close_open_turn()  # a crashed loop never sent turn_end
+        if message.error:
+            await self.notice(f"Run failed: {message.error}", "error")
+
+    async def on_user_message_shown(self, message: m.UserMessageShown) -> None:
+        await self.user_message(message.text, message.injected)
+
+    async def on_assistant_text(self, message: m.AssistantText) -> None:
+        message.taken = True  # before any await: later deltas need a new message
+        await self.text(message.index, message.delta)
+
+    async def on_assistant_thinking(self, message: m.AssistantThinking) -> None:
+        message.taken = True
+        await self.thinking(message.index, message.delta)
+
+    async def on_assistant_ended(self, message: m.AssistantEnded) -> None:
+        await self.assistant_ended(message.stop_reason, message.error)
+
+    async def on_tool_started(self, message: m.ToolStarted) -> None:
+        await self.tool_started(message.call_id, message.name, message.args, message.title)
+
+    async def on_tool_progress(self, message: m.ToolProgress) -> None:
+        await self.tool_progress(message.call_id, message.text)
+
+    async def on_tool_finished(self, message: m.ToolFinished) -> None:
+        await self.tool_finished(
+            message.call_id, message.name, message.text, message.is_error, message.details
+        )
+
+    async def on_notice_shown(self, message: m.NoticeShown) -> None:
+        await self.notice(message.text, message.level)
+
+    # ------------------------------------------------------------------ drawing
 
     async def start_turn(self) -> TurnPanel:
         """Open a new turn panel."""
@@ -67,7 +116,7 @@ class Transcript(VerticalScroll):
         """Show a user message where the model received it: before the turn it starts."""
         view = UserMessageView(text, injected, kind)
         panel = self.current
-        await self.mount(view, before=panel if panel is not None and panel.is_empty else None)
+        await self.mount(view, before=panel if panel is not None and panel.has_no_output else None)
 
     async def text(self, index: int, delta: str) -> None:
         """Assistant text delta."""
@@ -86,9 +135,9 @@ class Transcript(VerticalScroll):
         elif stop_reason == "aborted":
             await panel.add_error("Aborted.", "aborted")
 
-    async def tool_started(self, call_id: str, name: str, args: Any) -> None:
+    async def tool_started(self, call_id: str, name: str, args: Any, title: str = "") -> None:
         """A tool call began."""
-        await (await self._panel()).tool_started(call_id, name, args)
+        await (await self._panel()).tool_started(call_id, name, args, title)
 
     async def tool_progress(self, call_id: str, text: str) -> None:
         """A tool streamed output (dropped after its turn ended: no panel is opened for it)."""

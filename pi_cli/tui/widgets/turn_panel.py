@@ -73,12 +73,13 @@ class TurnPanel(Collapsible):
         self.text = ""  # all assistant text of the turn (tests, benchmarks)
 
     @property
-    def is_empty(self) -> bool:
+    def has_no_output(self) -> bool:
         """True until the assistant produced anything."""
         return not self.body.children
 
     async def _add(self, widget: Widget) -> None:
-        await self.body.mount(widget)
+        if self.body.is_attached:  # not while the app shuts down (an abort note at exit)
+            await self.body.mount(widget)
 
     async def add_text(self, index: int, delta: str) -> None:
         """Stream a text delta into the current segment (a new index starts a new one)."""
@@ -116,10 +117,10 @@ class TurnPanel(Collapsible):
         await self.end_segment()
         await self._add(Static(text, classes=f"turn-note {css_class}", markup=False))
 
-    async def tool_started(self, call_id: str, name: str, args: Any) -> None:
+    async def tool_started(self, call_id: str, name: str, args: Any, title: str = "") -> None:
         """Open a tool block; later text goes into a new Markdown segment."""
         await self.end_segment()
-        block = ToolBlock(call_id, name, args)
+        block = ToolBlock(call_id, name, args, title)
         self.tools[call_id] = block
         await self._add(block)
 

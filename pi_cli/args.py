@@ -1,0 +1,239 @@
+"""What the ``pi`` command line means: the option table, the exit codes, ``LaunchArgs``.
+
+A leaf module (no typer, no pydantic): the typer application (``--help``, error messages) and
+the fast parser of the one-shot path are both built from :data:`OPTIONS`, so a flag is one row
+here plus, for a shell option, one :class:`~pi_cli.shell.options.ShellOptions` field.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import IntEnum
+from pathlib import Path
+from typing import Any, Literal
+
+from pi_cli.shell.options import ShellOptions
+
+
+class ExitCode(IntEnum):
+    """Every outcome of a pi process, one code each (documented in the README)."""
+
+    OK = 0
+    """The run finished and answered."""
+    ERROR = 1
+    """The model or the loop failed (provider error, crash, a failed command)."""
+    USAGE = 2
+    """Bad flags, a bad settings or config file, no model configured."""
+    REFUSED = 3
+    """The model refused to answer."""
+    TRUNCATED = 4
+    """The answer was cut at the model's output token limit."""
+    BUDGET = 5
+    """A budget (``--max-turns``, ``--max-cost``) stopped the run."""
+    SCHEMA = 6
+    """The final answer never matched ``--output-schema``."""
+    DENIED = 7
+    """A tool call needed an approval that nobody could give (non-interactive modes)."""
+    HANGUP = 129
+    """SIGHUP: the terminal went away."""
+    INTERRUPTED = 130
+    """Ctrl+C (SIGINT)."""
+    TERMINATED = 143
+    """SIGTERM."""
+
+
+def error(message: str) -> None:
+    """Print a user-facing error on stderr."""
+    print(f"pi: {message}", file=sys.stderr, flush=True)
+
+
+Kind = Literal["flag", "value", "list", "csv"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One command-line option.
+
+    Attributes:
+        dest: where the value goes: a :class:`LaunchArgs` field, or ``shell.<field>`` for
+            a :class:`ShellOptions` field.
+        flags: its spellings, long first (``("--model", "-m")``).
+        help: the ``--help`` text.
+        kind: ``flag`` (no value), ``value``, ``list`` (repeatable) or ``csv`` (comma list).
+        choices: allowed values, if limited.
+        flag_value: what a ``flag`` stores when given (``False`` for ``--no-session``).
+    """
+
+    dest: str
+    flags: tuple[str, ...]
+    help: str
+    kind: Kind = "value"
+    choices: tuple[str, ...] = ()
+    flag_value: bool = True
+    metavar: str = ""
+
+
+THINKING_CHOICES = ("off", "minimal", "low", "medium", "high", "xhigh")
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "print_mode",
+        ("--print", "-p"),
+        "One-shot: print the final answer (reads stdin when no prompt).",
+        "flag",
+    ),
+    Option(
+        "mode",
+        ("--mode",),
+        "Output mode: text, json (events as JSON lines), rpc.",
+        choices=("text", "json", "rpc"),
+    ),
+    Option(
+        "shell.model",
+        ("--model", "-m"),
+        "Model as provider/model, e.g. anthropic/claude-sonnet-4-5.",
+    ),
+    Option("shell.api_base", ("--api-base",), "Base URL of an OpenAI-/Anthropic-compatible API."),
+    Option("shell.api_key", ("--api-key",), "API key (else taken from the provider's env var)."),
+    Option("shell.thinking", ("--thinking",), "Reasoning level.", choices=THINKING_CHOICES),
+    Option(
+        "shell.tools",
+        ("--tools",),
+        "Comma-separated tools: read,bash,edit,write,grep,find,ls.",
+        "csv",
+    ),
+    Option("shell.no_tools", ("--no-tools",), "Disable all tools.", "flag"),
+    Option("shell.system_prompt", ("--system-prompt",), "Replace the default system prompt."),
+    Option(
+        "shell.append_system_prompt", ("--append-system-prompt",), "Append to the system prompt."
+    ),
+    Option(
+        "shell.persist_session",
+        ("--no-session",),
+        "Do not save this session.",
+        "flag",
+        flag_value=False,
+    ),
+    Option(
+        "shell.continue_session",
+        ("--continue", "-c"),
+        "Continue the latest session of this directory.",
+        "flag",
+    ),
+    Option("shell.session", ("--session",), "Resume a session by file path or id."),
+    Option("shell.skill_paths", ("--skill",), "Load a skill directory (repeatable).", "list"),
+    Option("theme", ("--theme",), "TUI theme (dark, light or a user theme)."),
+    Option(
+        "plain",
+        ("--plain",),
+        "Line-mode interactive REPL instead of the full-screen TUI.",
+        "flag",
+    ),
+    Option(
+        "list_models",
+        ("--list-models",),
+        "List known models (the prompt words filter them).",
+        "flag",
+    ),
+)
+HELP_FLAGS = ("--help", "-h")
+VERSION_FLAGS = ("--version", "-v")
+
+
+@dataclass
+class LaunchArgs:
+    """Everything the command line asked for: the shell's options and the front end's."""
+
+    shell: ShellOptions = field(default_factory=ShellOptions)
+    prompt: str = ""
+    print_mode: bool = False
+    mode: str = "text"
+    theme: str | None = None
+    plain: bool = False
+    list_models: bool = False
+
+    @property
+    def cwd(self) -> Path:
+        """The working directory."""
+        return self.shell.cwd
+
+
+def apply(args: LaunchArgs, option: Option, value: Any) -> None:
+    """Store ``value`` where ``option`` says (``csv`` values are split here)."""
+    if option.kind == "csv" and isinstance(value, str):
+        value = [part.strip() for part in value.split(",") if part.strip()]
+    target: Any = args
+    name = option.dest
+    if name.startswith("shell."):
+        target, name = args.shell, name.removeprefix("shell.")
+    if option.kind == "list":
+        getattr(target, name).extend(value if isinstance(value, list) else [value])
+    else:
+        setattr(target, name, value)
+
+
+def parse_fast(argv: list[str], cwd: Path | None = None) -> LaunchArgs | None:
+    """Parse ``argv`` with the option table; ``None`` when typer must answer instead.
+
+    Typer handles ``--help``, ``--version`` mixed with other words, unknown options and bad
+    values (its messages); everything valid is parsed here without importing it.
+    """
+    args = LaunchArgs(shell=ShellOptions(cwd=cwd or Path.cwd()))
+    by_flag = {flag: option for option in OPTIONS for flag in option.flags}
+    words: list[str] = []
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        index += 1
+        if word == "--":
+            words.extend(argv[index:])
+            break
+        if not word.startswith("-") or word == "-":
+            words.append(word)
+            continue
+        flag, eq, inline = word.partition("=")
+        option = by_flag.get(flag)
+        if option is None:
+            return None  # --help, -v, an unknown or bundled option: typer's message
+        if option.kind == "flag":
+            if eq:
+                return None
+            apply(args, option, option.flag_value)
+            continue
+        if eq:
+            value = inline
+        elif index < len(argv):
+            value = argv[index]
+            index += 1
+        else:
+            return None
+        if option.choices and value not in option.choices:
+            return None
+        apply(args, option, value)
+    args.prompt = " ".join(words)
+    return args
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """A ``pi <name> ...`` subcommand: recognised only as the exact first word followed by
+    arguments it ``accepts``; anything else stays a prompt (``pi rewind the last change``)."""
+
+    name: str
+    accepts: Callable[[list[str]], bool]
+    run: Callable[[list[str]], int]
+
+
+SUBCOMMANDS: dict[str, Subcommand] = {}
+"""Registered subcommands by name (features add theirs)."""
+
+
+def find_subcommand(argv: list[str]) -> Subcommand | None:
+    """The subcommand ``argv`` invokes, if any (``pi -p ...`` / ``pi -- ...`` never do)."""
+    if not argv or argv[0].startswith("-"):
+        return None
+    command = SUBCOMMANDS.get(argv[0])
+    if command is None or not command.accepts(argv[1:]):
+        return None
+    return command

@@ -1,0 +1,101 @@
+"""The commands every front end has: /help, /model, /thinking, /new, /session, /resume, /quit."""
+
+from __future__ import annotations
+
+from agent_core import AssistantMessage
+from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+async def _help(shell: ShellAPI, args: str) -> CommandResult:
+    lines = ["Commands:"]
+    for command in shell.commands.visible():
+        usage = f" {command.usage}" if command.usage else ""
+        lines.append(f"  /{command.name}{usage} — {command.description}")
+    return CommandResult(output="\n".join(lines))
+
+
+async def _model(shell: ShellAPI, args: str) -> CommandResult:
+    if not args:
+        return CommandResult(
+            output=f"Model: {shell.model_id} (thinking: {shell.thinking})", action="pick_model"
+        )
+    try:
+        shell.set_model(args)
+    except Exception as exc:  # ConfigError and friends carry a user-facing message
+        return CommandResult(output=str(exc), error=True)
+    return CommandResult(output=f"Model set to {shell.model_id}")
+
+
+async def _thinking(shell: ShellAPI, args: str) -> CommandResult:
+    if args not in THINKING_LEVELS:
+        return CommandResult(
+            output=f"Thinking: {shell.thinking}. Usage: /thinking {'|'.join(THINKING_LEVELS)}",
+            error=bool(args),
+        )
+    shell.set_thinking(args)
+    return CommandResult(output=f"Thinking level set to {args}")
+
+
+async def _new(shell: ShellAPI, args: str) -> CommandResult:
+    shell.new_session()
+    return CommandResult(output="Started a new session.")
+
+
+def session_summary(shell: ShellAPI) -> str:
+    """The text of /session."""
+    usage = shell.usage
+    used, window = shell.context_usage()
+    messages = shell.messages
+    answers = sum(isinstance(m, AssistantMessage) for m in messages)
+    return "\n".join(
+        [
+            f"Session: {shell.session.session_id}",
+            f"File: {shell.session.path or '(not saved: --no-session)'}",
+            f"Model: {shell.model_id} (thinking: {shell.thinking})",
+            f"Messages: {len(messages)} ({answers} from the model)",
+            f"Tokens: {usage.input} in, {usage.output} out, {usage.cache_read} cache read, "
+            f"{usage.cache_write} cache write",
+            f"Cost: ${usage.cost:.4f}",
+            f"Context: {used} / {window} tokens ({100 * used / max(window, 1):.0f}%)",
+        ]
+    )
+
+
+async def _session(shell: ShellAPI, args: str) -> CommandResult:
+    return CommandResult(output=session_summary(shell))
+
+
+async def _resume(shell: ShellAPI, args: str) -> CommandResult:
+    if not args:
+        return CommandResult(action="pick_session", output="Usage: /resume <session id or path>")
+    try:
+        shell.switch_session(args)
+    except Exception as exc:  # SessionError: a user-facing message
+        return CommandResult(output=str(exc), error=True)
+    return CommandResult(output=f"Resumed session {shell.session.session_id}")
+
+
+async def _quit(shell: ShellAPI, args: str) -> CommandResult:
+    return CommandResult(quit=True)
+
+
+def builtin_commands() -> list[SlashCommand]:
+    """The commands every front end has."""
+    return [
+        SlashCommand("help", "List commands", _help, aliases=("?",), while_running=True),
+        SlashCommand("model", "Show or switch the model", _model, usage="[provider/model]"),
+        SlashCommand(
+            "thinking", "Show or set the thinking level", _thinking, usage="[off|low|medium|high]"
+        ),
+        SlashCommand("new", "Start a new session", _new),
+        SlashCommand(
+            "session",
+            "Show session file, id, messages, tokens and cost",
+            _session,
+            while_running=True,
+        ),
+        SlashCommand("resume", "Resume an earlier session", _resume, usage="[id|path]"),
+        SlashCommand("quit", "Quit pi", _quit, aliases=("exit", "q"), while_running=True),
+    ]

@@ -1,0 +1,46 @@
+"""What the shell's parts (compactor, hooks, branching) may use of the shell.
+
+The parts are built by the CodingAgent against this narrow protocol, so none of them imports
+the CodingAgent (no import cycle) and each one's reach is visible here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from agent_core import Agent, Tool
+    from pi_cli.shell.events import SessionReason, ShellEvent
+    from pi_cli.shell.session_store import SessionStore
+    from pi_cli.shell.settings import Settings
+
+Level = Literal["info", "warning", "error"]
+
+
+class ShellContext(Protocol):
+    """The shell as its parts see it."""
+
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def session(self) -> SessionStore: ...
+    @property
+    def agent(self) -> Agent: ...
+    @property
+    def tools(self) -> list[Tool]: ...
+    @property
+    def context_window(self) -> int: ...
+    @property
+    def run_aborted(self) -> bool:
+        """The input being handled was aborted (no retry, no compaction after it)."""
+        ...
+
+    def emit(self, event: ShellEvent) -> None: ...
+    def notify(self, text: str, level: Level = "info") -> None: ...
+    def ensure_idle(self, what: str) -> None: ...
+    def adopt_session(self, store: SessionStore, reason: SessionReason) -> None:
+        """Make ``store`` the session: messages from it, listeners and hooks told."""
+        ...

@@ -1,0 +1,64 @@
+"""The shell's event fan-out: one ordered stream of :data:`ShellEvent` to every listener."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from pi_cli.shell.context import Level
+from pi_cli.shell.events import Listener, Notice, ShellEvent
+
+log = logging.getLogger("pi_cli")
+
+
+class EventBus:
+    """Listeners, plus the notices raised while the shell was built (replayed on subscribe).
+
+    Args:
+        after_emit: called after each event has reached every listener (the shell's state
+            check, so a state change is reported right after the event that caused it).
+    """
+
+    def __init__(self, after_emit: Callable[[], None] = lambda: None) -> None:
+        self._listeners: list[Listener] = []
+        self._startup: list[Notice] | None = []
+        self.startup_notices: list[Notice] = []
+        self.after_emit = after_emit
+        self._warned: set[str] = set()
+
+    def started(self) -> None:
+        """The shell is built: later subscribers get the notices raised until now."""
+        self.startup_notices = self._startup or []
+        self._startup = None
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every event. Returns an unsubscribe function."""
+        self._listeners.append(listener)
+        for notice in self.startup_notices:
+            listener(notice)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def emit(self, event: ShellEvent) -> None:
+        """Send ``event`` to every listener, then run ``after_emit``."""
+        self.fan_out(event)
+        self.after_emit()
+
+    def fan_out(self, event: ShellEvent) -> None:
+        """Send ``event`` to every listener (a failing listener never breaks the shell)."""
+        if self._startup is not None and isinstance(event, Notice):
+            self._startup.append(event)
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # noqa: BLE001
+                log.exception("listener failed")
+
+    def notify(self, text: str, level: Level = "info") -> None:
+        """Emit a :class:`Notice`."""
+        self.emit(Notice(text=text, level=level))
+
+    def warn_once(self, text: str, level: Level = "warning") -> None:
+        """A notice shown once per shell (the system prompt is rebuilt several times...)."""
+        if text not in self._warned:
+            self._warned.add(text)
+            self.notify(text, level)

@@ -1,0 +1,238 @@
+"""What typed input becomes, decided once for every front end, and the shell's busy state.
+
+While the shell is idle an input is handled at once (its hooks, then a command or a prompt run
+to its end, then compaction if needed). While it is busy:
+
+- a slash command marked ``while_running`` runs at once; any other command is refused;
+- text becomes a **steer** (intent ``auto``/``steer``) or a **follow-up** (intent ``follow_up``)
+  when a model run is live, because that run's loop drains those queues;
+- otherwise (input hooks, a command, compaction) it is **held** and sent as its own input
+  once the shell is free.
+
+After an input is handled, steers and follow-ups the run did not take become held inputs, and
+held inputs are sent one at a time. After an abort or a failed run nothing more is sent: what is
+still queued is handed back to the front end (:class:`~pi_cli.shell.events.QueueReturned`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Literal, TypeVar
+
+from agent_core import AbortSignal, AgentEnd, AgentStart, AssistantMessage, ImageContent
+from pi_cli.shell.events import (
+    Notice,
+    QueueReturned,
+    ShellEvent,
+    ShellState,
+    ShellStateChanged,
+)
+from pi_cli.shell.input_queue import InputQueue, QueuedInput
+from pi_cli.shell.slash_commands import CommandResult, SlashCommand, SlashCommandRegistry
+
+Intent = Literal["auto", "steer", "follow_up"]
+Activity = Literal["preparing", "command", "compacting"]
+Handle = Callable[[str, list[ImageContent]], Awaitable[CommandResult | None]]
+RunCommand = Callable[[SlashCommand, str], Awaitable[CommandResult]]
+T = TypeVar("T")
+log = logging.getLogger("pi_cli")
+
+
+class InputPolicy:
+    """The busy state, the queue policy and the chain of inputs for one shell.
+
+    Args:
+        queue: the shell's input queue.
+        commands: to recognise commands typed while busy.
+        handle: handles one input while the policy holds the shell busy.
+        run_command: runs a ``while_running`` command typed while busy.
+        emit: where state changes and returned queues go.
+        compacting: whether a compaction is running (it reports the ``compacting`` state).
+    """
+
+    def __init__(
+        self,
+        queue: InputQueue,
+        commands: SlashCommandRegistry,
+        handle: Handle,
+        run_command: RunCommand,
+        emit: Callable[[ShellEvent], None],
+        compacting: Callable[[], bool],
+    ) -> None:
+        self.queue = queue
+        self.commands = commands
+        self._handle = handle
+        self._run_command = run_command
+        self._emit = emit
+        self._compacting = compacting
+        self._activity: Activity | None = None
+        self._run_live = False  # between agent_start and agent_end
+        self._run_failed = False  # the last run ended with an error (or the loop crashed)
+        self._signal: AbortSignal | None = None
+        self._shown: ShellState = "idle"
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._chain: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def state(self) -> ShellState:
+        """What the shell is doing now."""
+        if self._run_live:
+            return "running"
+        if self._compacting():
+            return "compacting"
+        return self._activity or "idle"
+
+    @property
+    def busy(self) -> bool:
+        """Anything is in progress (input hooks, a run, a command, compaction)."""
+        return self.state != "idle" or self._signal is not None
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The abort signal of the input being handled."""
+        return self._signal
+
+    @property
+    def run_aborted(self) -> bool:
+        """The input being handled was aborted."""
+        return self._signal is not None and self._signal.aborted
+
+    def busy_elsewhere(self) -> bool:
+        """Busy with something other than the command now being handled."""
+        return self.state not in ("idle", "command")
+
+    def set_activity(self, activity: Activity | None) -> None:
+        """What the input being handled is doing now (hooks, a command...)."""
+        self._activity = activity
+        self.update()
+
+    def update(self) -> None:
+        """Emit :class:`ShellStateChanged` if the state changed (called after every event)."""
+        state = self.state
+        if state != self._shown:
+            self._shown = state
+            self._emit(ShellStateChanged(state=state))
+
+    def on_agent_event(self, event: ShellEvent) -> None:
+        """Track the live model run (called for every agent event, before it is re-emitted)."""
+        if isinstance(event, AgentStart):
+            self._run_live, self._run_failed = True, False
+        elif isinstance(event, AgentEnd):
+            self._run_live = False
+            last = next(
+                (m for m in reversed(event.messages) if isinstance(m, AssistantMessage)), None
+            )
+            self._run_failed = event.error_message is not None or (
+                last is not None and last.stop_reason == "error"
+            )
+
+    async def wait_idle(self) -> None:
+        """Wait until the shell has handled every input (held ones included)."""
+        await self._idle.wait()
+
+    # ------------------------------------------------------------------ input
+
+    def submit(
+        self, text: str, intent: Intent = "auto", images: list[ImageContent] | None = None
+    ) -> asyncio.Future[CommandResult | None]:
+        """Decide now what ``text`` becomes; the future resolves when it has been handled.
+
+        Must be called on the running event loop. While busy, the future of a queued text is
+        already done (``None``); that of a command is its result.
+        """
+        loop = asyncio.get_running_loop()
+        if not self.busy:
+            return self.begin("preparing", lambda: self._handle(text, list(images or [])))
+        found = self.commands.lookup(text)
+        done: asyncio.Future[CommandResult | None] = loop.create_future()
+        if found is not None:
+            command, args = found
+            if command.while_running:
+                return asyncio.ensure_future(self._run_command(command, args))
+            done.set_result(
+                CommandResult(
+                    output=f"Cannot run /{command.name} while the agent is running "
+                    "(wait for the run to end or abort it).",
+                    error=True,
+                )
+            )
+            return done
+        if self.state == "running":
+            self.queue.add(text, "follow_up" if intent == "follow_up" else "steer", images)
+        else:
+            self.queue.add(text, "held", images)
+        done.set_result(None)
+        return done
+
+    def begin(self, activity: Activity, work: Callable[[], Awaitable[T]]) -> asyncio.Task[T]:
+        """Hold the shell busy for ``work`` (claimed now, synchronously), then send held inputs."""
+        if self.busy:
+            raise RuntimeError("the shell is busy")  # callers check first
+        self._signal = AbortSignal()
+        self._idle.clear()
+        self.set_activity(activity)
+        return asyncio.get_running_loop().create_task(self._run(work))
+
+    async def _run(self, work: Callable[[], Awaitable[T]]) -> T:
+        try:
+            result = await work()
+        except BaseException:
+            self._end(returned="error")
+            raise
+        self._next()
+        return result
+
+    def _next(self) -> None:
+        """After one input: return the queue (abort, failure) or send the next held input."""
+        if self.run_aborted:
+            self._end(returned="aborted")
+            return
+        if self._run_failed:
+            self._end(returned="error")
+            return
+        self.queue.hold_leftovers()
+        item = self.queue.take_next_held()
+        if item is None:
+            self._end(returned=None)
+            return
+        self._signal = AbortSignal()
+        self.set_activity("preparing")
+        self._chain = asyncio.get_running_loop().create_task(self._replay(item))
+
+    async def _replay(self, item: QueuedInput) -> None:
+        try:
+            result = await self._handle(item.text, list(item.images))
+        except Exception as exc:  # noqa: BLE001 - nobody awaits a replay: report it here
+            log.exception("a held input failed")
+            self._emit(Notice(text=f"{type(exc).__name__}: {exc}", level="error"))
+            self._end(returned="error")
+            return
+        if result is not None and result.output:
+            self._emit(Notice(text=result.output, level="error" if result.error else "info"))
+        self._next()
+
+    def _end(self, returned: Literal["aborted", "error"] | None) -> None:
+        self._signal = None
+        self._run_live = False
+        if returned is not None:
+            self.give_back(returned)
+        self.set_activity(None)
+        self._idle.set()
+
+    def give_back(self, reason: Literal["aborted", "error"]) -> list[QueuedInput]:
+        """Take everything queued and hand it to the front ends (:class:`QueueReturned`)."""
+        items = self.queue.take_all()
+        if items:
+            self._emit(QueueReturned(items=[i.wire() for i in items], reason=reason))
+        return items
+
+    def abort(self) -> None:
+        """Abort the input being handled; what is queued is handed back."""
+        if self._signal is not None:
+            self._signal.abort()
+        self.give_back("aborted")

@@ -1,0 +1,139 @@
+"""The session tree as a picker or ``/tree`` shows it: entries in display order, one-line previews."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pi_cli.shell.session_store import SessionStore
+
+PREVIEW_CHARS = 80
+
+
+@dataclass
+class TreeEntry:
+    """One node of the session tree, in display order (depth-first, oldest child first).
+
+    Attributes:
+        id: entry id.
+        parent_id: parent entry id (``None`` for a root).
+        type: entry type (``message``, ``compaction``, ``model_change``...).
+        preview: one line describing the entry.
+        depth: indentation level; it grows only where the tree branches, so a linear
+            conversation stays flat.
+        is_leaf: the current leaf (where the next entry attaches).
+        on_path: on the path from the root to the leaf (the active branch).
+        role: message role for ``message`` entries.
+    """
+
+    id: str
+    parent_id: str | None
+    type: str
+    preview: str
+    depth: int
+    is_leaf: bool
+    on_path: bool
+    role: str | None = None
+
+
+def one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1] + "…"
+
+
+def text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
+
+
+def preview_of(data: dict[str, Any]) -> tuple[str, str | None]:
+    """(one-line preview, role) of a raw entry."""
+    kind = data.get("type")
+    if kind == "message":
+        message = data.get("message") or {}
+        role = message.get("role")
+        if role == "user":
+            return "user: " + one_line(text_of(message.get("content"))), role
+        if role == "assistant":
+            content = message.get("content") or []
+            calls = [
+                b.get("name", "?")
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "toolCall"
+            ]
+            text = one_line(text_of(content))
+            if message.get("stopReason") in ("error", "aborted"):
+                text = f"[{message.get('stopReason')}] {message.get('errorMessage') or text}"
+            if calls:
+                text = (text + " " if text else "") + "→ " + ", ".join(calls)
+            return "assistant: " + one_line(text), role
+        if role == "toolResult":
+            flag = " (error)" if message.get("isError") else ""
+            return f"tool {message.get('toolName', '?')}{flag}: " + one_line(
+                text_of(message.get("content"))
+            ), role
+        return f"{role}", role
+    if kind == "compaction":
+        return "[compaction] " + one_line(str(data.get("summary", ""))), None
+    if kind == "model_change":
+        return f"[model] {data.get('model')}", None
+    if kind == "thinking_level_change":
+        return f"[thinking] {data.get('thinkingLevel')}", None
+    return f"[{kind}]", None
+
+
+def tree_entries(session: SessionStore) -> list[TreeEntry]:
+    """The whole tree in display order (reads every entry once, in file order)."""
+    refs = [session.entries[i] for i in session.order]
+    children: dict[str | None, list[str]] = {}
+    for ref in refs:
+        parent = ref.parent_id if ref.parent_id in session.entries else None
+        children.setdefault(parent, []).append(ref.id)
+    previews: dict[str, tuple[str, str | None]] = {}
+    for data in session.iter_entries(refs):
+        previews[str(data.get("id"))] = preview_of(data)
+    on_path = {ref.id for ref in session.path_to()}
+    result: list[TreeEntry] = []
+    # Iterative DFS: a long linear conversation must not hit the recursion limit.
+    stack: list[tuple[str, int]] = [(i, 0) for i in reversed(children.get(None, []))]
+    if len(children.get(None, [])) > 1:
+        stack = [(i, 1) for i, _ in stack]
+    while stack:
+        entry_id, depth = stack.pop()
+        ref = session.entries[entry_id]
+        preview, role = previews.get(entry_id, ("[unreadable entry]", None))
+        result.append(
+            TreeEntry(
+                entry_id,
+                ref.parent_id,
+                ref.type,
+                preview,
+                depth,
+                entry_id == session.leaf_id,
+                entry_id in on_path,
+                role,
+            )
+        )
+        kids = children.get(entry_id, [])
+        child_depth = depth + 1 if len(kids) > 1 else depth
+        stack.extend((kid, child_depth) for kid in reversed(kids))
+    return result
+
+
+def format_tree(entries: list[TreeEntry]) -> str:
+    """A text rendering for front ends without a picker."""
+    lines = []
+    for entry in entries:
+        marker = "*" if entry.is_leaf else ("|" if entry.on_path else " ")
+        lines.append(f"{marker} {'  ' * entry.depth}{entry.id}  {entry.preview}")
+    lines.append(
+        "(* = leaf, | = active branch; /tree <id> moves the leaf, /fork [id] copies to a new file)"
+    )
+    return "\n".join(lines)

@@ -1,0 +1,40 @@
+"""What the footer shows, computed from the shell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pi_cli.tui.widgets.footer import Status
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import CodingAgent
+
+
+def home_relative(path: Path) -> str:
+    """``path`` with the home directory written as ``~`` (``~/src/pi``)."""
+    home = Path.home()
+    if path != home and path.is_relative_to(home):
+        return "~/" + str(path.relative_to(home))
+    return str(path)
+
+
+def shell_status(shell: CodingAgent | None, cwd: str, session_label: str | None) -> Status:
+    """The footer's fields (``starting…`` until the shell exists)."""
+    if shell is None:
+        return Status(cwd=cwd, session="…", model="starting…", thinking="")
+    usage = shell.usage
+    used, window = shell.context_usage()
+    return Status(
+        cwd=cwd,
+        session=session_label or shell.session.session_id[:8],
+        model=shell.model_id,
+        thinking=shell.thinking,
+        input=usage.input,
+        output=usage.output,
+        cache_read=usage.cache_read,
+        cache_write=usage.cache_write,
+        cost=usage.cost,
+        context_tokens=used,
+        context_window=window,
+    )

@@ -1,0 +1,68 @@
+"""No TUI class overrides a private member of Textual (``PiApp._attach`` once shadowed
+``MessagePump._attach``), nor a public one by accident (``TurnPanel.is_empty`` shadowed
+``DOMNode.is_empty``, which backs CSS ``:empty``)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+
+import pi_cli.tui
+
+# Textual members meant to be overridden or set by subclasses.
+HOOKS = {
+    "BINDINGS",
+    "CSS_PATH",
+    "DEFAULT_CSS",
+    "ENABLE_COMMAND_PALETTE",
+    "compose",
+    "on_mount",
+    "on_unmount",
+    "check_action",
+    "get_theme_variable_defaults",
+    "feed",
+    "render",
+    "on_resize",
+}
+
+
+def _defined_names(cls: type) -> set[str]:
+    """Names assigned or defined in the class body itself (not the metaclass's extras)."""
+    tree = ast.parse(inspect.getsource(cls).lstrip())
+    body = tree.body[0].body if isinstance(tree.body[0], ast.ClassDef) else []
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def _textual_subclasses() -> list[type]:
+    found: list[type] = []
+    for info in pkgutil.walk_packages(pi_cli.tui.__path__, "pi_cli.tui."):
+        module = importlib.import_module(info.name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == info.name and any(
+                base.__module__.startswith("textual") for base in cls.__mro__[1:]
+            ):
+                found.append(cls)
+    return found
+
+
+def test_no_textual_member_is_overridden_by_accident() -> None:
+    offences = []
+    classes = _textual_subclasses()
+    assert len(classes) > 10  # the scan sees the app, widgets, screens and messages
+    for cls in classes:
+        textual_bases = [b for b in cls.__mro__[1:] if b.__module__.startswith("textual")]
+        for name in {n for n in _defined_names(cls) - HOOKS if not n.startswith("__")}:
+            owner = next((b for b in textual_bases if name in vars(b)), None)
+            if owner is not None:
+                offences.append(f"{cls.__qualname__}.{name} shadows {owner.__qualname__}")
+    assert offences == []
