@@ -70,7 +70,7 @@ from agent_core.tool import (
     ToolBase,
     ToolCallContext,
     ToolError,
-    one_line,
+    first_line,
     tool_spec,
     validate_arguments,
 )
@@ -137,7 +137,7 @@ __all__ = [
     "event_from_wire",
     "message_from_wire",
     "now_ms",
-    "one_line",
+    "first_line",
     "one_line_validation_error",
     "parse_tool_arguments",
     "run_agent_loop",

@@ -21,7 +21,7 @@ class AbortSignal:
 
     def __init__(self) -> None:
         self._event = asyncio.Event()
-        self._callbacks: list[Callable[[], None]] = []
+        self._callbacks: list[Callable[[], object]] = []
         self.reason: str = ""
 
     @property
@@ -42,8 +42,11 @@ class AbortSignal:
             except Exception:  # noqa: BLE001 - a failing canceller must not stop the others
                 pass
 
-    def on_abort(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Call ``callback`` on abort (at once if already aborted). Returns a remover."""
+    def on_abort(self, callback: Callable[[], object]) -> Callable[[], None]:
+        """Call ``callback`` on abort (at once if already aborted). Returns a remover.
+
+        Its return value is ignored, so ``task.cancel`` can be passed as it is.
+        """
         if self.aborted:
             callback()
             return lambda: None

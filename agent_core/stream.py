@@ -69,7 +69,7 @@ class RetryNotice:
 OnRetry = Callable[[RetryNotice], None]
 """Called before each wait for a retry. Must not raise."""
 
-OnRetryEnd = Callable[[bool, int, "str | None"], None]
+OnRetryEnd = Callable[[bool, int, str | None], None]
 """Called once a retried call ends: (succeeded, attempts made, final error or None)."""
 
 

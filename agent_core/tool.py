@@ -16,7 +16,7 @@ from agent_core.validation import one_line_validation_error
 OnToolUpdate = Callable[[ToolResult], None]
 
 TITLE_LIMIT = 200
-"""Longest title (in characters) :func:`one_line` returns by default."""
+"""Longest title (in characters) :func:`first_line` returns by default."""
 
 
 class ToolError(Exception):
@@ -83,7 +83,7 @@ class Tool(Protocol):
     ) -> ToolResult: ...
 
 
-def one_line(text: str, limit: int = TITLE_LIMIT) -> str:
+def first_line(text: str, limit: int = TITLE_LIMIT) -> str:
     """The first non-blank line of ``text``, stripped, at most ``limit`` characters.
 
     Ends with ``…`` when anything was left out (the rest of a long line, or further lines).
@@ -120,7 +120,7 @@ class ToolBase:
     def summary(self) -> str:
         """The first non-blank line of ``description`` (clipped only when over-long)."""
         lines = [line for line in self.description.splitlines() if line.strip()]
-        return one_line(lines[0]) if lines else ""
+        return first_line(lines[0]) if lines else ""
 
     def title(self, args: Mapping[str, Any]) -> str:
         """The first scalar argument that fits on one line, else the first one clipped."""
@@ -128,9 +128,9 @@ class ToolBase:
             return ""
         texts = [text for text in map(_scalar_text, args.values()) if text and text.strip()]
         for text in texts:
-            if one_line(text) == text.strip():
+            if first_line(text) == text.strip():
                 return text.strip()
-        return one_line(texts[0]) if texts else ""
+        return first_line(texts[0]) if texts else ""
 
     def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
         """None known."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from agent_core import FileEffect, one_line
+from agent_core import FileEffect, first_line
 from agent_core.tool import TITLE_LIMIT
 
 
@@ -31,7 +31,7 @@ def int_arg(args: Mapping[str, Any], key: str) -> int | None:
 
 def with_suffix(head: str, suffix: str) -> str:
     """``head`` clipped to one line so that ``head + suffix`` fits in a title."""
-    return one_line(head, max(TITLE_LIMIT - len(suffix), 1)) + suffix
+    return first_line(head, max(TITLE_LIMIT - len(suffix), 1)) + suffix
 
 
 def path_effect(
@@ -51,7 +51,7 @@ def path_effect(
 
 def search_title(head: str, args: Mapping[str, Any]) -> str:
     """``head in path`` (path default ``.``), with ``(glob)`` when a glob narrows the search."""
-    where = one_line(str_arg(args, "path") or ".", 80)
+    where = first_line(str_arg(args, "path") or ".", 80)
     glob = str_arg(args, "glob")
-    tail = f" in {where}" + (f" ({one_line(glob, 60)})" if glob else "")
+    tail = f" in {where}" + (f" ({first_line(glob, 60)})" if glob else "")
     return (with_suffix(head, tail) if head else tail.lstrip()).strip()

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult, one_line
+from agent_core import AbortSignal, ToolBase, ToolError, ToolResult, first_line
 from agent_core.tool import TITLE_LIMIT, OnToolUpdate
 from tools._output import OutputBuffer
 from tools._present import str_arg
@@ -81,7 +81,7 @@ class BashTool(ToolBase):
     def title(self, args: Mapping[str, Any]) -> str:
         """``$ <first line of the command>`` (``…`` marks more lines or a clipped line)."""
         command = str_arg(args, "command")
-        return "$ " + one_line(command, TITLE_LIMIT - 2) if command else "$"
+        return "$ " + first_line(command, TITLE_LIMIT - 2) if command else "$"
 
     async def execute(
         self,

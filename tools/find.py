@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, one_line
+from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, first_line
 from agent_core.tool import OnToolUpdate
 from tools._paths import search_target
 from tools._present import path_effect, search_title, str_arg
@@ -53,7 +53,7 @@ class FindTool(ToolBase):
     def title(self, args: Mapping[str, Any]) -> str:
         """``pattern in path`` (path default ``.``)."""
         pattern = str_arg(args, "pattern")
-        return search_title(one_line(pattern, 120) if pattern else "", args)
+        return search_title(first_line(pattern, 120) if pattern else "", args)
 
     def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
         """Reads ``path`` (the working directory when absent)."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, one_line
+from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, first_line
 from agent_core.tool import OnToolUpdate
 from tools._paths import display_path, search_target
 from tools._present import path_effect, search_title, str_arg
@@ -73,7 +73,7 @@ class GrepTool(ToolBase):
         """``/pattern/ in path`` (``/pattern/i`` when case-insensitive), `` (glob)`` if given."""
         pattern = str_arg(args, "pattern")
         flags = "i" if isinstance(args, Mapping) and args.get("ignore_case") is True else ""
-        return search_title(f"/{one_line(pattern, 120)}/{flags}" if pattern else "", args)
+        return search_title(f"/{first_line(pattern, 120)}/{flags}" if pattern else "", args)
 
     def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
         """Reads ``path`` (the working directory when absent)."""

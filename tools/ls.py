@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, one_line
+from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, first_line
 from agent_core.tool import OnToolUpdate
 from tools._paths import search_target
 from tools._present import path_effect, str_arg
@@ -48,7 +48,7 @@ class LsTool(ToolBase):
 
     def title(self, args: Mapping[str, Any]) -> str:
         """The directory, ``.`` for the working directory."""
-        return one_line(str_arg(args, "path") or ".")
+        return first_line(str_arg(args, "path") or ".")
 
     def file_effects(self, args: Mapping[str, Any]) -> list[FileEffect]:
         """Reads ``path`` (the working directory when absent)."""

@@ -41,7 +41,7 @@ async def _import_litellm() -> Any:
     if _litellm is None:
         # Without this litellm fetches its cost map from the internet at import.
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        module = await asyncio.to_thread(importlib.import_module, "litellm")
+        module: Any = await asyncio.to_thread(importlib.import_module, "litellm")
         module.suppress_debug_info = True
         module.telemetry = False
         _litellm = module

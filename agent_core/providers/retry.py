@@ -31,7 +31,7 @@ class RetryConfig:
 
     def delay(self, attempt: int) -> float:
         """Backoff before retry ``attempt`` (1-based)."""
-        return min(self.base_delay_s * (2 ** (attempt - 1)), self.max_delay_s)
+        return min(self.base_delay_s * 2.0 ** (attempt - 1), self.max_delay_s)
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from agent_core import FileEffect, ToolBase, ToolResult, one_line
+from agent_core import FileEffect, ToolBase, ToolResult, first_line
 from agent_core.tool import TITLE_LIMIT
 from tests.tools._helpers import run
 from tools import TOOL_FACTORIES, EditDetails, create_tools
@@ -236,5 +236,5 @@ def test_tool_base_defaults() -> None:
         (" \n \n", 200, ""),
     ],
 )
-def test_one_line(text: str, limit: int, expected: str) -> None:
-    assert one_line(text, limit) == expected
+def test_first_line(text: str, limit: int, expected: str) -> None:
+    assert first_line(text, limit) == expected
