@@ -101,9 +101,10 @@ class PlainRepl:
             input=input,
             output=output,
         )
-        # Esc alone must abort promptly, yet ESC CR (Alt+Enter) must still be one chord: a short
-        # wait is enough because a terminal sends both bytes of ESC CR in one write.
-        self.session.app.ttimeoutlen = 0.05
+        # Esc alone must abort promptly, yet ESC CR (Alt+Enter) must still be one chord. A
+        # terminal writes both bytes at once, but a loaded machine (or tmux) can deliver them in
+        # two reads: 0.05 s split Alt+Enter into Esc + Enter under load; 0.15 s is still prompt.
+        self.session.app.ttimeoutlen = 0.15
         self.session.app.timeoutlen = 0.25
 
     # ------------------------------------------------------------------ state
