@@ -29,13 +29,14 @@ WORDS_PER_CHUNK = 4
 FIRST_FRAME_CHILD = r"""
 import sys, time
 from pathlib import Path
-from pi_cli.launch import LaunchArgs
+from pi_cli.args import LaunchArgs
 from pi_cli.modes.common import try_build_shell
+from pi_cli.shell.options import ShellOptions
 from pi_cli.tui.app import PiApp, TuiOptions
 
 # As `pi` does (pi_cli/tui/run.py): first frame first, the shell is built in a thread after it.
-args = LaunchArgs(model="openai/fake", api_base="http://127.0.0.1:9/v1", api_key="x",
-                  no_session=True, cwd=Path(sys.argv[1]))
+args = LaunchArgs(shell=ShellOptions(model="openai/fake", api_base="http://127.0.0.1:9/v1",
+                  api_key="x", persist_session=False, cwd=Path(sys.argv[1])))
 app = PiApp(None, TuiOptions(persist_theme=False, cwd=args.cwd), shell_factory=lambda: try_build_shell(args))
 
 def first_frame() -> None:
