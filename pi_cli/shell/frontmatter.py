@@ -1,80 +1,63 @@
-"""A small YAML-frontmatter reader for SKILL.md files and prompt templates.
+"""Front matter of SKILL.md files, prompt templates and Claude Code commands.
 
-Only the subset these files use: top-level ``key: value`` pairs, quoted strings, and ``|`` /
-``>`` block scalars. Nested mappings (``metadata:``) are kept as raw text. No YAML library is
-needed, so loading skills costs nothing at start-up.
+The block between a first line ``---`` and the next ``---`` line is YAML (the subset of
+:mod:`pi_cli.shell.yaml_subset`); the rest is the body. Values keep their YAML types
+(``disable-model-invocation: true`` is ``True``); :func:`text_field` reads one as text.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+from typing import Any
 
-_KEY = re.compile(r"^([A-Za-z0-9_-]+)\s*:\s*(.*)$")
+from pi_cli.shell.yaml_subset import YamlError, parse_yaml_mapping
 
 
 class FrontmatterError(ValueError):
-    """The frontmatter block is present but cannot be read."""
+    """The front matter block is present but is not readable YAML (``line``: in the file)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 @dataclass
 class Document:
-    """A markdown file split into frontmatter fields and body."""
+    """A markdown file split into front matter fields and body."""
 
-    fields: dict[str, str] = field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
     body: str = ""
     has_frontmatter: bool = False
 
 
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        inner = value[1:-1]
-        return inner.replace('\\"', '"') if value[0] == '"' else inner.replace("''", "'")
-    # A trailing comment after an unquoted scalar.
-    return re.sub(r"\s+#.*$", "", value)
-
-
 def parse_document(text: str) -> Document:
-    """Split ``text`` into frontmatter fields and body.
+    """Split ``text`` into front matter fields and body.
 
     Raises:
-        FrontmatterError: the opening ``---`` has no closing ``---``, or a line is not ``key: value``.
+        FrontmatterError: the opening ``---`` has no closing ``---`` line, or the block is not
+            valid YAML (the message says "at line N", N counted in the file).
     """
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
+    lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if not lines or lines[0].rstrip() != "---":
         return Document(body=text)
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
+    if end is None:
+        raise FrontmatterError("front matter has no closing '---' line", 1)
     try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        raise FrontmatterError("frontmatter has no closing '---' line") from None
-    fields: dict[str, str] = {}
-    block = lines[1:end]
-    index = 0
-    while index < len(block):
-        line = block[index]
-        index += 1
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        match = _KEY.match(line)
-        if match is None or line[0].isspace():
-            raise FrontmatterError(f"cannot read frontmatter line {index + 1}: {line.strip()!r}")
-        key, value = match.group(1), match.group(2).strip()
-        continued: list[str] = []
-        while index < len(block) and (not block[index].strip() or block[index][0].isspace()):
-            continued.append(block[index])
-            index += 1
-        if value[:1] in ("|", ">"):
-            parts = [c.strip() for c in continued]
-            fields[key] = (
-                ("\n" if value[0] == "|" else " ")
-                .join(p for p in parts if p or value[0] == "|")
-                .strip()
-            )
-        elif continued and not value:
-            fields[key] = "\n".join(continued)  # a nested mapping or list: kept raw
-        else:
-            # A plain scalar may wrap onto indented lines.
-            fields[key] = _unquote(" ".join([value, *(c.strip() for c in continued if c.strip())]))
+        fields = parse_yaml_mapping("\n".join(lines[1:end]), first_line=2)
+    except YamlError as exc:
+        raise FrontmatterError(str(exc), exc.line) from None
+    except RecursionError:
+        raise FrontmatterError("front matter is nested too deeply", 2) from None
     body = "\n".join(lines[end + 1 :])
     return Document(fields=fields, body=body.strip("\n"), has_frontmatter=True)
+
+
+def text_field(fields: dict[str, Any], key: str) -> str | None:
+    """Field ``key`` as text: strings as they are, numbers and booleans spelled out, else None."""
+    value = fields.get(key)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float | str):
+        return str(value)
+    return None

@@ -1,9 +1,13 @@
 """Agent Skills: discovery, validation, the system-prompt block and ``/skill:name``.
 
-A skill is a directory holding ``SKILL.md`` whose frontmatter has ``name`` (<= 64 chars of
-``[a-z0-9-]``, equal to the directory name) and ``description`` (<= 1024 chars). Only names,
-descriptions and paths go into the system prompt (progressive disclosure): the model ``read``s
-the file when a task matches. ``/skill:name args`` injects the body explicitly.
+A skill is a directory holding ``SKILL.md`` whose front matter has ``description`` and usually
+``name`` (<= 64 chars of ``[a-z0-9-]``, equal to the directory name). Loading follows pi's
+loader: a skill breaking the name rules or with a description over 1024 characters is loaded
+with a warning, one without ``name`` is named after its directory, and only a missing
+description or unreadable front matter (broken YAML: the message gives file and line) skips
+it. Nothing is skipped silently. Only names, descriptions and paths go into the system prompt
+(progressive disclosure); ``/skill:name args`` injects the body with the skill's directory and
+the files under its ``scripts/``, ``references/`` and ``assets/`` as absolute paths.
 """
 
 from __future__ import annotations
@@ -14,20 +18,22 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from pi_cli.shell.frontmatter import FrontmatterError, parse_document
+from pi_cli.shell.frontmatter import FrontmatterError, parse_document, text_field
 from pi_cli.shell.paths import pi_home
 from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
 SKILL_FILE = "SKILL.md"
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
+RESOURCE_DIRS = ("scripts", "references", "assets")
+MAX_LISTED_FILES = 60
 _NAME = re.compile(r"^[a-z0-9-]+$")
 _SKIP_DIRS = {"node_modules", "__pycache__"}
 
 
 @dataclass
 class Skill:
-    """One valid skill."""
+    """One loaded skill."""
 
     name: str
     description: str
@@ -41,60 +47,100 @@ class Skill:
         return self.path.parent
 
     def body(self) -> str:
-        """The instructions (SKILL.md without frontmatter), read on demand."""
+        """The instructions (SKILL.md without front matter), read on demand."""
         return parse_document(self.path.read_text(encoding="utf-8")).body.strip()
+
+    def resource_files(self) -> list[Path]:
+        """Files under ``scripts/``, ``references/`` and ``assets/`` (at most a few dozen)."""
+        found: list[Path] = []
+        for name in RESOURCE_DIRS:
+            folder = self.base_dir / name
+            if not folder.is_dir():
+                continue
+            try:
+                found += sorted(p for p in folder.rglob("*") if p.is_file())
+            except OSError:
+                continue
+        return found[:MAX_LISTED_FILES]
 
 
 @dataclass
 class SkillProblem:
-    """An invalid or shadowed skill: which file and what is wrong."""
+    """Something wrong with a skill file: where, what, and whether the skill was still loaded."""
 
     path: Path
     problem: str
+    line: int | None = None
+    loaded: bool = False
 
     def __str__(self) -> str:
-        return f"Skipped skill {self.path}: {self.problem}"
+        where = f"{self.path}:{self.line}" if self.line else str(self.path)
+        outcome = "loaded anyway" if self.loaded else "skipped"
+        return f"Skill {where}: {self.problem} ({outcome})"
 
 
-def validate_skill(path: Path, source: str) -> Skill | SkillProblem:
-    """Read and validate one ``SKILL.md``."""
+def name_problems(name: str, dir_name: str) -> list[str]:
+    """pi's name rules, worded as pi words them (each only a warning)."""
+    problems: list[str] = []
+    if name != dir_name:
+        problems.append(f'name "{name}" does not match parent directory "{dir_name}"')
+    if len(name) > MAX_NAME:
+        problems.append(f"name exceeds {MAX_NAME} characters ({len(name)})")
+    if not _NAME.match(name):
+        problems.append(
+            "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)"
+        )
+    if name.startswith("-") or name.endswith("-"):
+        problems.append("name must not start or end with a hyphen")
+    if "--" in name:
+        problems.append("name must not contain consecutive hyphens")
+    return problems
+
+
+def load_skill_file(path: Path, source: str) -> tuple[Skill | None, list[SkillProblem]]:
+    """Read one skill file: the skill (``None`` if it cannot be used) and its problems."""
     try:
         doc = parse_document(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        return SkillProblem(path, f"cannot read file: {exc}")
+        return None, [SkillProblem(path, f"cannot read file: {exc}")]
     except FrontmatterError as exc:
-        return SkillProblem(path, str(exc))
-    if not doc.has_frontmatter:
-        return SkillProblem(path, "missing frontmatter (--- name/description ---)")
-    name = doc.fields.get("name", "").strip()
-    description = doc.fields.get("description", "").strip()
-    dir_name = path.parent.name
-    if not name:
-        return SkillProblem(path, "frontmatter field 'name' is required")
-    if len(name) > MAX_NAME:
-        return SkillProblem(path, f"name {name!r} is longer than {MAX_NAME} characters")
-    if not _NAME.match(name) or name.startswith("-") or name.endswith("-") or "--" in name:
-        return SkillProblem(
-            path, f"name {name!r} must be lowercase letters, digits and single hyphens"
-        )
-    if name != dir_name:
-        return SkillProblem(path, f"name {name!r} does not match its directory {dir_name!r}")
-    if not description:
-        return SkillProblem(path, "frontmatter field 'description' is required")
+        return None, [SkillProblem(path, str(exc), exc.line)]
+    description = doc.fields.get("description")
+    if isinstance(description, int | float) and not isinstance(description, bool):
+        description = str(description)
+    if description is not None and not isinstance(description, str):
+        return None, [SkillProblem(path, "description must be text", 2)]
+    if not description or not description.strip():
+        return None, [SkillProblem(path, "description is required")]
+    problems: list[SkillProblem] = []
     if len(description) > MAX_DESCRIPTION:
-        return SkillProblem(
-            path, f"description is longer than {MAX_DESCRIPTION} characters ({len(description)})"
+        problems.append(
+            SkillProblem(
+                path,
+                f"description exceeds {MAX_DESCRIPTION} characters ({len(description)})",
+                loaded=True,
+            )
         )
-    invocable = doc.fields.get("disable-model-invocation", "false").strip().lower() != "true"
-    return Skill(
-        name=name, description=description, path=path, source=source, model_invocable=invocable
+    name = text_field(doc.fields, "name") or path.parent.name
+    problems += [
+        SkillProblem(path, text, loaded=True) for text in name_problems(name, path.parent.name)
+    ]
+    skill = Skill(
+        name=name,
+        description=description.strip(),
+        path=path,
+        source=source,
+        model_invocable=doc.fields.get("disable-model-invocation") is not True,
     )
+    return skill, problems
 
 
-def _skill_files(root: Path, seen: set[Path] | None = None) -> list[Path]:
-    """``SKILL.md`` files under ``root``; a skill directory is not searched further.
+def _skill_files(root: Path, seen: set[Path] | None = None, top: bool = True) -> list[Path]:
+    """Skill files under ``root``, as pi finds them.
 
-    ``seen`` holds the resolved directories already visited, so a symlink loop ends.
+    A directory holding ``SKILL.md`` is one skill (not searched further); other directories are
+    searched recursively; at the top level, loose ``*.md`` files are skills too. ``seen`` holds
+    the resolved directories already visited, so a symlink loop ends.
     """
     seen = set() if seen is None else seen
     try:
@@ -108,13 +154,19 @@ def _skill_files(root: Path, seen: set[Path] | None = None) -> list[Path]:
         return [root / SKILL_FILE]
     found: list[Path] = []
     try:
-        children = sorted(p for p in root.iterdir() if p.is_dir())
+        children = sorted(root.iterdir())
     except OSError:
         return found
     for child in children:
         if child.name.startswith(".") or child.name in _SKIP_DIRS:
             continue
-        found.extend(_skill_files(child, seen))
+        try:
+            if child.is_dir():
+                found.extend(_skill_files(child, seen, top=False))
+            elif top and child.suffix == ".md" and child.is_file():
+                found.append(child)
+        except OSError:
+            continue
     return found
 
 
@@ -127,10 +179,15 @@ def git_root(cwd: Path) -> Path | None:
 
 
 def skill_roots(cwd: Path, extra_paths: list[str] | None = None) -> list[tuple[Path, str]]:
-    """Where to look, in precedence order (the first skill of a name wins)."""
+    """Where to look, in precedence order (the first skill of a name wins).
+
+    pi's and the Agent Skills locations, and Claude Code's (``~/.claude/skills``,
+    ``.claude/skills``); project folders from ``cwd`` up to the git root.
+    """
     roots: list[tuple[Path, str]] = [
         (pi_home() / "skills", "user"),
         (Path.home() / ".agents" / "skills", "user"),
+        (Path.home() / ".claude" / "skills", "user"),
     ]
     top = git_root(cwd) or cwd
     directory = cwd
@@ -138,6 +195,7 @@ def skill_roots(cwd: Path, extra_paths: list[str] | None = None) -> list[tuple[P
         roots += [
             (directory / ".pi" / "skills", "project"),
             (directory / ".agents" / "skills", "project"),
+            (directory / ".claude" / "skills", "project"),
         ]
         if directory == top or directory.parent == directory:
             break
@@ -148,38 +206,63 @@ def skill_roots(cwd: Path, extra_paths: list[str] | None = None) -> list[tuple[P
     return roots
 
 
+def _root_files(root: Path, source: str, problems: list[SkillProblem]) -> list[Path]:
+    """A ``--skill`` path that is not a directory: the file itself, or a problem."""
+    if not root.exists():
+        problems.append(SkillProblem(root, "skill path does not exist"))
+    elif root.suffix != ".md":
+        problems.append(SkillProblem(root, "skill path is not a markdown file"))
+    else:
+        return [root]
+    return []
+
+
+def load_skills_from_dir(
+    root: Path, source: str, seen: set[Path] | None = None
+) -> tuple[list[Skill], list[SkillProblem]]:
+    """Every skill under ``root`` (pi's ``loadSkillsFromDir``): (skills, problems)."""
+    skills: list[Skill] = []
+    problems: list[SkillProblem] = []
+    seen = set() if seen is None else seen
+    for file in _skill_files(root) if root.is_dir() else []:
+        resolved = file.resolve()
+        if resolved in seen:  # the same file reached through a symlink: not a problem
+            continue
+        seen.add(resolved)
+        skill, found = load_skill_file(file, source)
+        problems += found
+        if skill is not None:
+            skills.append(skill)
+    return skills, problems
+
+
 def discover_skills(
     cwd: Path, extra_paths: list[str] | None = None
 ) -> tuple[list[Skill], list[SkillProblem]]:
-    """Find and validate every skill. Returns (valid skills, problems to report)."""
+    """Find and load every skill. Returns (loaded skills, problems to report)."""
     skills: dict[str, Skill] = {}
     problems: list[SkillProblem] = []
     seen: set[Path] = set()
     for root, source in skill_roots(cwd, extra_paths):
-        if source == "path" and root.is_file():
-            files = [root]
-        elif root.is_dir():
-            files = _skill_files(root)
+        if source == "path" and not root.is_dir():
+            files = _root_files(root, source, problems)
+            found = [load_skill_file(f, source) for f in files if f.resolve() not in seen]
+            seen.update(f.resolve() for f in files)
+            loaded = [skill for skill, _ in found if skill is not None]
+            problems += [problem for _, issues in found for problem in issues]
         else:
-            if source == "path":
-                problems.append(SkillProblem(root, "no such file or directory"))
-            continue
-        for file in files:
-            resolved = file.resolve()
-            if resolved in seen:
-                continue
-            seen.add(resolved)
-            result = validate_skill(file, source)
-            if isinstance(result, SkillProblem):
-                problems.append(result)
-            elif result.name in skills:
+            loaded, issues = load_skills_from_dir(root, source, seen)
+            problems += issues
+        for skill in loaded:
+            if skill.name in skills:
+                winner = skills[skill.name].path
                 problems.append(
                     SkillProblem(
-                        file, f"name {result.name!r} already used by {skills[result.name].path}"
+                        skill.path, f'name "{skill.name}" collision: {winner} is used instead'
                     )
                 )
-            else:
-                skills[result.name] = result
+                continue
+            skills[skill.name] = skill
     return list(skills.values()), problems
 
 
@@ -191,7 +274,8 @@ def format_skills_block(skills: list[Skill]) -> str | None:
     lines = [
         "The following skills provide specialized instructions for specific tasks.",
         "Use the read tool to load a skill's file when the task matches its description.",
-        "When a skill file references a relative path, resolve it against the skill's directory.",
+        "When a skill file references a relative path, resolve it against the skill directory "
+        "(parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.",
         "",
         "<available_skills>",
     ]
@@ -208,8 +292,14 @@ def format_skills_block(skills: list[Skill]) -> str | None:
 
 
 def skill_prompt(skill: Skill, args: str) -> str:
-    """The text ``/skill:name args`` sends to the model."""
-    text = f'<skill name="{skill.name}" location="{skill.path}">\n{skill.body()}\n</skill>'
+    """The text ``/skill:name args`` sends to the model (pi's block, plus the skill's files)."""
+    parts = [f"References are relative to {skill.base_dir}.", "", skill.body()]
+    files = skill.resource_files()
+    if files:
+        listing = "\n".join(f"- {path}" for path in files)
+        parts += ["", f"Files of this skill (absolute paths):\n{listing}"]
+    block = "\n".join(parts)
+    text = f'<skill name="{skill.name}" location="{skill.path}">\n{block}\n</skill>'
     return f"{text}\n\n{args}" if args.strip() else text
 
 

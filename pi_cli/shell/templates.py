@@ -1,4 +1,7 @@
-"""Prompt templates: ``$PI_HOME/prompts/*.md`` and ``.pi/prompts/*.md`` become ``/name`` commands.
+"""Prompt templates: ``*.md`` files become ``/name`` commands.
+
+Read from ``$PI_HOME/prompts``, Claude Code's ``~/.claude/commands`` and ``.claude/commands``,
+and ``.pi/prompts`` (a later folder wins a name over an earlier one).
 
 Arguments (shell-like split, quotes group words): ``$1 $2 ...``, ``$@`` / ``$ARGUMENTS`` (all),
 ``${@:N}`` (from the N-th on), ``${@:N:L}`` (L arguments from the N-th). A project template
@@ -11,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_cli.shell.frontmatter import FrontmatterError, parse_document
+from pi_cli.shell.frontmatter import FrontmatterError, parse_document, text_field
 from pi_cli.shell.paths import pi_home, project_dir
 from pi_cli.shell.slash_commands import (
     CommandResult,
@@ -36,6 +39,7 @@ class PromptTemplate:
     body: str
     path: Path
     source: str  # "user" or "project"
+    argument_hint: str = ""
 
 
 def expand_template(body: str, args: list[str]) -> str:
@@ -65,12 +69,18 @@ def expand_template(body: str, args: list[str]) -> str:
 def load_template(path: Path, source: str) -> PromptTemplate:
     """Read one template (raises ``OSError``/``FrontmatterError`` if unreadable)."""
     doc = parse_document(path.read_text(encoding="utf-8"))
-    description = doc.fields.get("description", "").strip()
+    description = (text_field(doc.fields, "description") or "").strip()
+    hint = (text_field(doc.fields, "argument-hint") or "").strip()
     if not description:
         first = next((line.strip() for line in doc.body.splitlines() if line.strip()), "")
         description = first.lstrip("# ")[:80]
     return PromptTemplate(
-        name=path.stem, description=description, body=doc.body, path=path, source=source
+        name=path.stem,
+        description=description,
+        body=doc.body,
+        path=path,
+        source=source,
+        argument_hint=hint,
     )
 
 
@@ -80,6 +90,8 @@ def discover_templates(cwd: Path) -> tuple[list[PromptTemplate], list[str]]:
     problems: list[str] = []
     for directory, source in (
         (pi_home() / "prompts", "user"),
+        (Path.home() / ".claude" / "commands", "user"),
+        (cwd / ".claude" / "commands", "project"),
         (project_dir(cwd) / "prompts", "project"),
     ):
         if not directory.is_dir():
@@ -107,7 +119,7 @@ def _template_command(template: PromptTemplate) -> SlashCommand:
         template.name,
         template.description or f"Prompt template {template.path.name}",
         handler,
-        usage="[args]",
+        usage=template.argument_hint or "[args]",
         source=f"template:{template.source}",
     )
 

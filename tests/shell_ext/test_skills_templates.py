@@ -59,16 +59,27 @@ def test_skills_discovered_from_every_location_and_invalid_ones_reported(
     shell, _, recorder = make_shell(sub, skill_paths=[str(extra.parent)])
 
     names = sorted(s.name for s in shell.skills)
-    assert names == ["agents-skill", "cli-skill", "nested", "root-skill", "user-skill"]
+    # pi's rules: a bad name or a long description is a warning, a missing description skips.
+    assert names == [
+        "Bad_Name",
+        long_name,
+        "agents-skill",
+        "cli-skill",
+        "long-desc",
+        "nested",
+        "other",
+        "root-skill",
+        "user-skill",
+    ]
     warnings = "\n".join(notices(recorder, "warning"))
     for path, problem in [
-        (bad_name, "lowercase"),
-        (mismatch, "does not match its directory"),
-        (no_desc, "'description' is required"),
-        (long_desc, "longer than 1024"),
-        (too_long, "longer than 64"),
+        (bad_name, "name contains invalid characters"),
+        (mismatch, 'name "other" does not match parent directory "dir-a"'),
+        (no_desc, "description is required (skipped)"),
+        (long_desc, "description exceeds 1024 characters (1025) (loaded anyway)"),
+        (too_long, "name exceeds 64 characters (65)"),
     ]:
-        assert str(path) in warnings and problem in warnings
+        assert f"{path}: {problem}" in warnings
     prompt = shell.agent.system_prompt
     assert "<available_skills>" in prompt
     assert (
@@ -97,7 +108,10 @@ async def test_skill_command_injects_body_and_args(project: Path) -> None:
     shell, stream, _ = make_shell(project, reply(text("deploying")))
     await shell.submit("/skill:deploy to production now")
     sent = stream.user_texts(0)[-1]
-    assert sent.startswith(f'<skill name="deploy" location="{path}">\n# Deploy\nRun ./deploy.sh')
+    assert sent.startswith(
+        f'<skill name="deploy" location="{path}">\n'
+        f"References are relative to {path.parent}.\n\n# Deploy\nRun ./deploy.sh"
+    )
     assert sent.endswith("</skill>\n\nto production now")
     assert "name: deploy" not in sent  # frontmatter stripped
     assert "/skill:deploy" in (await shell.submit("/help")).output
@@ -142,7 +156,8 @@ def test_frontmatter_block_scalars() -> None:
     doc = parse_document(
         "---\nname: x\ndescription: |\n  line one\n  line two\nmetadata:\n  k: v\n---\nBody"
     )
-    assert doc.fields["description"] == "line one\nline two"
+    assert doc.fields["description"] == "line one\nline two\n"  # YAML's clip chomping
+    assert doc.fields["metadata"] == {"k": "v"}
     assert doc.body == "Body"
 
 
@@ -153,3 +168,53 @@ async def test_template_cannot_replace_a_builtin(project: Path) -> None:
     shell, _, recorder = make_shell(project)
     assert any("/help is a built-in command" in n for n in notices(recorder, "warning"))
     assert shell.templates == [] and (await shell.submit("/help")).output.startswith("Commands:")
+
+
+async def test_skill_scripts_and_references_are_reachable_by_absolute_path(project: Path) -> None:
+    skill = write_skill(
+        project / ".claude" / "skills",
+        "greeter",
+        "description: Greets people.",  # no name: named after its directory
+        body="Run scripts/greet.sh with the name; see references/style.md.",
+    )
+    script = skill.parent / "scripts" / "greet.sh"
+    script.parent.mkdir()
+    script.write_text('echo "hello $1"\n')
+    (skill.parent / "references").mkdir()
+    (skill.parent / "references" / "style.md").write_text("Be warm.")
+    from tests.agent_core.scripted_stream import tool_call
+
+    shell, stream, recorder = make_shell(
+        project,
+        reply(tool_call("c1", "bash", {"command": f"sh {script} Ada"})),
+        reply(text("greeted")),
+        tools=["bash", "read"],
+    )
+    await shell.submit("/skill:greeter Ada")
+    sent = stream.user_texts(0)[-1]
+    assert f"References are relative to {skill.parent}." in sent
+    assert f"- {script}" in sent and f"- {skill.parent / 'references' / 'style.md'}" in sent
+    result = next(m for m in shell.messages if m.role == "toolResult")
+    assert result.text.strip() == "hello Ada"
+
+
+async def test_claude_commands_are_prompt_templates(project: Path, fake_home: Path) -> None:
+    commands = project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "fix-issue.md").write_text(
+        "---\ndescription: Fix an issue\nargument-hint: <number>\nallowed-tools: [Bash, Edit]\n"
+        "---\nFix issue #$ARGUMENTS following our standards."
+    )
+    (fake_home / ".claude" / "commands").mkdir(parents=True)
+    (fake_home / ".claude" / "commands" / "standup.md").write_text("Summarise my day.")
+    agents = project / ".claude" / "agents"
+    agents.mkdir()
+    (agents / "reviewer.md").write_text("---\nname: reviewer\ntools: Read\n---\nReview code.")
+    shell, stream, recorder = make_shell(project, reply(text("fixed")))
+    command = shell.commands.get("fix-issue")
+    assert command is not None and command.description == "Fix an issue"
+    assert command.usage == "<number>" and shell.commands.get("standup") is not None
+    assert shell.commands.get("reviewer") is None  # .claude/agents is for the agents issue
+    assert notices(recorder, "warning") == []
+    await shell.submit("/fix-issue 123")
+    assert stream.user_texts(0)[-1] == "Fix issue #123 following our standards."
