@@ -29,7 +29,7 @@ from pi_cli.shell.compaction import (
     Compactor,
     compaction_commands,
 )
-from pi_cli.shell.context_files import ContextFile, load_context_files
+from pi_cli.shell.context_files import ContextFile, load_context
 from pi_cli.shell.event_bus import EventBus
 from pi_cli.shell.events import (
     AutoRetryEnd,
@@ -44,6 +44,7 @@ from pi_cli.shell.events import (
     ShellState,
 )
 from pi_cli.shell.hooks import HookManager
+from pi_cli.shell.init_command import init_commands
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
 from pi_cli.shell.model_setup import ConfigError, ModelResolver, StreamFnPool, create_shell_tools
@@ -80,7 +81,8 @@ class CodingAgent:
         self.model_id = ""
         stream_fn = self._resolve_model(options.model)
         self.tools: list[Tool] = create_shell_tools(options, self.settings, self.cwd)
-        self.context_files: list[ContextFile] = load_context_files(self.cwd)
+        self.context_files: list[ContextFile]
+        self.context_files, import_notices = load_context(self.cwd)
         self.queue = InputQueue(
             self.settings.steering_mode, self.settings.follow_up_mode, self._queue_changed
         )
@@ -118,10 +120,11 @@ class CodingAgent:
             builtin_commands(),
             compaction_commands(),
             branching_commands(),
+            init_commands(),
             skill_commands(self.skills),
         )
         self.templates = template_commands(templates, self.commands, template_problems)
-        for problem in [*map(str, self.skills.problems), *template_problems]:
+        for problem in [*map(str, self.skills.problems), *template_problems, *import_notices]:
             self.notify(problem, "warning")
         self.rebuild_system_prompt()
         self.hooks.session_start()

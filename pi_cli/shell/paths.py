@@ -27,3 +27,11 @@ def cwd_slug(cwd: Path) -> str:
 def sessions_dir(cwd: Path) -> Path:
     """The directory holding this working directory's session files."""
     return pi_home() / "sessions" / cwd_slug(cwd)
+
+
+def git_root(cwd: Path) -> Path | None:
+    """The nearest directory at or above ``cwd`` holding ``.git``."""
+    for directory in (cwd, *cwd.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None

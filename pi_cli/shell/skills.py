@@ -19,7 +19,7 @@ from html import escape
 from pathlib import Path
 
 from pi_cli.shell.frontmatter import FrontmatterError, parse_document, text_field
-from pi_cli.shell.paths import pi_home
+from pi_cli.shell.paths import git_root, pi_home
 from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
 SKILL_FILE = "SKILL.md"
@@ -168,14 +168,6 @@ def _skill_files(root: Path, seen: set[Path] | None = None, top: bool = True) ->
         except OSError:
             continue
     return found
-
-
-def git_root(cwd: Path) -> Path | None:
-    """The nearest directory at or above ``cwd`` holding ``.git``."""
-    for directory in (cwd, *cwd.parents):
-        if (directory / ".git").exists():
-            return directory
-    return None
 
 
 def skill_roots(cwd: Path, extra_paths: list[str] | None = None) -> list[tuple[Path, str]]:

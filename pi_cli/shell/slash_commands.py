@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from agent_core import Message
+    from agent_core import Message, Tool
     from pi_cli.shell.compaction_parts import CompactionResult
     from pi_cli.shell.session_store import SessionStore
     from pi_cli.shell.session_tree import TreeEntry
@@ -52,6 +52,8 @@ class ShellAPI(Protocol):
     def commands(self) -> SlashCommandRegistry: ...
     @property
     def messages(self) -> Sequence[Message]: ...
+    @property
+    def tools(self) -> Sequence[Tool]: ...
     @property
     def usage(self) -> SessionUsage: ...
     def context_usage(self) -> tuple[int, int]: ...

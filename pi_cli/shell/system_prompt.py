@@ -62,7 +62,8 @@ def build_system_prompt(
     if context_files:
         blocks = ["# Project Context", "Project-specific instructions and guidelines:"]
         for item in context_files:
-            blocks.append(f"## {item.path}\n\n{item.content.strip()}")
+            origin = f" (imported by {item.imported_by})" if item.imported_by else ""
+            blocks.append(f"## {item.path}{origin}\n\n{item.content.strip()}")
         parts.append("\n\n".join(blocks))
     if skills_block:
         parts.append(skills_block.strip())
