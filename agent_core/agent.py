@@ -100,6 +100,10 @@ class Agent:
     ) -> None:
         self.stream_fn = stream_fn
         self.model = model
+        # The identity the provider reports (see AgentLoopConfig); "" when unknown.
+        self.api = ""
+        self.provider = ""
+        self.model_name = ""
         self.system_prompt = system_prompt
         self.tools: list[Tool] = list(tools or [])
         self.thinking = thinking
@@ -278,6 +282,9 @@ class Agent:
         return AgentLoopConfig(
             stream_fn=self.stream_fn,
             model=self.model,
+            api=self.api,
+            provider=self.provider,
+            model_name=self.model_name,
             thinking=self.thinking,
             max_tokens=self.max_tokens,
             tool_execution=self.tool_execution,

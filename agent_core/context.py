@@ -49,6 +49,11 @@ class AgentLoopConfig:
 
     stream_fn: StreamFn
     model: str = ""
+    # What the provider will report in its final message (``api``, ``provider`` and the model
+    # id as the provider names it), so the streamed message starts with the same identity.
+    api: str = ""
+    provider: str = ""
+    model_name: str = ""
     thinking: str = "off"
     max_tokens: int | None = None
     tool_execution: ToolExecutionMode = "parallel"

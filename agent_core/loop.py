@@ -157,7 +157,9 @@ async def stream_assistant_response(
     The stream runs in its own task so that an abort cancels it at once, whatever the
     provider does; the partial content received so far is kept in the aborted message.
     """
-    builder = AssistantMessageBuilder(model=config.model)
+    builder = AssistantMessageBuilder(
+        api=config.api, provider=config.provider, model=config.model_name or config.model
+    )
     emit(MessageStart(message=builder.message))
     final: AssistantMessage | None = None
     if signal.aborted:

@@ -94,6 +94,11 @@ OPTIONS: tuple[Option, ...] = (
         ("--model", "-m"),
         "Model as provider/model, e.g. anthropic/claude-sonnet-4-5.",
     ),
+    Option(
+        "shell.provider",
+        ("--provider",),
+        "Provider of --model (pi's form: --provider anthropic --model claude-sonnet-4-5).",
+    ),
     Option("shell.api_base", ("--api-base",), "Base URL of an OpenAI-/Anthropic-compatible API."),
     Option("shell.api_key", ("--api-key",), "API key (else taken from the provider's env var)."),
     Option("shell.thinking", ("--thinking",), "Reasoning level.", choices=THINKING_CHOICES),
@@ -131,6 +136,13 @@ OPTIONS: tuple[Option, ...] = (
         "flag",
     ),
     Option(
+        "json_partials",
+        ("--json-partials",),
+        "--mode json: message_update carries pi's whole partial message (coalesced, ~30/s; "
+        "output grows with the square of the answer). Default: the delta only.",
+        "flag",
+    ),
+    Option(
         "list_models",
         ("--list-models",),
         "List known models (the prompt words filter them).",
@@ -151,6 +163,7 @@ class LaunchArgs:
     mode: str = "text"
     theme: str | None = None
     plain: bool = False
+    json_partials: bool = False
     list_models: bool = False
 
     @property

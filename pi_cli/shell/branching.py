@@ -11,11 +11,19 @@ from pathlib import Path
 
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.jsonl import dumps_line
-from pi_cli.shell.session_store import SessionError, SessionStore
+from pi_cli.shell.session_store import EntryRef, SessionError, SessionStore
 from pi_cli.shell.session_tree import TreeEntry, format_tree, text_of, tree_entries
 from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
-__all__ = ["TreeEntry", "branching_commands", "fork", "navigate_to", "tree_entries"]
+__all__ = [
+    "TreeEntry",
+    "branching_commands",
+    "fork",
+    "fork_before",
+    "fork_points",
+    "navigate_to",
+    "tree_entries",
+]
 
 
 def navigate_to(shell: ShellContext, entry_id: str) -> str | None:
@@ -46,11 +54,43 @@ def fork(shell: ShellContext, entry_id: str | None = None) -> Path:
     """Copy the path to ``entry_id`` (default: the leaf) into a new session file and switch to it."""
     shell.ensure_idle("fork")
     old = shell.session
-    if old.path is None or not old.persist or old.write_error:
-        raise SessionError("Cannot fork a session that is not saved (--no-session)")
     if entry_id is not None and entry_id not in old.entries:
         raise SessionError(f"No entry {entry_id} in this session")
-    refs = old.path_to(entry_id)
+    return _fork_path(shell, old.path_to(entry_id))
+
+
+def fork_points(shell: ShellContext) -> list[tuple[str, str]]:
+    """``(entry id, text)`` of each user message on the current path (where pi's fork starts)."""
+    session = shell.session
+    refs = [ref for ref in session.path_to() if ref.type == "message"]
+    points: list[tuple[str, str]] = []
+    for data in session.iter_entries(refs):
+        message = data.get("message") or {}
+        if isinstance(message, dict) and message.get("role") == "user":
+            points.append((str(data.get("id")), text_of(message.get("content"))))
+    return points
+
+
+def fork_before(shell: ShellContext, entry_id: str) -> tuple[Path, str]:
+    """pi's fork: a new session holding the path *before* user message ``entry_id``.
+
+    Returns the new file and the message's text (for the editor, to edit and send again).
+    """
+    shell.ensure_idle("fork")
+    session = shell.session
+    ref = session.entries.get(entry_id)
+    data = session.read_entry(entry_id) if ref is not None else None
+    message = (data or {}).get("message")
+    if ref is None or not isinstance(message, dict) or message.get("role") != "user":
+        raise SessionError(f"No user message {entry_id} in this session to fork from")
+    refs = session.path_to(ref.parent_id) if ref.parent_id is not None else []
+    return _fork_path(shell, refs), text_of(message.get("content"))
+
+
+def _fork_path(shell: ShellContext, refs: list[EntryRef]) -> Path:
+    old = shell.session
+    if old.path is None or not old.persist or old.write_error:
+        raise SessionError("Cannot fork a session that is not saved (--no-session)")
     new = SessionStore.create(shell.cwd, directory=old.path.parent, parent_session=str(old.path))
     assert new.path is not None
     new.path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,14 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from agent_core import (
-    Agent,
-    ImageContent,
-    Message,
-    MessageEnd,
-    StreamFn,
-    Tool,
-)
+from agent_core import Agent, AgentEnd, ImageContent, Message, MessageEnd, StreamFn, Tool
 from pi_cli.shell.branching import TreeEntry, branching_commands, fork, navigate_to, tree_entries
 from pi_cli.shell.builtin_commands import builtin_commands
 from pi_cli.shell.compaction import (
@@ -30,10 +23,9 @@ from pi_cli.shell.compaction import (
     compaction_commands,
 )
 from pi_cli.shell.context_files import ContextFile, load_context
+from pi_cli.shell.controls import ShellControls
 from pi_cli.shell.event_bus import EventBus
 from pi_cli.shell.events import (
-    AutoRetryEnd,
-    AutoRetryStart,
     Listener,
     ModelChanged,
     Notice,
@@ -47,9 +39,15 @@ from pi_cli.shell.hooks import HookManager
 from pi_cli.shell.init_command import init_commands
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
-from pi_cli.shell.model_setup import ConfigError, ModelResolver, StreamFnPool, create_shell_tools
+from pi_cli.shell.model_setup import (
+    ConfigError,
+    ModelResolver,
+    StreamFnPool,
+    create_shell_tools,
+    startup_spec,
+)
 from pi_cli.shell.options import ShellOptions
-from pi_cli.shell.session_files import open_session, resolve_session
+from pi_cli.shell.session_files import open_session, resolve_session, restore_session
 from pi_cli.shell.session_store import SessionError, SessionStore
 from pi_cli.shell.settings import Settings, load_settings
 from pi_cli.shell.skills import SkillSet, load_skills, skill_commands
@@ -58,6 +56,7 @@ from pi_cli.shell.system_prompt import shell_system_prompt
 from pi_cli.shell.templates import load_templates, template_commands
 from pi_cli.shell.tool_info import describe_call
 from pi_cli.shell.usage import SessionUsage, context_tokens
+from pi_cli.shell.user_bash import BashResult, UserBash
 
 __all__ = ["CodingAgent", "ConfigError", "ShellOptions"]
 InputTransform = Callable[[str], Awaitable[str | None]]
@@ -79,7 +78,7 @@ class CodingAgent:
         self._models = ModelResolver(options, self.settings)
         self.resolved_model: object | None = None
         self.model_id = ""
-        stream_fn = self._resolve_model(options.model)
+        stream_fn = self._resolve_model(startup_spec(options))
         self.tools: list[Tool] = create_shell_tools(options, self.settings, self.cwd)
         self.context_files: list[ContextFile]
         self.context_files, import_notices = load_context(self.cwd)
@@ -95,10 +94,10 @@ class CodingAgent:
             get_steering_messages=self.queue.drain_steering,
             get_follow_up_messages=self.queue.drain_follow_ups,
         )
-        self.agent.on_retry = lambda notice: self.emit(AutoRetryStart.of(notice))
-        self.agent.on_retry_end = lambda ok, attempt, error: self.emit(
-            AutoRetryEnd(success=ok, attempt=attempt, final_error=error)
-        )
+        self.controls = ShellControls(self, self._models)
+        self.user_bash = UserBash(self)
+        self._models.identify(self.agent, self.resolved_model)
+        self.agent.on_retry, self.agent.on_retry_end = self.controls.retry_callbacks()
         self.agent.subscribe(self._on_agent_event)
         self.commands = SlashCommandRegistry()
         self.compactor = Compactor(self)
@@ -148,16 +147,7 @@ class CodingAgent:
 
     def _load(self, store: SessionStore) -> None:
         """Messages (and the last model) from ``store``; its corrupt-entry warnings shown."""
-        # build_context first: it is what finds corrupt entries, and adds their warnings.
-        self.agent.replace_messages(store.build_context())
-        for warning in store.warnings:
-            self.notify(warning, "warning")
-        change = store.latest("model_change")
-        if change and not self.options.model and self.options.stream_fn is None:
-            try:
-                self.set_model(str(change["model"]), record=False)
-            except (ConfigError, KeyError) as exc:
-                self.notify(f"Could not restore model {change.get('model')}: {exc}", "warning")
+        restore_session(self, store)
 
     def rebuild_system_prompt(self) -> None:
         """Recompute the system prompt (after tools, context files or skills change)."""
@@ -198,6 +188,8 @@ class CodingAgent:
             log.exception("session append failed")
         self.policy.on_agent_event(event)
         self.emit(event)
+        if isinstance(event, AgentEnd):  # commands the user ran meanwhile join the context now
+            self.user_bash.flush()
         self._check_saved()
 
     def _queue_changed(self, items: list[QueuedInput]) -> None:
@@ -242,7 +234,12 @@ class CodingAgent:
         """Wait until every input (held ones included) has been handled."""
         await self.policy.wait_idle()
 
+    async def run_user_bash(self, command: str, include_in_context: bool = True) -> BashResult:
+        """The user's own command (``!cmd``, ``!!cmd``, RPC ``bash``): see :mod:`~.user_bash`."""
+        return await self.user_bash.run(command, include_in_context)
+
     async def _handle_input(self, text: str, images: list[ImageContent]) -> CommandResult | None:
+        self.user_bash.flush()
         signal = self.policy.signal
         for transform in self.input_transforms:
             transformed = await transform(text)
@@ -359,6 +356,7 @@ class CodingAgent:
         if old is not stream_fn:
             self._stream_fns.retire(old)
         self.agent.model = self.model_id
+        self._models.identify(self.agent, self.resolved_model)
         if record:
             self.session.append("model_change", model=self.model_id)
             self._check_saved()

@@ -19,7 +19,6 @@ from agent_core import (
     Message,
     StreamOptions,
     Tool,
-    message_from_wire,
     user_message,
 )
 from pi_cli.shell.compaction_parts import (
@@ -34,6 +33,7 @@ from pi_cli.shell.compaction_parts import (
 )
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import CompactionEnd, CompactionReason, CompactionStart
+from pi_cli.shell.session_store import entry_message
 from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.tool_info import call_effects
 from pi_cli.shell.usage import context_tokens, message_tokens
@@ -138,9 +138,11 @@ class Compactor:
         items: list[tuple[str, Message]] = []
         for data in session.iter_entries([r for r in refs[start:] if r.type == "message"]):
             try:
-                items.append((str(data["id"]), message_from_wire(data["message"])))
+                message = entry_message(data)
             except Exception:  # noqa: BLE001 - build_context skips such entries too
                 continue
+            if message is not None:
+                items.append((str(data["id"]), message))
         return items, previous, details
 
     async def _summarise(self, prompt: str, signal: AbortSignal) -> str:
@@ -204,6 +206,7 @@ class Compactor:
                 result.tokens_after,
                 will_retry,
             )
+            end.first_kept_entry_id = result.first_kept_entry_id
             return result
         finally:
             self.is_compacting = False
@@ -218,6 +221,9 @@ class Compactor:
         signal: AbortSignal,
     ) -> CompactionResult:
         shell = self.shell
+        refs = shell.session.path_to()
+        if reason == "manual" and refs and refs[-1].type == "compaction":
+            raise CompactionError("Already compacted")
         items, previous, details = self._context_entries()
         messages = [m for _, m in items]
         # With a budget smaller than keepRecentTokens everything would be "recent": keep at most
@@ -226,8 +232,10 @@ class Compactor:
         cut = find_cut_point(messages, keep)
         if cut == 0 and reason != "threshold":
             cut = last_user_index(messages)  # overflow or by hand: keep only the latest exchange
+        if cut == 0 and reason == "manual":
+            cut = len(messages)  # asked for with one exchange only: summarise all of it (as pi)
         if cut == 0:
-            raise CompactionError("nothing to compact yet")
+            raise CompactionError("Nothing to compact (session too small)")
         older = messages[:cut]
         summary = await self._summarise(
             build_summary_request(older, previous, instructions), signal

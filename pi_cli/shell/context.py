@@ -34,6 +34,11 @@ class ShellContext(Protocol):
     @property
     def context_window(self) -> int: ...
     @property
+    def busy(self) -> bool:
+        """An input is being handled (hooks, a run, a command, compaction)."""
+        ...
+
+    @property
     def run_aborted(self) -> bool:
         """The input being handled was aborted (no retry, no compaction after it)."""
         ...

@@ -82,6 +82,7 @@ class CompactionEnd(WireModel):
     type: Literal["compaction_end"] = "compaction_end"
     reason: CompactionReason
     summary: str | None = None
+    first_kept_entry_id: str | None = None
     tokens_before: int = 0
     tokens_after: int = 0
     will_retry: bool = False

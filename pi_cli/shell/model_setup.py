@@ -42,6 +42,23 @@ class ModelResolver:
         self.options = options
         self.settings = settings
         self.startup_provider: str | None = None
+        from pi_cli.shell.model_controls import RetryGate
+
+        self.retry_gate = RetryGate()
+        self._retry: Any = None  # one providers.RetryConfig shared by every stream function
+
+    @staticmethod
+    def identify(agent: Any, resolved: Any) -> None:
+        """Tell ``agent`` the api, provider and model id its provider reports (for message_start)."""
+        agent.api = str(getattr(resolved, "api", "") or "")
+        agent.provider = str(getattr(resolved, "provider", "") or "")
+        agent.model_name = str(getattr(resolved, "name", "") or "")
+
+    def set_retry_enabled(self, enabled: bool) -> None:
+        """Turn automatic retries on or off for every model, also mid-session."""
+        self.settings.retry.enabled = enabled
+        if self._retry is not None:
+            self._retry.max_retries = self.settings.retry.max_retries if enabled else 0
 
     def resolve(self, spec: str | None) -> ModelChoice:
         """The model for ``spec`` (default: settings, then env keys, then a local server).
@@ -81,13 +98,13 @@ class ModelResolver:
         if self.startup_provider is None:
             self.startup_provider = model.provider
         retry = self.settings.retry
-        stream_fn = providers.make_stream_fn(
-            model,
-            retry=providers.RetryConfig(
+        if self._retry is None:
+            self._retry = providers.RetryConfig(
                 max_retries=retry.max_retries if retry.enabled else 0,
                 base_delay_s=retry.base_delay_ms / 1000,
-            ),
-        )
+                sleep=self.retry_gate.sleep,
+            )
+        stream_fn = providers.make_stream_fn(model, retry=self._retry)
         return ModelChoice(stream_fn, model.id, model)
 
     def credentials_for(self, chosen: str | None) -> tuple[str | None, str | None]:
@@ -105,6 +122,16 @@ class ModelResolver:
         if api_base is None and (same or chosen == self.settings.model):
             api_base = self.settings.api_base
         return api_key, api_base
+
+
+def startup_spec(options: ShellOptions) -> str | None:
+    """The ``--model`` spec, qualified by ``--provider`` (``--provider anthropic --model x``)."""
+    provider, model = options.provider, options.model
+    if not provider:
+        return model
+    if not model:
+        raise ConfigError(f"--provider {provider} needs --model (the model id at {provider})")
+    return model if model.startswith(f"{provider}/") else f"{provider}/{model}"
 
 
 def spec_provider(spec: str) -> str:

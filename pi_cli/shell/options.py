@@ -21,6 +21,7 @@ class ShellOptions:
 
     cwd: Path = field(default_factory=Path.cwd)
     model: str | None = None
+    provider: str | None = None
     api_base: str | None = None
     api_key: str | None = None
     thinking: str | None = None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pi_cli.shell.paths import sessions_dir
 from pi_cli.shell.session_store import SessionError, SessionStore
 
 if TYPE_CHECKING:
+    from agent_core import Agent
+    from pi_cli.shell.context import Level
     from pi_cli.shell.options import ShellOptions
 
 
@@ -57,3 +59,30 @@ def open_session(cwd: Path, options: ShellOptions) -> tuple[SessionStore, str | 
     if path is None:
         return SessionStore.create(cwd, persist=persist), note
     return SessionStore.open(path, persist=persist), note
+
+
+class RestoringShell(Protocol):
+    """What restoring a session uses of the shell."""
+
+    @property
+    def agent(self) -> Agent: ...
+    @property
+    def options(self) -> ShellOptions: ...
+    def notify(self, text: str, level: Level = "info") -> None: ...
+    def set_model(self, spec: str, *, record: bool = True) -> None: ...
+
+
+def restore_session(shell: RestoringShell, store: SessionStore) -> None:
+    """Messages (and the last model) from ``store`` into ``shell``; corrupt entries reported."""
+    from pi_cli.shell.model_setup import ConfigError
+
+    # build_context first: it is what finds corrupt entries, and adds their warnings.
+    shell.agent.replace_messages(store.build_context())
+    for warning in store.warnings:
+        shell.notify(warning, "warning")
+    change = store.latest("model_change")
+    if change and not shell.options.model and shell.options.stream_fn is None:
+        try:
+            shell.set_model(str(change["model"]), record=False)
+        except (ConfigError, KeyError) as exc:
+            shell.notify(f"Could not restore model {change.get('model')}: {exc}", "warning")

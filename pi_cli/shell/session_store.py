@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import Message, message_from_wire, to_wire
+from pi_cli.shell.bash_messages import bash_message_from_wire
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
 from pi_cli.shell.session_index import CHUNK, EntryRef, Scan, SessionHeader
@@ -245,9 +246,12 @@ class SessionStore:
         wanted = [ref for ref in refs if ref.type == "message"]
         for data in self.iter_entries(wanted):
             try:
-                messages.append(message_from_wire(data["message"]))
+                message = entry_message(data)
             except Exception:  # noqa: BLE001 - a bad entry must not make the session unloadable
                 self.warnings.append(f"skipped invalid message entry {data.get('id')}")
+                continue
+            if message is not None:
+                messages.append(message)
         return messages
 
     def _context_refs(self) -> tuple[list[EntryRef], dict[str, Any] | None]:
@@ -286,6 +290,18 @@ class SessionStore:
             if ref.type == entry_type:
                 return next(iter(self.iter_entries([ref])), None)
         return None
+
+
+def entry_message(data: dict[str, Any]) -> Message | None:
+    """The message a ``message`` entry puts into the context (``None``: none, e.g. ``!!cmd``).
+
+    pi's ``bashExecution`` records (a command the user ran) become the user message the model
+    reads; the others are parsed as they are (raises on an invalid one).
+    """
+    message = data["message"]
+    if isinstance(message, dict) and message.get("role") == "bashExecution":
+        return None if message.get("excludeFromContext") else bash_message_from_wire(message)
+    return message_from_wire(message)
 
 
 def compaction_summary_message(summary: str) -> Message:

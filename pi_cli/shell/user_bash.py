@@ -1,0 +1,117 @@
+"""The user's own shell commands (pi's ``!cmd`` / ``!!cmd``, RPC ``bash``): run, then remembered.
+
+A command the user runs is not a tool call: its output is recorded as pi records it, a
+``bashExecution`` message in the session file, and reaches the model as a user message
+("Ran `cmd`" and the fenced output) with the next prompt. ``!!`` runs keep the record but never
+reach the model. While a model run is live the record waits for the run to end, so it cannot
+land between a tool call and its result. Output is the last 2000 lines / 50 KB (the full output
+goes to a temp file), like the bash tool's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_core import AbortSignal
+from pi_cli.shell.bash_messages import BashExecutionMessage, BashResult
+from tools._output import OutputBuffer
+from tools.bash import clean_output, find_shell, kill_process_tree
+
+if TYPE_CHECKING:
+    from pi_cli.shell.context import ShellContext
+
+_READ = 64 * 1024
+_EXIT_DRAIN_S = 0.3  # how long a backgrounded child may keep the pipe open after the shell exits
+
+
+class UserBashError(Exception):
+    """The command cannot run now (another one is running)."""
+
+
+async def run_command(command: str, cwd: Path, signal: AbortSignal) -> BashResult:
+    """Run ``command`` with bash in ``cwd`` in its own process group; abort kills the tree."""
+    buffer = OutputBuffer()
+    process = await asyncio.create_subprocess_exec(
+        find_shell(),
+        "-c",
+        command,
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+    async def pump() -> None:
+        assert process.stdout is not None
+        while chunk := await process.stdout.read(_READ):
+            buffer.add(chunk)
+
+    reader = asyncio.ensure_future(pump())
+    exited = asyncio.ensure_future(process.wait())
+    aborted = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({exited, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        cancelled = signal.aborted and not exited.done()
+        if cancelled:
+            await kill_process_tree(process)
+        with suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(reader), _EXIT_DRAIN_S)
+    finally:
+        for task in (reader, exited, aborted):
+            task.cancel()
+        buffer.close()
+    cut = buffer.tail()
+    return BashResult(
+        output=clean_output(cut.content),
+        exit_code=None if cancelled else process.returncode,
+        cancelled=cancelled,
+        truncated=cut.truncated,
+        full_output_path=buffer.full_output_path,
+    )
+
+
+class UserBash:
+    """The shell's part running user commands and recording them (one command at a time)."""
+
+    def __init__(self, shell: ShellContext) -> None:
+        self.shell = shell
+        self.signal: AbortSignal | None = None
+        self.pending: list[BashExecutionMessage] = []
+
+    @property
+    def running(self) -> bool:
+        """A user command is running."""
+        return self.signal is not None
+
+    async def run(self, command: str, include_in_context: bool = True) -> BashResult:
+        """Run ``command``; record it (for the next prompt unless ``include_in_context`` is off)."""
+        if self.signal is not None:
+            raise UserBashError("A bash command is already running (abort it first)")
+        signal = self.signal = AbortSignal()
+        try:
+            result = await run_command(command, self.shell.cwd, signal)
+        except OSError as exc:
+            raise UserBashError(f"Cannot start bash: {exc}") from None
+        finally:
+            self.signal = None
+        self.pending.append(BashExecutionMessage.of(command, result, not include_in_context))
+        if not self.shell.busy:
+            self.flush()
+        return result
+
+    def abort(self) -> None:
+        """Abort the running command (its tree is killed; the result says ``cancelled``)."""
+        if self.signal is not None:
+            self.signal.abort()
+
+    def flush(self) -> None:
+        """Record what waited for the run to end: session file, and context unless excluded."""
+        pending, self.pending = self.pending, []
+        for message in pending:
+            self.shell.session.append("message", message=message.pi_wire())
+            if not message.exclude_from_context:
+                self.shell.agent.state.messages.append(message)
