@@ -1,5 +1,6 @@
-"""Events as JSON lines. Output stays linear in the answer: ``message_update`` carries the delta
-event only, never the whole partial message."""
+"""Events as JSON lines. By default output stays linear in the answer: ``message_update``
+carries the delta event only, never the whole partial message (``--json-partials`` writes pi's
+shape instead, through :mod:`pi_cli.modes.pi_events`)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,10 @@ class JsonEventWriter:
     def write_header(self, header: dict[str, Any]) -> None:
         """Write the session header line."""
         self._write(dumps_line(header))
+
+    def write_data(self, payload: dict[str, Any]) -> None:
+        """Write one already-shaped event (pi's shapes, ``--json-partials``)."""
+        self._write(dumps_line(payload))
 
     def __call__(self, event: ShellEvent) -> None:
         if is_written(event):

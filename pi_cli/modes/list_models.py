@@ -1,7 +1,4 @@
-"""``pi --list-models [filter]``: configured and known models, plus models on local servers.
-
-The same rows feed RPC ``get_available_models`` (:func:`available_models`).
-"""
+"""``pi --list-models [filter]``: configured and known models, plus models on local servers."""
 
 from __future__ import annotations
 
@@ -44,35 +41,6 @@ def local_models(
             if not needle or needle in spec.lower():
                 rows.append(LocalRow(spec, server.server.label, server.server.address))
     return rows
-
-
-def available_models(needle: str | None, ports: Mapping[str, int] | None) -> list[dict[str, Any]]:
-    """Local and known models as RPC dicts; raises with a user-facing message on a bad models.json."""
-    env = dict(os.environ)
-    needle = (needle or "").strip().lower() or None
-    models: list[dict[str, Any]] = [
-        {
-            "id": row.spec,
-            "provider": row.spec.partition("/")[0],
-            "name": row.spec.partition("/")[2],
-            "local": True,
-            "server": f"{row.label} at {row.address}",
-        }
-        for row in local_models(needle, ports, env)
-    ]
-    for model in known_models(needle, env):
-        models.append(
-            {
-                "id": model.id,
-                "provider": model.provider,
-                "name": model.name,
-                "contextWindow": model.context_window,
-                "reasoning": model.supports_reasoning,
-                "inputCost": model.input_cost,
-                "outputCost": model.output_cost,
-            }
-        )
-    return models
 
 
 def _format_tokens(count: int) -> str:

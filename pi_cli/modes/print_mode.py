@@ -14,6 +14,7 @@ from agent_core import AgentEnd, AssistantMessage, MessageEnd, ToolExecutionEnd,
 from pi_cli.args import ExitCode, LaunchArgs, error
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.json_writer import JsonEventWriter, write_command_output
+from pi_cli.modes.pi_events import PiEventWriter
 from pi_cli.shell.events import AutoRetryStart, CompactionStart, Notice, ShellEvent
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ async def _run(shell: CodingAgent, args: LaunchArgs, prompt: str) -> int:
     writer = JsonEventWriter(sys.stdout) if json_mode else None
     if writer is not None:
         writer.write_header(shell.session.header.to_json())
-        shell.subscribe(writer)
+        shell.subscribe(PiEventWriter(writer.write_data) if args.json_partials else writer)
     else:
         shell.subscribe(Progress(shell))
     outcome = Outcome()

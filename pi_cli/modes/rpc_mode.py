@@ -1,15 +1,16 @@
-"""``pi --mode rpc``: JSON commands on stdin, responses and events as JSON lines on stdout.
+"""``pi --mode rpc``: pi's RPC protocol. JSON commands on stdin, responses and events on stdout.
 
 Framing is LF only: stdin is read as bytes and split on ``b"\\n"``, so U+2028/U+2029 inside a
 JSON string are not line breaks. Each command may carry an ``id``, echoed in its response
-``{"type": "response", "command", "success", "data" | "error", "id"}``. Events have the JSON
-mode's shape (:func:`pi_cli.modes.json_writer.event_line`). Prompts run as background tasks, so
-``steer``, ``follow_up`` and ``abort`` are served while a run is live; what a prompt sent while
-pi is busy becomes is the shell's decision (``streamingBehavior`` ``steer`` or ``followUp``).
+``{"type": "response", "command", "success", "data" | "error", "id"}``. Events have pi's shapes
+(:mod:`pi_cli.modes.pi_events`: ``message_update`` with the partial message, coalesced).
 
-The queue is data: ``get_queue`` lists it (``{id, text, kind}``, kind ``steer``, ``follow_up`` or
-``held``), ``edit_queued`` / ``remove_queued`` / ``move_queued`` / ``promote_queued`` change one
-item by ``itemId``, ``take_queued`` empties it; each change is also a ``queue_changed`` event.
+The commands live in groups (:data:`COMMAND_GROUPS`), one module each: prompting, state,
+sessions and the queue. A sub-protocol (e.g. approvals: ``extension_ui_request`` out,
+``extension_ui_response`` in) is one more group added to that tuple; its handlers answer
+nothing by raising :class:`~pi_cli.modes.rpc_base.Deferred` and write their own lines with
+``RpcContext.write``. Long commands (``compact``, ``bash``) run as tasks, so ``abort``,
+``abort_bash`` and ``get_state`` are served meanwhile; prompts run in the shell.
 """
 
 from __future__ import annotations
@@ -18,14 +19,18 @@ import asyncio
 import json
 import sys
 import threading
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
-from agent_core import AssistantMessage, to_wire
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
-from pi_cli.modes.json_writer import event_line, is_written, write_command_output
-from pi_cli.modes.rpc_views import queue_of, session_stats, state_of
+from pi_cli.modes.json_writer import write_command_output
+from pi_cli.modes.pi_events import PiEventWriter
+from pi_cli.modes.rpc_base import JSON_NULL, CommandGroup, Deferred, Handler, RpcError
+from pi_cli.modes.rpc_prompting import prompting_commands
+from pi_cli.modes.rpc_queue import queue_commands
+from pi_cli.modes.rpc_sessions import session_commands
+from pi_cli.modes.rpc_state import state_commands
 from pi_cli.shell.compaction import CompactionError
 from pi_cli.shell.events import Notice, ShellEvent
 from pi_cli.shell.input_queue import QueueError
@@ -37,15 +42,16 @@ from pi_cli.shell.slash_commands import CommandResult
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent
 
-Handler = Callable[[dict[str, Any]], Awaitable[Any]]
+__all__ = ["COMMAND_GROUPS", "RpcError", "RpcServer", "run_rpc", "serve"]
 
-
-class RpcError(Exception):
-    """A command failed; the message goes into the error response."""
-
-
-class _Deferred(Exception):  # noqa: N818 - control flow, not an error
-    """Raised by a handler whose task writes the response later."""
+COMMAND_GROUPS: tuple[CommandGroup, ...] = (
+    prompting_commands,
+    state_commands,
+    session_commands,
+    queue_commands,
+)
+"""Every command group; a later group may replace a command of an earlier one."""
+USER_ERRORS = (RpcError, SessionError, ConfigError, CompactionError, QueueError)
 
 
 def run_rpc(args: LaunchArgs) -> int:
@@ -86,64 +92,54 @@ async def serve(shell: CodingAgent, stdin: BinaryIO, stdout: BinaryIO) -> int:
 
 
 class RpcServer:
-    """Command dispatch and output for one shell."""
+    """Command dispatch and output for one shell (the :class:`RpcContext` of the groups)."""
 
     def __init__(self, shell: CodingAgent, stdout: BinaryIO) -> None:
-        self.shell = shell
+        self._shell = shell
         self.stdout = stdout
-        self.tasks: set[asyncio.Future[CommandResult | None]] = set()
+        self.tasks: set[asyncio.Future[Any]] = set()
         self.broken = False
-        self.handlers: dict[str, Handler] = {
-            "prompt": self._prompt,
-            "steer": self._steer,
-            "follow_up": self._follow_up,
-            "abort": self._abort,
-            "get_state": self._get_state,
-            "get_messages": self._get_messages,
-            "set_model": self._set_model,
-            "get_available_models": self._get_available_models,
-            "compact": self._compact,
-            "new_session": self._new_session,
-            "switch_session": self._switch_session,
-            "fork": self._fork,
-            "get_last_assistant_text": self._get_last_assistant_text,
-            "get_session_stats": self._get_session_stats,
-            "get_queue": self._get_queue,
-            "edit_queued": self._edit_queued,
-            "remove_queued": self._remove_queued,
-            "move_queued": self._move_queued,
-            "promote_queued": self._promote_queued,
-            "take_queued": self._take_queued,
-        }
+        self.events = PiEventWriter(self.write)
+        self.handlers: dict[str, Handler] = {}
+        for group in COMMAND_GROUPS:
+            self.handlers.update(group(self))
+
+    @property
+    def shell(self) -> CodingAgent:
+        """The shell this server drives."""
+        return self._shell
 
     # ------------------------------------------------------------------ output
 
-    def _write(self, line: bytes) -> None:
+    def write(self, payload: dict[str, Any]) -> None:
+        """Write one JSON line (a closed stdout stops output quietly)."""
         if self.broken:
             return
         try:
-            self.stdout.write(line)
+            self.stdout.write(dumps_line(payload))
             self.stdout.flush()
         except (BrokenPipeError, OSError):
             self.broken = True
 
     def write_event(self, event: ShellEvent) -> None:
-        """Shell listener: one event per line."""
-        if is_written(event):
-            self._write(event_line(event))
+        """Shell listener: events in pi's shape."""
+        self.events(event)
 
     def respond(
         self, command: str, request_id: Any, *, data: Any = None, error: str | None = None
     ) -> None:
-        """Write one response line."""
+        """Write one response line (pending message updates first, to keep the order)."""
+        self.events.flush()
         payload: dict[str, Any] = {"type": "response", "command": command, "success": error is None}
         if error is not None:
             payload["error"] = error
+        elif data is JSON_NULL:
+            payload["data"] = None
         elif data is not None:
             payload["data"] = data
         if request_id is not None:
             payload["id"] = request_id
-        self._write(dumps_line(payload))
+        self.write(payload)
 
     # ------------------------------------------------------------------ dispatch
 
@@ -155,10 +151,10 @@ class RpcServer:
         try:
             command = json.loads(text.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            self.respond("parse", None, error=f"Malformed command: {exc}")
+            self.respond("parse", None, error=f"Failed to parse command: Malformed JSON: {exc}")
             return
         except RecursionError:  # "[[[[..." nested past the parser's limit
-            self.respond("parse", None, error="Malformed command: nested too deeply")
+            self.respond("parse", None, error="Failed to parse command: nested too deeply")
             return
         if not isinstance(command, dict) or not isinstance(command.get("type"), str):
             request_id = command.get("id") if isinstance(command, dict) else None
@@ -173,30 +169,42 @@ class RpcServer:
             return
         try:
             data = await handler(command)
-        except _Deferred:
-            return  # the handler's task responds when it is done
-        except (RpcError, SessionError, ConfigError, CompactionError, QueueError) as exc:
+        except Deferred:
+            return  # the handler's task responds when it is done (or nothing answers)
+        except USER_ERRORS as exc:
             self.respond(name, request_id, error=str(exc))  # user-facing messages
         except Exception as exc:  # noqa: BLE001 - one bad command must not stop the server
             self.respond(name, request_id, error=f"{type(exc).__name__}: {exc}")
         else:
             self.respond(name, request_id, data=data)
 
+    def spawn(self, command: dict[str, Any], work: Coroutine[Any, Any, Any]) -> NoReturn:
+        """Answer ``command`` from a task running ``work``; the caller's dispatch ends here."""
+        name, request_id = command["type"], command.get("id")
+
+        async def run() -> None:
+            try:
+                data = await work
+            except USER_ERRORS as exc:
+                self.respond(name, request_id, error=str(exc))
+            except Exception as exc:  # noqa: BLE001 - reported, the server goes on
+                self.respond(name, request_id, error=f"{type(exc).__name__}: {exc}")
+            else:
+                self.respond(name, request_id, data=data)
+
+        task = asyncio.ensure_future(run())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        raise Deferred
+
     async def drain(self) -> None:
         """Wait for what is live (stdin closed while the model works)."""
         while self.tasks:
             await asyncio.gather(*list(self.tasks), return_exceptions=True)
         await self.shell.wait_idle()
+        self.events.flush()
 
-    @staticmethod
-    def _text(command: dict[str, Any], key: str = "message") -> str:
-        message = command.get(key)
-        if not isinstance(message, str):
-            raise RpcError(f'"{key}" (a string) is required')
-        # A lone surrogate ("\ud800") is valid JSON but no text: replace it rather than fail later.
-        return message.encode("utf-8", "replace").decode("utf-8")
-
-    def _track(self, future: asyncio.Future[CommandResult | None]) -> None:
+    def track(self, future: asyncio.Future[CommandResult | None]) -> None:
         """Report what a submitted input produced (command output, a failure) when it is done."""
         if future.done() and not future.cancelled() and future.exception() is None:
             write_command_output(self.write_event, future.result())
@@ -215,153 +223,7 @@ class RpcServer:
             return
         write_command_output(self.write_event, future.result())
 
-    async def _settle(self) -> None:
+    async def settle(self) -> None:
         """Let what is finishing (compaction after a run, a command) end; a live run is not."""
         if self.shell.busy and self.shell.state != "running":
             await self.shell.wait_idle()
-
-    # ------------------------------------------------------------------ commands
-
-    async def _prompt(self, command: dict[str, Any]) -> Any:
-        message = self._text(command)
-        intent: Any = "auto"
-        if self.shell.state == "running":  # otherwise a busy shell holds it for afterwards
-            behaviour = command.get("streamingBehavior")
-            if behaviour not in ("steer", "followUp"):
-                raise RpcError(
-                    'The agent is running: set "streamingBehavior" to "steer" or "followUp"'
-                )
-            intent = "steer" if behaviour == "steer" else "follow_up"
-        self._track(self.shell.submit(message, intent))
-        return None
-
-    async def _steer(self, command: dict[str, Any]) -> Any:
-        self._track(self.shell.submit(self._text(command), "steer"))
-
-    async def _follow_up(self, command: dict[str, Any]) -> Any:
-        self._track(self.shell.submit(self._text(command), "follow_up"))
-
-    async def _abort(self, command: dict[str, Any]) -> Any:
-        self.shell.abort()
-
-    async def _get_state(self, command: dict[str, Any]) -> Any:
-        return state_of(self.shell)
-
-    async def _get_messages(self, command: dict[str, Any]) -> Any:
-        return {"messages": [to_wire(m) for m in self.shell.messages]}
-
-    # ------------------------------------------------------------------ the queue
-
-    def _queue(self) -> dict[str, Any]:
-        return queue_of(self.shell.queued())
-
-    async def _get_queue(self, command: dict[str, Any]) -> Any:
-        return self._queue()
-
-    async def _edit_queued(self, command: dict[str, Any]) -> Any:
-        self.shell.queue.edit(self._text(command, "itemId"), self._text(command, "text"))
-        return self._queue()
-
-    async def _remove_queued(self, command: dict[str, Any]) -> Any:
-        self.shell.queue.remove(self._text(command, "itemId"))
-        return self._queue()
-
-    async def _move_queued(self, command: dict[str, Any]) -> Any:
-        index = command.get("index")
-        if not isinstance(index, int) or isinstance(index, bool):
-            raise RpcError('"index" (an integer) is required')
-        self.shell.queue.move(self._text(command, "itemId"), index)
-        return self._queue()
-
-    async def _promote_queued(self, command: dict[str, Any]) -> Any:
-        self.shell.queue.promote(self._text(command, "itemId"))
-        return self._queue()
-
-    async def _take_queued(self, command: dict[str, Any]) -> Any:
-        return queue_of(self.shell.take_queued())
-
-    async def _set_model(self, command: dict[str, Any]) -> Any:
-        await self._settle()
-        spec = command.get("model")
-        if not spec and command.get("modelId"):
-            provider = command.get("provider")
-            spec = f"{provider}/{command['modelId']}" if provider else command["modelId"]
-        if not isinstance(spec, str) or not spec:
-            raise RpcError('"provider" and "modelId" (or "model") are required')
-        self.shell.set_model(spec)
-        return {"model": self.shell.model_id}
-
-    async def _get_available_models(self, command: dict[str, Any]) -> Any:
-        from pi_cli.modes.list_models import available_models
-
-        needle = command.get("filter")
-        try:
-            models = await asyncio.to_thread(
-                available_models,
-                needle if isinstance(needle, str) else None,
-                self.shell.settings.local_probe_ports,
-            )
-        except Exception as exc:  # noqa: BLE001 - a bad models.json carries a user-facing message
-            raise RpcError(str(exc)) from None
-        return {"models": models}
-
-    async def _compact(self, command: dict[str, Any]) -> Any:
-        if self.shell.state == "running":
-            self.shell.ensure_idle("compact")  # refuse now: a live run is not waited for
-        name, request_id = command["type"], command.get("id")
-        # A task: abort, get_state and steer are served while the summary is written.
-        task = asyncio.ensure_future(self._run_compact(command, name, request_id))
-        self.tasks.add(task)  # type: ignore[arg-type]
-        task.add_done_callback(self.tasks.discard)  # type: ignore[arg-type]
-        raise _Deferred
-
-    async def _run_compact(self, command: dict[str, Any], name: str, request_id: Any) -> None:
-        try:
-            await self._settle()
-            instructions = command.get("customInstructions")
-            result = await self.shell.compact(
-                instructions if isinstance(instructions, str) else None
-            )
-        except Exception as exc:  # noqa: BLE001 - CompactionError: a user-facing message
-            self.respond(name, request_id, error=str(exc))
-            return
-        self.respond(
-            name,
-            request_id,
-            data={
-                "summary": result.summary,
-                "firstKeptEntryId": result.first_kept_entry_id,
-                "tokensBefore": result.tokens_before,
-                "tokensAfter": result.tokens_after,
-            },
-        )
-
-    async def _new_session(self, command: dict[str, Any]) -> Any:
-        await self._settle()
-        self.shell.new_session()
-        return {"sessionId": self.shell.session.session_id, "cancelled": False}
-
-    async def _switch_session(self, command: dict[str, Any]) -> Any:
-        await self._settle()
-        ref = command.get("sessionPath") or command.get("session")
-        if not isinstance(ref, str) or not ref:
-            raise RpcError('"sessionPath" is required')
-        self.shell.switch_session(ref)
-        return {"sessionId": self.shell.session.session_id, "cancelled": False}
-
-    async def _fork(self, command: dict[str, Any]) -> Any:
-        await self._settle()
-        path = self.shell.fork(command.get("entryId"))
-        return {
-            "sessionFile": str(path),
-            "sessionId": self.shell.session.session_id,
-            "cancelled": False,
-        }
-
-    async def _get_last_assistant_text(self, command: dict[str, Any]) -> Any:
-        messages = self.shell.messages
-        last = next((m for m in reversed(messages) if isinstance(m, AssistantMessage)), None)
-        return {"text": last.text if last is not None else None}
-
-    async def _get_session_stats(self, command: dict[str, Any]) -> Any:
-        return session_stats(self.shell)

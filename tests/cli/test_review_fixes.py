@@ -99,11 +99,22 @@ async def test_rpc_available_models_reports_bad_models_json(project: Path, pi_ho
     assert out[0]["success"] is False and "models.json" in out[0]["error"]
 
 
-async def test_rpc_available_models_lists_catalogue(project: Path) -> None:
+async def test_rpc_available_models_lists_usable_catalogue_models(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # as pi: only providers with a key
     shell, _ = _shell(project)
     out = await _serve(shell, b'{"type":"get_available_models","id":1,"filter":"gpt-4o-mini"}')
-    ids = [m["id"] for m in out[0]["data"]["models"]]
-    assert out[0]["success"] and "openai/gpt-4o-mini" in ids
+    models = out[0]["data"]["models"]
+    assert (
+        out[0]["success"]
+        and {"provider": "openai", "id": "gpt-4o-mini"}.items()
+        <= next(m for m in models if m["id"] == "gpt-4o-mini").items()
+    )
+    assert all(m["contextWindow"] > 0 and isinstance(m["reasoning"], bool) for m in models)
+    everything = await _serve(shell, b'{"type":"get_available_models","id":2}')
+    providers = {m["provider"] for m in everything[0]["data"]["models"]}
+    assert "anthropic" not in providers and "openai" in providers
 
 
 def test_json_mode_without_prompt_is_a_usage_error(
