@@ -30,11 +30,14 @@ class PiEventWriter:
     """A shell listener writing pi-shaped events through ``write`` (one dict per line)."""
 
     def __init__(
-        self, write: Callable[[dict[str, Any]], None], interval: float = 1 / UPDATES_PER_SECOND
+        self,
+        write: Callable[[dict[str, Any]], None],
+        thinking: str | None = None,
+        interval: float = 1 / UPDATES_PER_SECOND,
     ) -> None:
         self.write = write
         self.interval = interval
-        self.thinking: str | None = None
+        self.thinking = thinking  # the level now, so its first change is reported
         self.updates_sent = 0
         self._pending: dict[str, Any] | None = None
         self._partial: AssistantMessage | None = None

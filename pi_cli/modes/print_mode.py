@@ -88,7 +88,9 @@ async def _run(shell: CodingAgent, args: LaunchArgs, prompt: str) -> int:
     writer = JsonEventWriter(sys.stdout) if json_mode else None
     if writer is not None:
         writer.write_header(shell.session.header.to_json())
-        shell.subscribe(PiEventWriter(writer.write_data) if args.json_partials else writer)
+        shell.subscribe(
+            PiEventWriter(writer.write_data, shell.thinking) if args.json_partials else writer
+        )
     else:
         shell.subscribe(Progress(shell))
     outcome = Outcome()

@@ -99,7 +99,7 @@ class RpcServer:
         self.stdout = stdout
         self.tasks: set[asyncio.Future[Any]] = set()
         self.broken = False
-        self.events = PiEventWriter(self.write)
+        self.events = PiEventWriter(self.write, shell.thinking)
         self.handlers: dict[str, Handler] = {}
         for group in COMMAND_GROUPS:
             self.handlers.update(group(self))

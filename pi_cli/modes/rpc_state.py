@@ -33,11 +33,13 @@ def state_commands(rpc: RpcContext) -> Mapping[str, Handler]:
 
     async def set_model(command: dict[str, Any]) -> Any:
         await rpc.settle()
-        spec = command.get("model")  # ours: a whole spec; pi sends provider + modelId
-        if command.get("modelId") is not None:
-            model_id = text_arg(command, "modelId")
-            provider = command.get("provider")
-            spec = f"{provider}/{model_id}" if isinstance(provider, str) and provider else model_id
+        spec = command.get("model")  # ours: any spec pi can resolve, unchecked
+        if command.get("modelId") is not None:  # pi's form: one of the available models
+            model_id, provider = text_arg(command, "modelId"), text_arg(command, "provider")
+            models = await shell.controls.available_models()
+            if not any((m["provider"], m["id"]) == (provider, model_id) for m in models):
+                raise RpcError(f"Model not found: {provider}/{model_id}")
+            spec = f"{provider}/{model_id}"
         if not isinstance(spec, str) or not spec:
             raise RpcError('"provider" and "modelId" are required')
         shell.set_model(spec)

@@ -60,14 +60,15 @@ def fork(shell: ShellContext, entry_id: str | None = None) -> Path:
 
 
 def fork_points(shell: ShellContext) -> list[tuple[str, str]]:
-    """``(entry id, text)`` of each user message on the current path (where pi's fork starts)."""
+    """``(entry id, text)`` of each user message of the session, every branch (as pi lists them)."""
     session = shell.session
-    refs = [ref for ref in session.path_to() if ref.type == "message"]
+    refs = [session.entries[i] for i in session.order if session.entries[i].type == "message"]
     points: list[tuple[str, str]] = []
     for data in session.iter_entries(refs):
         message = data.get("message") or {}
-        if isinstance(message, dict) and message.get("role") == "user":
-            points.append((str(data.get("id")), text_of(message.get("content"))))
+        text = text_of(message.get("content")) if isinstance(message, dict) else ""
+        if isinstance(message, dict) and message.get("role") == "user" and text:
+            points.append((str(data.get("id")), text))
     return points
 
 
