@@ -29,16 +29,27 @@ def missing_reason() -> str | None:
     """Why pi's package cannot be used here, or ``None`` when it can."""
     if shutil.which("node") is None:
         return "node is not installed (.ci/run installs it)"
+    version = _node_version()
+    if version < (20, 6):
+        return f"node {'.'.join(map(str, version))} is older than 20.6, which pi {PI_VERSION} needs"
     manifest = PACKAGE_DIR / "package.json"
     if not manifest.is_file():
         return (
             f"{PI_PACKAGE}@{PI_VERSION} is not installed in {CACHE} "
             "(.ci/run installs it; or set PI_TEST_NPM_CACHE)"
         )
-    version = json.loads(manifest.read_text()).get("version")
-    if version != PI_VERSION:
-        return f"{CACHE} holds {PI_PACKAGE}@{version}, not {PI_VERSION}"
+    installed = json.loads(manifest.read_text()).get("version")
+    if installed != PI_VERSION:
+        return f"{CACHE} holds {PI_PACKAGE}@{installed}, not {PI_VERSION}"
     return None
+
+
+def _node_version() -> tuple[int, ...]:
+    done = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False)
+    try:
+        return tuple(int(part) for part in done.stdout.strip().lstrip("v").split(".")[:2])
+    except ValueError:
+        return (0,)
 
 
 def require_pi_package() -> Path:
