@@ -34,9 +34,11 @@ class PiEventWriter:
         write: Callable[[dict[str, Any]], None],
         thinking: str | None = None,
         interval: float = 1 / UPDATES_PER_SECOND,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.write = write
         self.interval = interval
+        self.clock = clock
         self.thinking = thinking  # the level now, so its first change is reported
         self.updates_sent = 0
         self._pending: dict[str, Any] | None = None
@@ -78,14 +80,14 @@ class PiEventWriter:
         else:
             self.flush()
             self._pending = stream_event
-        wait = self._last + self.interval - time.monotonic()
+        wait = self._last + self.interval - self.clock()
         if wait <= 0:
             self.flush()
         elif self._timer is None:
             try:
                 self._timer = asyncio.get_running_loop().call_later(wait, self.flush)
-            except RuntimeError:  # no loop (a synchronous caller): send now
-                self.flush()
+            except RuntimeError:  # no loop: the next event (or the owner's flush) sends it
+                pass
 
     def flush(self) -> None:
         """Send the pending merged delta, if any (with the latest partial message)."""
@@ -103,7 +105,7 @@ class PiEventWriter:
             line["message"] = partial
             stream_event["partial"] = partial
         line["assistantMessageEvent"] = stream_event
-        self._last = time.monotonic()
+        self._last = self.clock()
         self.updates_sent += 1
         self.write(line)
 
