@@ -73,3 +73,23 @@ def test_json_output_grows_linearly_through_a_pipe(
     assert json.loads(lines[-1])["type"] == "agent_end"
     # Each delta costs a bounded overhead, never the whole partial message again.
     assert len(output) < 12 * len(answer), (len(output), len(answer))
+
+
+def test_json_partials_flag_writes_pis_message_update_and_real_identity(
+    server: FakeProviderServer, run_pi: RunPi
+) -> None:
+    server.add(Turn(text="hello there, " * 40, chunk_size=8))
+    result = run_pi(*openai_args(server), "--mode", "json", "--json-partials", "greet me")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    updates = [e for e in events if e["type"] == "message_update"]
+    assert updates and all(u["message"] == u["assistantMessageEvent"]["partial"] for u in updates)
+    start = next(
+        e for e in events if e["type"] == "message_start" and e["message"]["role"] == "assistant"
+    )
+    end = next(
+        e for e in events if e["type"] == "message_end" and e["message"]["role"] == "assistant"
+    )
+    assert start["message"]["api"] == end["message"]["api"] == "openai-completions"
+    assert start["message"]["provider"] == end["message"]["provider"] == "openai"
+    assert start["message"]["model"] == end["message"]["model"] != ""
