@@ -3,8 +3,8 @@
 A command the user runs is not a tool call: its output is recorded as pi records it, a
 ``bashExecution`` message in the session file, and reaches the model as a user message
 ("Ran `cmd`" and the fenced output) with the next prompt. ``!!`` runs keep the record but never
-reach the model. While a model run is live the record waits for the run to end, so it cannot
-land between a tool call and its result. Output is the last 2000 lines / 50 KB (the full output
+reach the model. While pi is busy the record waits (for the end of the live run, else for the
+next input), so it cannot land between a tool call and its result or inside a compaction. Output is the last 2000 lines / 50 KB (the full output
 goes to a temp file), like the bash tool's.
 """
 

@@ -93,3 +93,8 @@ def test_json_partials_flag_writes_pis_message_update_and_real_identity(
     assert start["message"]["api"] == end["message"]["api"] == "openai-completions"
     assert start["message"]["provider"] == end["message"]["provider"] == "openai"
     assert start["message"]["model"] == end["message"]["model"] != ""
+
+
+def test_provider_needs_a_model(run_pi: RunPi) -> None:
+    result = run_pi("--provider", "anthropic", "-p", "hi")
+    assert result.returncode == 2 and "--provider anthropic needs --model" in result.stderr

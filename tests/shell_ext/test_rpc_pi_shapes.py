@@ -215,7 +215,11 @@ def test_coalescing_at_real_model_speeds() -> None:
     for rate in (50, 200):
         now = [0.0]
         written: list[int] = []
-        writer = PiEventWriter(lambda d: written.append(len(json.dumps(d))), clock=lambda: now[0])
+
+        def size(data: dict[str, Any], written: list[int] = written) -> None:
+            written.append(len(json.dumps(data)))
+
+        writer = PiEventWriter(size, clock=lambda now=now: now[0])
         builder = AssistantMessageBuilder(api="a", provider="p", model="m")
         for chunk in chunks:
             now[0] += 1 / rate
@@ -228,3 +232,17 @@ def test_coalescing_at_real_model_speeds() -> None:
             f"\n{rate} chunks/s: {len(written)} updates, {sum(written) / 1e6:.0f} MB in {seconds:.0f} s"
         )
         assert len(written) <= 30 * seconds + 2
+
+
+async def test_one_user_command_at_a_time_and_abort_bash_without_one(project: Path) -> None:
+    shell = CodingAgent(ShellOptions(cwd=project, stream_fn=ScriptedStream()))
+    rpc = Rpc(shell)
+    assert (await rpc.send(type="abort_bash", id="none"))["success"]
+    await rpc.server.handle_line(b'{"type": "bash", "id": "slow", "command": "sleep 5"}')
+    second = await rpc.send(type="bash", id="again", command="echo hi")
+    assert second["success"] is False and "already running" in second["error"]
+    assert (await rpc.send(type="abort_bash", id="stop"))["success"]
+    slow = await rpc.response("slow")
+    assert slow["data"]["cancelled"] is True and slow["data"]["exitCode"] is None
+    missing = await rpc.send(type="bash", id="m")
+    assert missing["success"] is False and '"command"' in missing["error"]
