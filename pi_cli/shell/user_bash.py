@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING
 
 from agent_core import AbortSignal
 from pi_cli.shell.bash_messages import BashExecutionMessage, BashResult
-from tools._output import OutputBuffer
-from tools.bash import clean_output, find_shell, kill_process_tree
 
 if TYPE_CHECKING:
     from pi_cli.shell.context import ShellContext
@@ -33,6 +31,10 @@ class UserBashError(Exception):
 
 async def run_command(command: str, cwd: Path, signal: AbortSignal) -> BashResult:
     """Run ``command`` with bash in ``cwd`` in its own process group; abort kills the tree."""
+    # The bash tool's helpers, imported when a command runs (not at every start-up).
+    from tools._output import OutputBuffer
+    from tools.bash import clean_output, find_shell, kill_process_tree
+
     buffer = OutputBuffer()
     process = await asyncio.create_subprocess_exec(
         find_shell(),
