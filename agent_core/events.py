@@ -66,12 +66,16 @@ class ThinkingEnd(WireModel):
 
 
 class ToolCallStart(WireModel):
-    """A tool call begins; id and name are known, arguments follow as JSON pieces."""
+    """A tool call begins; id and name are known, arguments follow as JSON pieces.
+
+    ``original_id`` is the provider's id when ``id`` had to replace it (missing or repeated).
+    """
 
     type: Literal["toolcall_start"] = "toolcall_start"
     content_index: int
     id: str
     name: str
+    original_id: str | None = None
 
 
 class ToolCallDelta(WireModel):

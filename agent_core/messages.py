@@ -63,6 +63,9 @@ class ToolCall(WireModel):
 
     ``raw_arguments`` is set only when the model's argument JSON could not be parsed; the loop
     then answers the call with an error result instead of running the tool.
+
+    ``id`` is unique within its message: a provider that sent no id, or the same id twice in
+    one response, gets a fresh one, and ``original_id`` keeps what the provider sent.
     """
 
     type: Literal["toolCall"] = "toolCall"
@@ -70,6 +73,7 @@ class ToolCall(WireModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     raw_arguments: str | None = None
+    original_id: str | None = None
 
 
 UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
@@ -101,7 +105,9 @@ class Usage(WireModel):
     cost: Cost = Field(default_factory=Cost)
 
 
-StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "refusal"]
+"""Why a response ended: ``length`` = cut at the output token limit; ``refusal`` = the model or
+the provider's safety system declined (``AssistantMessage.refusal`` says why, when known)."""
 
 
 # ---------------------------------------------------------------------------- messages
@@ -129,7 +135,12 @@ class UserMessage(WireModel):
 
 
 class AssistantMessage(WireModel):
-    """One model response: text, thinking and tool-call blocks plus stop reason and usage."""
+    """One model response: text, thinking and tool-call blocks plus stop reason and usage.
+
+    ``refusal`` is set with ``stop_reason`` ``refusal``: the refusal as the provider worded it
+    (OpenAI's ``refusal`` text, Anthropic's ``stop_details`` explanation or category, a content
+    filter's categories); ``None`` when the provider gave no reason.
+    """
 
     role: Literal["assistant"] = "assistant"
     content: list[AssistantContent] = Field(default_factory=list)
@@ -139,6 +150,7 @@ class AssistantMessage(WireModel):
     usage: Usage = Field(default_factory=Usage)
     stop_reason: StopReason = "stop"
     error_message: str | None = None
+    refusal: str | None = None
     timestamp: int = Field(default_factory=now_ms)
 
     @property

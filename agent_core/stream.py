@@ -99,12 +99,17 @@ class StreamFn(Protocol):
 
 
 def parse_tool_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
-    """Parse a tool call's argument JSON. Returns (arguments, raw text if it was invalid)."""
+    """Parse a tool call's argument JSON. Returns (arguments, raw text if it was invalid).
+
+    An object encoded twice (a JSON string holding the object, as some models send) is unwrapped.
+    """
     if not raw.strip():
         return {}, None
     try:
         value = json.loads(raw)
-    except json.JSONDecodeError:
+        if isinstance(value, str) and value.lstrip().startswith("{"):
+            value = json.loads(value)
+    except (json.JSONDecodeError, RecursionError):
         return {}, raw
     if not isinstance(value, dict):
         return {}, raw
@@ -145,7 +150,8 @@ class AssistantMessageBuilder:
                 thinking=event.content, signature=event.signature
             )
         elif isinstance(event, ToolCallStart):
-            self._ensure(event.content_index, ToolCall(id=event.id, name=event.name))
+            call = ToolCall(id=event.id, name=event.name, original_id=event.original_id)
+            self._ensure(event.content_index, call)
             self._raw_args[event.content_index] = ""
         elif isinstance(event, ToolCallDelta):
             self._raw_args[event.content_index] = (
@@ -163,7 +169,13 @@ class AssistantMessageBuilder:
         block = self.message.content[content_index]
         assert isinstance(block, ToolCall)
         arguments, invalid = parse_tool_arguments(self._raw_args.get(content_index, ""))
-        call = ToolCall(id=block.id, name=block.name, arguments=arguments, raw_arguments=invalid)
+        call = ToolCall(
+            id=block.id,
+            name=block.name,
+            arguments=arguments,
+            raw_arguments=invalid,
+            original_id=block.original_id,
+        )
         end = ToolCallEnd(content_index=content_index, tool_call=call)
         self.apply(end)
         return end
@@ -174,11 +186,13 @@ class AssistantMessageBuilder:
         *,
         usage: Usage | None = None,
         error_message: str | None = None,
+        refusal: str | None = None,
     ) -> AssistantMessage:
         """Return a copy of the message as final."""
         final = self.message.model_copy(deep=True)
         final.stop_reason = stop_reason
         final.error_message = error_message
+        final.refusal = refusal
         if usage is not None:
             final.usage = usage
         return final

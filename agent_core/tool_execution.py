@@ -147,7 +147,10 @@ class _BatchRunner:
     async def _prepare(self, call: ToolCall) -> _Prepared:
         tool = next((t for t in self.context.tools if t.name == call.name), None)
         if tool is None:
-            return _Prepared(call, error=f"Tool {call.name} not found")
+            # Name what exists: the model corrects itself on the next turn.
+            names = ", ".join(t.name for t in self.context.tools) or "none"
+            what = f"Tool {call.name} not found" if call.name else "The tool call names no tool"
+            return _Prepared(call, error=f"{what}. Available tools: {names}.")
         args, error = validate_arguments(tool, call)
         if args is None:
             return _Prepared(call, error=error or f"Invalid arguments for tool {call.name}")

@@ -27,24 +27,38 @@ from agent_core.providers.models import (
 from agent_core.providers.retry import RetryConfig
 from agent_core.stream import LlmContext, StreamFn, StreamOptions
 
+DEFAULT_IDLE_TIMEOUT_S = 120.0
+"""Silence tolerated between two bytes of a response once it has begun."""
+DEFAULT_FIRST_BYTE_TIMEOUT_S = 600.0
+"""Wait tolerated for the first byte of a remote response (local servers: no limit)."""
+
 
 def make_stream_fn(
     model: ResolvedModel,
     *,
     retry: RetryConfig | None = None,
-    timeout_s: float = 600.0,
+    timeout_s: float | None = None,
     connect_timeout_s: float = 10.0,
+    idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S,
+    first_byte_timeout_s: float | None = None,
 ) -> StreamFn:
     """A :class:`~agent_core.stream.StreamFn` bound to ``model``.
 
     Args:
         model: from :func:`resolve_model`; ``model.api`` picks the transport.
-        retry: retry policy for 429/5xx/overloaded (default: 3 retries, 2 s base backoff).
-        timeout_s: read timeout — the longest silence tolerated while waiting for data.
+        retry: retry policy for 429/5xx/overloaded/stalls (default: 3 retries, 2 s backoff).
+        idle_timeout_s: the longest silence between bytes once a response has begun (any byte
+            counts, SSE comments included); ``None`` or 0: no limit.
+        first_byte_timeout_s: the longest wait for a response's first byte. ``None``: 600 s,
+            and no limit for a local endpoint (a model on a CPU may think for minutes); 0: no
+            limit.
+        timeout_s: sets both at once (a shorthand, for tests).
         connect_timeout_s: connection timeout.
 
-    The returned function never raises for request or model failures: the final message has
-    ``stop_reason`` ``error``/``aborted`` and a one-line ``error_message``.
+    Both timeouts fail the attempt with a retryable error, retried under ``retry`` while
+    nothing has been shown yet. The returned function never raises for request or model
+    failures: the final message has ``stop_reason`` ``error``/``aborted`` and a one-line
+    ``error_message``.
 
     It pools one HTTP client per event loop. ``await stream_fn.aclose()`` (an attribute of the
     returned function) closes the running loop's client; call it before that loop ends (e.g.
@@ -55,16 +69,22 @@ def make_stream_fn(
     loopback) ignore proxy settings.
     """
     from agent_core.providers.transport import (  # httpx loads with the first stream fn
+        Timeouts,
         TransportConfig,
         is_local_endpoint,
     )
 
+    local = is_local_endpoint(model.base_url)
+    if timeout_s is not None:
+        idle_timeout_s = first_byte_timeout_s = timeout_s
+    elif first_byte_timeout_s is None:
+        first_byte_timeout_s = None if local else DEFAULT_FIRST_BYTE_TIMEOUT_S
     config = TransportConfig(
         retry=retry or RetryConfig(),
-        timeout_s=timeout_s,
+        timeouts=Timeouts(first_byte_s=first_byte_timeout_s or None, idle_s=idle_timeout_s or None),
         connect_timeout_s=connect_timeout_s,
         plain_http=(model.base_url or "").startswith("http://"),
-        trust_env=not is_local_endpoint(model.base_url),
+        trust_env=not local,
     )
 
     def stream_fn(context: LlmContext, options: StreamOptions) -> AsyncIterator[Any]:
@@ -90,6 +110,8 @@ def make_stream_fn(
 
 __all__ = [
     "CONTEXT_OVERFLOW_PREFIX",
+    "DEFAULT_FIRST_BYTE_TIMEOUT_S",
+    "DEFAULT_IDLE_TIMEOUT_S",
     "ModelConfigError",
     "ResolvedModel",
     "RetryConfig",

@@ -17,14 +17,16 @@ from agent_core.events import (
 )
 from agent_core.messages import AssistantMessage, TextContent, ThinkingContent, Usage
 from agent_core.providers.convert import anthropic_messages, anthropic_tools
-from agent_core.providers.errors import ProviderError, stream_error
+from agent_core.providers.errors import ProviderError, one_line, redact, stream_error
 from agent_core.providers.models import DEFAULT_MAX_TOKENS_CAP, ResolvedModel
+from agent_core.providers.tool_ids import IncomingIds
 from agent_core.providers.transport import (
     TransportConfig,
     finalize_usage,
     run_accumulated,
     sse_json_source,
 )
+from agent_core.providers.whole_body import anthropic_message_items
 from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions
 
 API_VERSION = "2023-06-01"
@@ -38,6 +40,7 @@ _STOP = {
     "max_tokens": "length",
     "tool_use": "toolUse",
     "model_context_window_exceeded": "length",
+    "refusal": "refusal",
 }
 
 
@@ -52,6 +55,8 @@ class MessagesAccumulator:
         self.usage = Usage()
         self._blocks: dict[int, tuple[str, int]] = {}  # wire index -> (kind, content index)
         self._signatures: dict[int, str] = {}
+        self._ids = IncomingIds("toolu_")
+        self.stop_details: Any = None
         self.stop_reason: str | None = None
         self.done = False
 
@@ -74,7 +79,9 @@ class MessagesAccumulator:
         elif kind == "content_block_stop":
             self._stop(out, int(data.get("index", 0)))
         elif kind == "message_delta":
-            self.stop_reason = (data.get("delta") or {}).get("stop_reason") or self.stop_reason
+            delta = data.get("delta") or {}
+            self.stop_reason = delta.get("stop_reason") or self.stop_reason
+            self.stop_details = delta.get("stop_details") or self.stop_details
             self._read_usage(data.get("usage") or {})
         elif kind == "message_stop":
             self.done = True
@@ -84,7 +91,7 @@ class MessagesAccumulator:
                 self.model.provider,
                 str(err.get("type", "error")),
                 str(err.get("message", err)),
-                self.model.api_key,
+                self.model.secrets,
             )
         return out
 
@@ -104,12 +111,14 @@ class MessagesAccumulator:
                 self._emit(out, ThinkingDelta(content_index=index, delta=REDACTED_TEXT))
         elif btype == "tool_use":
             self._blocks[wire] = ("tool", index)
+            call_id, original = self._ids.take(block.get("id"))
             self._emit(
                 out,
                 ToolCallStart(
                     content_index=index,
-                    id=block.get("id", f"toolu_{index}"),
-                    name=block.get("name", ""),
+                    id=call_id,
+                    name=str(block.get("name") or ""),
+                    original_id=original,
                 ),
             )
 
@@ -149,7 +158,9 @@ class MessagesAccumulator:
         elif kind == "tool":
             out.append(self.builder.finish_tool_call(index))
 
-    def _read_usage(self, raw: dict[str, Any]) -> None:
+    def _read_usage(self, raw: Any) -> None:
+        if not isinstance(raw, dict):
+            return
         usage = self.usage
         if raw.get("input_tokens") is not None:
             usage.input = int(raw["input_tokens"])
@@ -172,12 +183,27 @@ class MessagesAccumulator:
         usage = finalize_usage(self.model, self.usage)
         reason = _STOP.get(self.stop_reason or "end_turn")
         if reason is None:
+            detail = redact(one_line(str(self.stop_reason), 100), self.model.secrets)
             return out, self.builder.finish(
                 "error",
                 usage=usage,
-                error_message=f"{self.model.provider} stopped the response: {self.stop_reason}",
+                error_message=f"{self.model.provider} stopped the response: {detail}",
             )
+        if reason == "refusal":
+            refusal = _refusal_reason(self.stop_details)
+            return out, self.builder.finish("refusal", usage=usage, refusal=refusal)
         return out, self.builder.finish(reason, usage=usage)  # type: ignore[arg-type]
+
+
+def _refusal_reason(details: Any) -> str | None:
+    """Anthropic's ``stop_details`` of a refusal: its explanation, else its policy category."""
+    if not isinstance(details, dict):
+        return None
+    explanation = details.get("explanation")
+    if isinstance(explanation, str) and explanation.strip():
+        return explanation.strip()
+    category = details.get("category")
+    return f"policy category: {category}" if isinstance(category, str) and category else None
 
 
 def build_request(
@@ -221,7 +247,8 @@ async def stream_anthropic(
             headers["x-api-key"] = model.api_key
         body = build_request(model, context, options)
         base = (model.base_url or "").removesuffix("/v1")
-        return sse_json_source(model, f"{base}/v1/messages", headers, body, options, config)
+        url = f"{base}/v1/messages"
+        return sse_json_source(model, url, headers, body, options, config, anthropic_message_items)
 
     async for item in run_accumulated(
         model, lambda: MessagesAccumulator(model), items, config.retry, options

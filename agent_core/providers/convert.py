@@ -8,7 +8,7 @@ keeps only its text, tool calls left without a result get a synthetic error resu
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Callable
 from typing import Any
 
 from agent_core.messages import (
@@ -21,16 +21,32 @@ from agent_core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from agent_core.providers.tool_ids import OutgoingIds
 from agent_core.stream import LlmContext, ToolSpec
 
+ToolIds = Callable[[str], str]
+"""Our tool-call id -> the id a provider accepts (:class:`~.tool_ids.OutgoingIds`)."""
+
 NO_RESULT = "No result provided"
+
+
+def _same(tool_id: str) -> str:
+    return tool_id
+
+
 _EPHEMERAL = {"type": "ephemeral"}
 
 
 def normalize_history(messages: list[Message]) -> list[Message]:
-    """Make tool calls and results pair up one to one; strip failed assistant messages to text."""
+    """Make tool calls and results pair up one to one; strip failed assistant messages to text.
+
+    A session saved before ids were made unique may hold two calls with one id in a message:
+    the repeats are renamed (``X_2``...) and the results with that id given to the calls in
+    order, so such a session stays sendable.
+    """
     out: list[Message] = []
     open_calls: dict[str, ToolCall] = {}
+    renamed: dict[str, list[str]] = {}  # a repeated id -> the ids of its later calls, in order
 
     def close_open() -> None:
         for call in open_calls.values():
@@ -43,11 +59,17 @@ def normalize_history(messages: list[Message]) -> list[Message]:
                 )
             )
         open_calls.clear()
+        renamed.clear()
 
     for msg in messages:
         if isinstance(msg, ToolResultMessage):
-            if msg.tool_call_id in open_calls:
-                del open_calls[msg.tool_call_id]
+            call_id = msg.tool_call_id
+            if call_id not in open_calls and renamed.get(call_id):
+                new_id = renamed[call_id].pop(0)
+                msg = msg.model_copy(update={"tool_call_id": new_id})
+                call_id = new_id
+            if call_id in open_calls:
+                del open_calls[call_id]
                 out.append(msg)
             continue  # a result for a call that is not (or no longer) in the request
         close_open()
@@ -57,10 +79,33 @@ def normalize_history(messages: list[Message]) -> list[Message]:
                 if not text:
                     continue
                 msg = msg.model_copy(update={"content": text})
+            msg = _unique_call_ids(msg, renamed)
             open_calls = {c.id: c for c in msg.tool_calls}
         out.append(msg)
     close_open()
     return out
+
+
+def _unique_call_ids(msg: AssistantMessage, renamed: dict[str, list[str]]) -> AssistantMessage:
+    calls = msg.tool_calls
+    ids = {c.id for c in calls}
+    if len(ids) == len(calls):
+        return msg
+    seen: set[str] = set()
+    content: list[Any] = []
+    for block in msg.content:
+        if isinstance(block, ToolCall):
+            if block.id in seen:
+                n = 2
+                while f"{block.id}_{n}" in ids:
+                    n += 1
+                new_id = f"{block.id}_{n}"
+                ids.add(new_id)
+                renamed.setdefault(block.id, []).append(new_id)
+                block = block.model_copy(update={"id": new_id, "original_id": block.id})
+            seen.add(block.id)
+        content.append(block)
+    return msg.model_copy(update={"content": content})
 
 
 def _text_of(blocks: list[Any]) -> str:
@@ -87,8 +132,12 @@ def _openai_parts(blocks: list[Any]) -> str | list[dict[str, Any]]:
     return parts
 
 
-def openai_messages(context: LlmContext) -> list[dict[str, Any]]:
-    """Chat Completions ``messages`` (system first; tool images follow as a user message)."""
+def openai_messages(context: LlmContext, ids: ToolIds | None = None) -> list[dict[str, Any]]:
+    """Chat Completions ``messages`` (system first; tool images follow as a user message).
+
+    ``ids`` maps our tool-call ids to the provider's form (calls and results alike).
+    """
+    tool_id = ids or _same
     out: list[dict[str, Any]] = []
     if context.system_prompt:
         out.append({"role": "system", "content": context.system_prompt})
@@ -118,7 +167,7 @@ def openai_messages(context: LlmContext) -> list[dict[str, Any]]:
             text = _text_of(msg.content)
             calls = [
                 {
-                    "id": c.id,
+                    "id": tool_id(c.id),
                     "type": "function",
                     "function": {
                         "name": c.name,
@@ -141,7 +190,7 @@ def openai_messages(context: LlmContext) -> list[dict[str, Any]]:
             pending_images.extend(images)
             if not text:
                 text = "(see attached image)" if images else "(no output)"
-            out.append({"role": "tool", "tool_call_id": msg.tool_call_id, "content": text})
+            out.append({"role": "tool", "tool_call_id": tool_id(msg.tool_call_id), "content": text})
     flush_images()
     return out
 
@@ -160,11 +209,6 @@ def openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------- Anthropic
 
 
-def anthropic_tool_id(tool_id: str) -> str:
-    """Anthropic accepts ``[A-Za-z0-9_-]{1,64}`` ids; ids from other providers may not match."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", tool_id)[:64] or "tool"
-
-
 def _anthropic_blocks(blocks: list[Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for block in blocks:
@@ -180,11 +224,17 @@ def _anthropic_blocks(blocks: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _anthropic_assistant(msg: AssistantMessage) -> list[dict[str, Any]]:
+def _anthropic_assistant(msg: AssistantMessage, tool_id: ToolIds) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
+    signed_here = _from_anthropic(msg)
     for block in msg.content:
         if isinstance(block, ThinkingContent):
-            if block.redacted and block.signature:
+            if not signed_here:
+                # Another provider's "signature" (litellm gives Mistral's thinking "mistral") is
+                # no Anthropic signature: replayed as one, the request would be rejected.
+                if block.thinking.strip() and not block.redacted:
+                    out.append({"type": "text", "text": block.thinking})
+            elif block.redacted and block.signature:
                 out.append({"type": "redacted_thinking", "data": block.signature})
             elif block.signature:
                 out.append(
@@ -199,7 +249,7 @@ def _anthropic_assistant(msg: AssistantMessage) -> list[dict[str, Any]]:
             out.append(
                 {
                     "type": "tool_use",
-                    "id": anthropic_tool_id(block.id),
+                    "id": tool_id(block.id),
                     "name": block.name,
                     "input": block.arguments,
                 }
@@ -207,10 +257,22 @@ def _anthropic_assistant(msg: AssistantMessage) -> list[dict[str, Any]]:
     return out
 
 
+def _from_anthropic(msg: AssistantMessage) -> bool:
+    """Whether ``msg`` came from an Anthropic model (unknown origin, e.g. a test: assumed)."""
+    if not msg.provider:
+        return True
+    origin = f"{msg.api} {msg.provider} {msg.model}".lower()
+    return "anthropic" in origin or "claude" in origin
+
+
 def anthropic_messages(
-    context: LlmContext, *, cache: bool = True
+    context: LlmContext, *, cache: bool = True, ids: ToolIds | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Messages API ``(system, messages)``; prompt-cache breakpoints on system and last user turn."""
+    """Messages API ``(system, messages)``; prompt-cache breakpoints on system and last user turn.
+
+    ``ids`` maps our tool-call ids to Anthropic's form (default: a fresh Anthropic mapping).
+    """
+    tool_id = ids or OutgoingIds("anthropic")
     system: list[dict[str, Any]] = []
     if context.system_prompt:
         system.append({"type": "text", "text": context.system_prompt})
@@ -228,7 +290,7 @@ def anthropic_messages(
         if isinstance(msg, UserMessage):
             add("user", _anthropic_blocks(msg.content))
         elif isinstance(msg, AssistantMessage):
-            add("assistant", _anthropic_assistant(msg))
+            add("assistant", _anthropic_assistant(msg, tool_id))
         else:
             content = _anthropic_blocks(msg.content) or [{"type": "text", "text": "(no output)"}]
             add(
@@ -236,7 +298,7 @@ def anthropic_messages(
                 [
                     {
                         "type": "tool_result",
-                        "tool_use_id": anthropic_tool_id(msg.tool_call_id),
+                        "tool_use_id": tool_id(msg.tool_call_id),
                         "content": content,
                         "is_error": msg.is_error,
                     }

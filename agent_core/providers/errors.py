@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
+from urllib.parse import quote
 
 from agent_core.abort import Aborted as Aborted  # re-exported: transports raise the shared class
 from agent_core.messages import AssistantMessage
@@ -50,12 +52,40 @@ def one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
-def redact(text: str, secret: str | None) -> str:
-    """Remove the key (and anything that looks like one) from provider text."""
-    if secret:
-        text = text.replace(secret, "***")
+Secrets = str | Iterable[str] | None
+"""One secret or several (``ResolvedModel.secrets``: the key, litellm's env key, auth headers)."""
+
+
+def redact(text: str, secret: Secrets) -> str:
+    """Remove the secrets, in every form they appear in, and anything that looks like a key.
+
+    By value first: keys without a known prefix (Mistral, Together, Azure, a custom gateway)
+    are found only that way. A key also shows up escaped (an exception's ``repr`` of a header
+    with a stray newline), JSON-encoded, URL-encoded or with its surrounding blanks trimmed.
+    """
+    for form in _forms(secret):
+        text = text.replace(form, "***")
     # Google keys (AIza...) have no separator; they are replaced whole.
     return _KEYLIKE.sub(lambda m: m.group(1) + "-***" if m.group(1) else "AIza***", text)
+
+
+def _forms(secret: Secrets) -> list[str]:
+    values = [secret] if isinstance(secret, str) else list(secret or ())
+    forms: set[str] = set()
+    for value in values:
+        if not value or len(value.strip()) < 4:  # too short to scrub without mangling text
+            continue
+        for variant in (value, value.strip()):
+            forms.update(
+                (
+                    variant,
+                    variant.encode("unicode_escape").decode("ascii"),
+                    json.dumps(variant)[1:-1],
+                    quote(variant, safe=""),
+                    repr(variant.encode("utf-8", "replace"))[2:-1],
+                )
+            )
+    return sorted((f for f in forms if len(f) >= 4), key=len, reverse=True)
 
 
 def body_message(body: bytes | str | Any) -> str:
@@ -92,11 +122,14 @@ def http_error(
     status: int,
     body: bytes | str,
     *,
-    api_key: str | None,
+    api_key: Secrets,
     key_env: str | None,
     retry_after: float | None = None,
 ) -> ProviderError:
-    """Turn an HTTP error response into a ProviderError with a friendly one-line message."""
+    """Turn an HTTP error response into a ProviderError with a friendly one-line message.
+
+    ``api_key``: the secrets to scrub; any of them set means a key was sent.
+    """
     detail = one_line(redact(body_message(body), api_key))
     retryable = status in RETRYABLE_STATUS or "overloaded" in detail.lower()
     if status in (401, 403):
@@ -121,7 +154,7 @@ def http_error(
     )
 
 
-def stream_error(provider: str, error_type: str, detail: str, api_key: str | None) -> ProviderError:
+def stream_error(provider: str, error_type: str, detail: str, api_key: Secrets) -> ProviderError:
     """An error reported inside a 200 SSE stream (Anthropic ``event: error``, OpenAI ``{"error": ...}``).
 
     Overload/server errors are marked retryable; the transport retries them only while nothing

@@ -29,6 +29,8 @@ from agent_core.providers.models import DEFAULT_MAX_TOKENS_CAP, ResolvedModel
 from agent_core.providers.openai_compat import ChatCompletionsAccumulator
 from agent_core.providers.retry import parse_retry_after
 from agent_core.providers.sse import pump
+from agent_core.providers.stall import StallWatch
+from agent_core.providers.tool_ids import OutgoingIds, id_style
 from agent_core.providers.transport import TransportConfig, run_accumulated
 from agent_core.stream import LlmContext, StreamOptions
 
@@ -54,7 +56,7 @@ def _is_anthropic(model: ResolvedModel) -> bool:
 
 def litellm_messages(context: LlmContext, model: ResolvedModel) -> list[dict[str, Any]]:
     """OpenAI-shaped messages; for Anthropic targets with cache breakpoints like the native path."""
-    messages = openai_messages(context)
+    messages = openai_messages(context, OutgoingIds(id_style(model)))
     if not _is_anthropic(model):
         return messages
     ephemeral = {"type": "ephemeral"}
@@ -81,7 +83,8 @@ def _request(
         "messages": litellm_messages(context, model),
         "stream": True,
         "stream_options": {"include_usage": True},
-        "timeout": config.timeout_s,
+        # A backstop only: the stall watch bounds the first chunk and the silence between chunks.
+        "timeout": max(config.timeouts.first_byte_s or 86400.0, config.timeouts.idle_s or 0.0),
         "max_retries": 0,  # retries are ours (same policy and notices on every path)
         "num_retries": 0,
     }
@@ -127,9 +130,11 @@ def litellm_error(
         return exc
     detail = _detail(exc)
     if isinstance(exc, litellm.Timeout):
-        return ProviderError(f"Request to {model.provider} timed out: no data for {timeout_s:g}s")
+        return ProviderError(
+            f"Request to {model.provider} timed out: no data for {timeout_s:g}s", retryable=True
+        )
     if midstream:
-        text = one_line(redact(detail, model.secret))
+        text = one_line(redact(detail, model.secrets))
         if isinstance(exc, litellm.ContextWindowExceededError) or is_overflow_text(text):
             return ProviderError(
                 one_line(f"{CONTEXT_OVERFLOW_PREFIX} {text} ({model.provider})", 500)
@@ -140,7 +145,7 @@ def litellm_error(
             retryable="overloaded" in text.lower(),
         )
     if isinstance(exc, litellm.APIConnectionError):
-        text = one_line(redact(detail, model.secret))
+        text = one_line(redact(detail, model.secrets))
         return ProviderError(one_line(f"Connection to {model.provider} failed: {text}", 500))
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and status >= 400:
@@ -152,11 +157,11 @@ def litellm_error(
             model.provider,
             status,
             detail,
-            api_key=model.secret,
+            api_key=model.secrets,
             key_env=model.api_key_env,
             retry_after=parse_retry_after(dict(headers) if headers else None),
         )
-    text = one_line(redact(f"{type(exc).__name__}: {detail}", model.secret))
+    text = one_line(redact(f"{type(exc).__name__}: {detail}", model.secrets))
     return ProviderError(one_line(f"litellm request to {model.provider} failed: {text}", 500))
 
 
@@ -165,25 +170,35 @@ async def _source(
 ) -> AsyncGenerator[tuple[str, Any], None]:
     litellm = await _import_litellm()
     kwargs = _request(model, context, options, config)
+    timeout_s = float(kwargs["timeout"])
 
     async def open_stream() -> Any:
         try:
             return await litellm.acompletion(**kwargs)
         except Exception as exc:  # noqa: BLE001 - every litellm failure becomes one line
-            raise litellm_error(model, exc, litellm, timeout_s=config.timeout_s) from None
+            raise litellm_error(model, exc, litellm, timeout_s=timeout_s) from None
 
     async def source(put: Callable[[Any], None]) -> None:
-        stream = await open_stream()  # retried by run_accumulated, like the native paths
+        watch = StallWatch(config.timeouts)  # per chunk here: litellm hides the bytes
+        watch.start()
+        stream: Any = None
         try:
+            stream = await open_stream()  # retried by run_accumulated, like the native paths
             async for chunk in stream:
+                watch.touch()
                 put(("chunk", chunk.model_dump(exclude_none=True)))
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if watch.expired is None or task is None:
+                raise
+            task.uncancel()
+            raise watch.error(model.provider) from None
         except ProviderError:
             raise
         except Exception as exc:  # noqa: BLE001
-            raise litellm_error(
-                model, exc, litellm, timeout_s=config.timeout_s, midstream=True
-            ) from None
+            raise litellm_error(model, exc, litellm, timeout_s=timeout_s, midstream=True) from None
         finally:
+            watch.stop()
             closer = getattr(getattr(stream, "completion_stream", None), "aclose", None)
             if closer is not None:
                 with contextlib.suppress(Exception):

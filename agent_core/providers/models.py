@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from agent_core.providers.catalog import (
     provider_of_bare_name,
 )
 
+_SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|signature", re.IGNORECASE)
 Api = Literal["openai-completions", "anthropic-messages", "litellm"]
 Transport = Literal["auto", "native", "litellm"]
 TRANSPORTS: Final[tuple[Transport, ...]] = ("auto", "native", "litellm")
@@ -119,6 +121,19 @@ class ResolvedModel(BaseModel):
         """The key to redact from provider text: the one we send, else litellm's env key."""
         return self.api_key or self.env_secret
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Everything to scrub from provider text: the key, litellm's env key, and the values
+        of auth-like headers (a gateway's ``api-key``, ``Authorization``, ``X-Token``...)."""
+        found = [value for value in (self.api_key, self.env_secret) if value]
+        for name, value in self.headers.items():
+            if value and _SECRET_HEADER.search(name):
+                found.append(value)
+                scheme, _, token = value.partition(" ")
+                if token and scheme.lower() in ("bearer", "basic", "token"):
+                    found.append(token)
+        return tuple(found)
+
 
 def pi_home(env: Mapping[str, str] | None = None) -> Path:
     """``$PI_HOME`` (``~`` expanded, as ``pi_cli.shell.paths.pi_home`` does) or ``~/.pi``.
@@ -162,9 +177,10 @@ def _model(
         name=name,
         api=api,
         base_url=base_url,
-        api_key=api_key,
+        # A key read from a file often ends with a newline: no header may carry one.
+        api_key=(api_key or "").strip() or None,
         api_key_env=api_key_env,
-        env_secret=env_secret,
+        env_secret=(env_secret or "").strip() or None,
         litellm_model=litellm_model,
         headers=dict(headers or {}),
         context_window=meta.context_window,

@@ -33,16 +33,21 @@ class SseLineTooLong(Exception):  # noqa: N818 - named for what happened
     """The server sent more than :data:`MAX_LINE_BYTES` without a line break."""
 
 
-async def iter_sse_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
+async def iter_sse_lines(
+    chunks: AsyncIterator[bytes], on_chunk: Callable[[], None] | None = None
+) -> AsyncIterator[str]:
     """Split a byte stream into lines on CR, LF or CRLF only, as the SSE spec says.
 
     httpx's ``aiter_lines`` follows ``str.splitlines`` and also breaks on U+2028, U+2029 and
     U+0085, which are legal unescaped inside a JSON string: a valid stream would be cut apart.
     Splitting the bytes on ASCII CR/LF never cuts a multi-byte UTF-8 character.
+    ``on_chunk`` is called for every network chunk (the stall watch: any byte counts).
     """
     pending = b""
     skip_lf = False  # the last chunk ended with CR: an LF opening the next one belongs to it
     async for chunk in chunks:
+        if on_chunk is not None:
+            on_chunk()
         if skip_lf and chunk.startswith(b"\n"):
             chunk = chunk[1:]
         if not chunk:

@@ -1,11 +1,13 @@
-"""Shared HTTP plumbing of the native transports: client reuse, retries, SSE JSON, final message."""
+"""Shared plumbing of the native transports: client reuse, retries, the final message.
+
+The HTTP request itself and everything a server may answer is :mod:`.http_source`.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import ipaddress
-import json
 import ssl
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -14,11 +16,14 @@ from urllib.parse import urlsplit
 
 from agent_core.messages import AssistantMessage, Usage
 from agent_core.providers._httpx import httpx
-from agent_core.providers.errors import Aborted, ProviderError, http_error, one_line, redact
+from agent_core.providers.errors import Aborted, ProviderError, one_line, redact
+from agent_core.providers.http_source import sse_json_source
 from agent_core.providers.models import ResolvedModel, compute_cost
-from agent_core.providers.retry import RetryConfig, parse_retry_after, with_retries
-from agent_core.providers.sse import SseLineTooLong, iter_sse, iter_sse_lines, pump
+from agent_core.providers.retry import RetryConfig, with_retries
+from agent_core.providers.stall import Timeouts
 from agent_core.stream import AssistantMessageBuilder, StreamOptions
+
+__all__ = ["Timeouts", "TransportConfig", "is_local_endpoint", "run_accumulated", "sse_json_source"]
 
 
 def is_local_endpoint(base_url: str | None) -> bool:
@@ -41,12 +46,14 @@ def is_local_endpoint(base_url: str | None) -> bool:
 class TransportConfig:
     """Per-stream-fn settings: retries and timeouts (seconds), and the pooled HTTP clients.
 
-    ``trust_env`` lets httpx honour HTTPS_PROXY/NO_PROXY/SSL_CERT_FILE; it is off for local
-    endpoints, where a stray proxy setting would only break requests to localhost.
+    ``timeouts`` bound the wait for a response's first byte and the silence between bytes
+    (:mod:`.stall`); httpx itself only bounds connecting. ``trust_env`` lets httpx honour
+    HTTPS_PROXY/NO_PROXY/SSL_CERT_FILE; it is off for local endpoints, where a stray proxy
+    setting would only break requests to localhost.
     """
 
     retry: RetryConfig = field(default_factory=RetryConfig)
-    timeout_s: float = 600.0
+    timeouts: Timeouts = field(default_factory=Timeouts)
     connect_timeout_s: float = 10.0
     _clients: dict[int, tuple[asyncio.AbstractEventLoop, httpx.AsyncClient]] = field(
         default_factory=dict, repr=False
@@ -65,7 +72,8 @@ class TransportConfig:
         for key, (old_loop, _) in list(self._clients.items()):
             if old_loop.is_closed():
                 del self._clients[key]
-        timeout = httpx.Timeout(self.timeout_s, connect=self.connect_timeout_s)
+        # No read timeout here: the stall watch of each response does it (first byte, idle).
+        timeout = httpx.Timeout(None, connect=self.connect_timeout_s, write=60.0)
         # Loading the CA bundle costs ~0.1 s; a plain-http endpoint (local server) never uses it.
         verify: Any = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if self.plain_http else True
         client = httpx.AsyncClient(timeout=timeout, trust_env=self.trust_env, verify=verify)
@@ -95,85 +103,6 @@ class Accumulator(Protocol):
     def feed(self, event: str, data: Any) -> list[Any]: ...
 
     def finish(self) -> tuple[list[Any], AssistantMessage]: ...
-
-
-def describe_network_error(model: ResolvedModel, exc: Exception, timeout_s: float) -> ProviderError:
-    """A one-line message for an httpx transport failure."""
-    where = model.base_url or model.provider
-    if isinstance(exc, httpx.ConnectTimeout):
-        return ProviderError(f"Timed out connecting to {model.provider} at {where}")
-    if isinstance(exc, httpx.TimeoutException):
-        return ProviderError(f"Request to {model.provider} timed out: no data for {timeout_s:g}s")
-    if isinstance(exc, httpx.ConnectError):
-        return ProviderError(one_line(f"Could not connect to {model.provider} at {where}: {exc}"))
-    detail = redact(str(exc) or type(exc).__name__, model.api_key)
-    return ProviderError(one_line(f"Connection to {model.provider} dropped mid-stream: {detail}"))
-
-
-async def sse_json_source(
-    model: ResolvedModel,
-    url: str,
-    headers: dict[str, str],
-    body: dict[str, Any],
-    options: StreamOptions,
-    config: TransportConfig,
-) -> AsyncGenerator[tuple[str, Any], None]:
-    """POST ``body`` and yield ``(event name, parsed JSON or "[DONE]")``, retrying transient errors.
-
-    Raises ProviderError (one-line, key-free) or Aborted. Retrying is the caller's job
-    (:func:`run_accumulated`), so errors inside the stream share the same policy.
-    """
-    client = config.client()
-
-    async def open_response() -> httpx.Response:
-        request = client.build_request("POST", url, headers=headers, json=body)
-        try:
-            response = await client.send(request, stream=True)
-        except httpx.TransportError as exc:
-            error = describe_network_error(model, exc, config.timeout_s)
-            # A reset before any byte arrived is worth another try; refused connections are not.
-            error.retryable = isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError)
-            raise error from None
-        if response.status_code >= 400:
-            try:
-                raw = await response.aread()
-            except httpx.HTTPError:
-                raw = b""
-            finally:
-                await response.aclose()
-            raise http_error(
-                model.provider,
-                response.status_code,
-                raw,
-                api_key=model.api_key,
-                key_env=model.api_key_env,
-                retry_after=parse_retry_after(response.headers),
-            )
-        return response
-
-    async def source(put: Callable[[Any], None]) -> None:
-        response = await open_response()
-        try:
-            async for sse in iter_sse(iter_sse_lines(response.aiter_bytes())):
-                if sse.data.strip() == "[DONE]":
-                    put((sse.event, "[DONE]"))
-                    continue
-                try:
-                    put((sse.event, json.loads(sse.data)))
-                except ValueError:
-                    snippet = one_line(redact(sse.data, model.api_key), 80)
-                    raise ProviderError(
-                        f"Malformed SSE data from {model.provider}: {snippet!r}"
-                    ) from None
-        except httpx.TransportError as exc:
-            raise describe_network_error(model, exc, config.timeout_s) from None
-        except SseLineTooLong as exc:
-            raise ProviderError(f"Malformed SSE stream from {model.provider}: {exc}") from None
-        finally:
-            await response.aclose()
-
-    async for item in pump(source, options.cancel):
-        yield item
 
 
 async def run_accumulated(
@@ -214,7 +143,7 @@ async def run_accumulated(
     except ProviderError as error:
         final = _end(model, current[0], "error", error.message)
     except Exception as exc:  # noqa: BLE001 - the StreamFn contract: never raise
-        detail = one_line(redact(f"{type(exc).__name__}: {exc}", model.api_key))
+        detail = one_line(redact(f"{type(exc).__name__}: {exc}", model.secrets))
         final = _end(
             model, current[0], "error", f"Unexpected failure talking to {model.provider}: {detail}"
         )

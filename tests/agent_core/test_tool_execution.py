@@ -73,7 +73,7 @@ def assert_error_fed_back(
 async def test_unknown_tool(mode: str) -> None:
     agent, stream, rec = await run_one_call(tool_call("c1", "nope", {"x": 1}), [EchoTool()], mode)
     result = assert_error_fed_back(agent, stream, rec, "Tool nope not found")
-    assert result.text == "Tool nope not found"
+    assert result.text == "Tool nope not found. Available tools: echo."
     assert (result.tool_call_id, result.tool_name) == ("c1", "nope")
     # the call still has a start event carrying the model's arguments
     start = rec.of_type("tool_execution_start")[0]

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import select
 import signal
 import socket
+import struct
 import sys
 import threading
 import time
@@ -28,7 +30,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.fakes.captures import load_capture
 from tests.fakes.script import Turn, load_script
+from tests.fakes.validate import anthropic_problem, openai_problem
 from tests.fakes.wire import anthropic_error, anthropic_events, openai_error, openai_events
 
 EXHAUSTED = "fake provider: script exhausted"
@@ -70,8 +74,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         fake = self.server.fake
-        turn, index = fake._take(body, path, dict(self.headers))
         error_body = openai_error if kind == "openai" else anthropic_error
+        if fake.strict:
+            problem = (
+                openai_problem(body, mistral=fake.mistral_ids)
+                if kind == "openai"
+                else anthropic_problem(body)
+            )
+            if problem is not None:  # rejected like the real API: no turn is used up
+                fake._record(body, path, dict(self.headers))
+                self._send_json(400, error_body(400, problem, "invalid_request_error"))
+                return
+        turn, index = fake._take(body, path, dict(self.headers))
         if turn is None:
             self._send_json(
                 500, error_body(500, f"{EXHAUSTED} after {index} turns", "script_exhausted")
@@ -81,6 +95,15 @@ class _Handler(BaseHTTPRequestHandler):
             fake._stop.wait()  # never answer; released only when the server stops
             self.close_connection = True
             return
+        if turn.redirect_to is not None:
+            page = b"<html><body>Moved</body></html>"
+            headers = {"Location": turn.redirect_to}
+            self._send_bytes(302, page, "text/html; charset=utf-8", headers)
+            return
+        if turn.json_body is not None:
+            data = json.dumps(turn.json_body, ensure_ascii=False).encode()
+            self._send_bytes(turn.status or 200, data, turn.content_type or "application/json")
+            return
         if turn.status is not None:
             message = turn.error_message or self._default_error(turn.status)
             headers = (
@@ -89,11 +112,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(turn.status, error_body(turn.status, message, turn.error_type), headers)
             return
         model = str(body.get("model", "fake-model"))
-        events = (
-            openai_events(turn, model, index)
-            if kind == "openai"
-            else anthropic_events(turn, model, index)
-        )
+        if turn.raw is not None:
+            events = [part.encode() for part in turn.raw]
+        elif turn.capture is not None:
+            events = load_capture(turn.capture)
+        elif kind == "openai":
+            events = openai_events(turn, model, index)
+        else:
+            events = anthropic_events(turn, model, index)
+        if turn.raw_chunk_bytes > 0:
+            events = _resplit(events, turn.raw_chunk_bytes)
         self._stream(turn, events)
 
     def _default_error(self, status: int) -> str:
@@ -113,9 +141,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode()
+        self._send_bytes(status, data, "application/json", headers)
+
+    def _send_bytes(
+        self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None
+    ) -> None:
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
@@ -128,14 +161,23 @@ class _Handler(BaseHTTPRequestHandler):
         stop = self.server.fake._stop
         try:
             self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Type", turn.content_type or "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
+            self.wfile.flush()
+            if turn.first_byte_delay_s > 0 and stop.wait(turn.first_byte_delay_s):
+                self._cut()
+                return
             for i, event in enumerate(events):
                 if turn.disconnect_after_chunks is not None and i >= turn.disconnect_after_chunks:
                     self._cut()
                     return
+                if turn.reset_after_chunks is not None and i >= turn.reset_after_chunks:
+                    self._reset()
+                    return
+                if turn.stall_after_chunks is not None and i == turn.stall_after_chunks:
+                    self._stall(turn)
                 if i > 0 and turn.chunk_delay_s > 0 and stop.wait(turn.chunk_delay_s):
                     self._cut()
                     return
@@ -151,6 +193,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
 
+    def _stall(self, turn: Turn) -> None:
+        """Send nothing more (or only ``: ping`` comments) until the client or the server leaves."""
+        stop = self.server.fake._stop
+        interval = turn.ping_interval_s
+        until = None if turn.stall_s is None else time.monotonic() + turn.stall_s
+        while not stop.wait(interval if interval else 0.05):
+            if until is not None and time.monotonic() >= until:
+                return  # the stall is over: the stream goes on
+            if interval:
+                self._chunk(b": ping\n\n")  # raises OSError once the client has gone
+            elif _peer_closed(self.connection):
+                break
+        self._cut()
+        raise ConnectionAbortedError("stalled stream ended")
+
+    def _reset(self) -> None:
+        """Abort the connection with a TCP RST (SO_LINGER 0), as a crashed proxy does."""
+        self.wfile.flush()
+        self.close_connection = True
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+
     def _cut(self) -> None:
         """Drop the connection without finishing the chunked body (a real mid-stream disconnect)."""
         self.wfile.flush()
@@ -159,6 +223,21 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+
+
+def _peer_closed(sock: socket.socket) -> bool:
+    """True once the client closed its end (a readable socket with nothing to read)."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
+
+
+def _resplit(events: list[bytes], size: int) -> list[bytes]:
+    """The same body cut into writes of ``size`` bytes (across events, lines and characters)."""
+    body = b"".join(events)
+    return [body[i : i + size] for i in range(0, len(body), size)]
 
 
 class _HttpServer(ThreadingHTTPServer):
@@ -179,6 +258,9 @@ class FakeProviderServer:
         port: 0 picks a free port.
         models: ids listed by ``GET /v1/models``.
         request_log: if set, each request body is appended to this file as one JSON line.
+        strict: reject requests the real APIs reject (HTTP 400; see ``tests.fakes.validate``):
+            unpaired or duplicate tool-call ids, ids in a form the API refuses.
+        mistral_ids: with ``strict``, OpenAI-wire requests must use Mistral's 9-character ids.
     """
 
     def __init__(
@@ -188,8 +270,13 @@ class FakeProviderServer:
         port: int = 0,
         models: list[str] | None = None,
         request_log: str | Path | None = None,
+        strict: bool = False,
+        mistral_ids: bool = False,
     ) -> None:
         self.script: list[Turn] = list(script or [])
+        self.strict = strict
+        self.mistral_ids = mistral_ids
+        self.rejected: list[dict[str, Any]] = []
         self.models = list(models or ["fake-model"])
         self.request_log = Path(request_log) if request_log else None
         self._port = port
@@ -287,6 +374,14 @@ class FakeProviderServer:
         """Append turns to the script (also while serving)."""
         with self._lock:
             self.script.extend(turns)
+
+    def _record(self, body: dict[str, Any], path: str, headers: dict[str, str]) -> None:
+        with self._lock:
+            self._requests.append(body)
+            self._paths.append(path)
+            self._headers.append(headers)
+            self._times.append(time.time())
+            self.rejected.append(body)
 
     def _take(
         self, body: dict[str, Any], path: str, headers: dict[str, str]

@@ -10,7 +10,10 @@ from typing import Any
 
 @dataclass
 class ToolCallSpec:
-    """One tool call the fake model makes. ``arguments`` may be a dict or raw (even invalid) JSON."""
+    """One tool call the fake model makes. ``arguments`` may be a dict or raw (even invalid) JSON.
+
+    ``id=None`` lets the wire invent one; ``id=""`` sends the call with no id at all.
+    """
 
     name: str
     arguments: dict[str, Any] | str = field(default_factory=dict)
@@ -49,6 +52,23 @@ class Turn:
     ``stream_error`` (an error object sent inside the 200 stream after ``stream_error_after_chunks``
     events, which then ends: an OpenAI ``{"error": ...}`` chunk or an Anthropic ``event: error``;
     e.g. ``{"type": "overloaded_error", "message": "Overloaded"}``).
+
+    Wire shapes real providers send: ``refusal`` (OpenAI ``delta.refusal`` pieces; Anthropic
+    ``stop_reason: refusal`` with ``stop_details`` carrying ``refusal_category`` and
+    ``refusal_explanation``), ``content_parts`` (Mistral/Magistral: ``delta.content`` as a list
+    of typed ``text``/``thinking`` parts), ``think_tags`` (a local server's ``<think>...</think>``
+    inside the content), ``usage_mode`` (``separate``: a last chunk with ``choices: []``;
+    ``finish``: on the finish chunk; ``every``: cumulative on every chunk; ``none``).
+
+    Raw bodies and transport faults: ``raw`` (body chunks sent verbatim, each its own write) or
+    ``capture`` (a file of ``tests/fakes/captures`` replayed byte for byte, one write per event),
+    ``raw_chunk_bytes`` (re-split any body into writes of that many bytes, cutting UTF-8
+    characters and lines apart), ``content_type`` (instead of ``text/event-stream``),
+    ``json_body`` (a complete JSON body instead of a stream, with ``status`` or 200),
+    ``redirect_to`` (HTTP 302 with that Location), ``first_byte_delay_s`` (headers at once, the
+    first body byte after that delay), ``stall_after_chunks`` (stop sending after that many
+    writes and keep the connection open until the client leaves), ``ping_interval_s`` (while
+    stalled, send an SSE comment ``: ping`` that often), ``reset_after_chunks`` (a TCP reset).
     """
 
     text: str | None = None
@@ -69,6 +89,23 @@ class Turn:
     hang: bool = False
     stream_error: dict[str, Any] | None = None
     stream_error_after_chunks: int = 1
+    refusal: str | None = None
+    refusal_category: str | None = None
+    refusal_explanation: str | None = None
+    content_parts: bool = False
+    think_tags: bool = False
+    usage_mode: str = "separate"
+    raw: list[str] | None = None
+    capture: str | None = None
+    raw_chunk_bytes: int = 0
+    content_type: str | None = None
+    json_body: Any = None
+    redirect_to: str | None = None
+    first_byte_delay_s: float = 0.0
+    stall_after_chunks: int | None = None
+    stall_s: float | None = None
+    ping_interval_s: float | None = None
+    reset_after_chunks: int | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Turn:

@@ -22,7 +22,7 @@ def _sse(data: Any, event: str | None = None) -> bytes:
 
 
 def _call_id(turn_index: int, call_index: int, given: str | None, prefix: str) -> str:
-    return given or f"{prefix}_{turn_index}_{call_index}"
+    return given if given is not None else f"{prefix}_{turn_index}_{call_index}"
 
 
 # ---------------------------------------------------------------------------- OpenAI
@@ -36,30 +36,6 @@ def openai_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
         "created": 1700000000,
         "model": model,
     }
-
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        return _sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
-
-    events = [chunk({"role": "assistant", "content": ""})]
-    if turn.thinking:
-        events += [chunk({"reasoning_content": p}) for p in _pieces(turn.thinking, turn.chunk_size)]
-    if turn.text:
-        events += [chunk({"content": p}) for p in _pieces(turn.text, turn.chunk_size)]
-    for i, call in enumerate(turn.tool_calls):
-        head = {
-            "index": i,
-            "id": _call_id(turn_index, i, call.id, "call"),
-            "type": "function",
-            "function": {"name": call.name, "arguments": ""},
-        }
-        events.append(chunk({"tool_calls": [head]}))
-        for piece in _pieces(call.arguments_json(), turn.chunk_size):
-            events.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
-    natural = "tool_calls" if turn.tool_calls else "stop"
-    finish = {"stop": "stop", "length": "length", "toolUse": "tool_calls"}.get(
-        turn.stop_reason or "", natural
-    )
-    events.append(chunk({}, finish))
     u = turn.usage
     usage = {
         "prompt_tokens": u.input + u.cache_read,
@@ -67,7 +43,60 @@ def openai_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
         "total_tokens": u.input + u.cache_read + u.output,
         "prompt_tokens_details": {"cached_tokens": u.cache_read},
     }
-    events.append(_sse({**base, "choices": [], "usage": usage}))
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        data: dict[str, Any] = {
+            **base,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        if turn.usage_mode == "every" or (turn.usage_mode == "finish" and finish):
+            data["usage"] = usage
+        return _sse(data)
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    if turn.thinking:
+        pieces = _pieces(turn.thinking, turn.chunk_size)
+        if turn.content_parts:  # Magistral: thinking is a part holding text parts
+            events += [
+                chunk(
+                    {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": p}]}]}
+                )
+                for p in pieces
+            ]
+        elif turn.think_tags:  # a local server without a reasoning parser
+            events += [
+                chunk({"content": p})
+                for p in _pieces(f"<think>\n{turn.thinking}\n</think>\n\n", turn.chunk_size)
+            ]
+        else:
+            events += [chunk({"reasoning_content": p}) for p in pieces]
+    if turn.text:
+        pieces = _pieces(turn.text, turn.chunk_size)
+        if turn.content_parts:
+            events += [chunk({"content": [{"type": "text", "text": p}]}) for p in pieces]
+        else:
+            events += [chunk({"content": p}) for p in pieces]
+    if turn.refusal:
+        events += [chunk({"refusal": p}) for p in _pieces(turn.refusal, turn.chunk_size)]
+    for i, call in enumerate(turn.tool_calls):
+        head: dict[str, Any] = {
+            "index": i,
+            "id": _call_id(turn_index, i, call.id, "call"),
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
+        if call.id == "":
+            del head["id"]
+        events.append(chunk({"tool_calls": [head]}))
+        for piece in _pieces(call.arguments_json(), turn.chunk_size):
+            events.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
+    natural = "tool_calls" if turn.tool_calls else "stop"
+    finish = {"stop": "stop", "length": "length", "toolUse": "tool_calls"}.get(
+        turn.stop_reason or "", turn.stop_reason or natural
+    )
+    events.append(chunk({}, finish))
+    if turn.usage_mode == "separate":
+        events.append(_sse({**base, "choices": [], "usage": usage}))
     events.append(_sse("[DONE]"))
     if turn.stream_error is not None:  # OpenAI-compatible servers send a bare error chunk
         events = events[: turn.stream_error_after_chunks] + [_sse({"error": turn.stream_error})]
@@ -151,6 +180,11 @@ def anthropic_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
             {"type": "text", "text": ""},
             [{"type": "text_delta", "text": p} for p in _pieces(turn.text, turn.chunk_size)],
         )
+    if turn.refusal:
+        block(
+            {"type": "text", "text": ""},
+            [{"type": "text_delta", "text": p} for p in _pieces(turn.refusal, turn.chunk_size)],
+        )
     for i, call in enumerate(turn.tool_calls):
         start = {
             "type": "tool_use",
@@ -158,6 +192,8 @@ def anthropic_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
             "name": call.name,
             "input": {},
         }
+        if call.id == "":
+            del start["id"]
         block(
             start,
             [
@@ -166,16 +202,21 @@ def anthropic_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
             ],
         )
     natural = "tool_use" if turn.tool_calls else "end_turn"
+    if turn.refusal is not None or turn.refusal_explanation or turn.refusal_category:
+        natural = "refusal"
     stop = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}.get(
-        turn.stop_reason or "", natural
+        turn.stop_reason or "", turn.stop_reason or natural
     )
+    delta: dict[str, Any] = {"stop_reason": stop, "stop_sequence": None}
+    if stop == "refusal":
+        delta["stop_details"] = {
+            "type": "refusal",
+            "category": turn.refusal_category,
+            "explanation": turn.refusal_explanation,
+        }
     events.append(
         _sse(
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop, "stop_sequence": None},
-                "usage": {"output_tokens": u.output},
-            },
+            {"type": "message_delta", "delta": delta, "usage": {"output_tokens": u.output}},
             "message_delta",
         )
     )

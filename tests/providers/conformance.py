@@ -13,7 +13,14 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_core import AbortSignal, AssistantMessage, LlmContext, StreamOptions, user_message
+from agent_core import (
+    AbortSignal,
+    AssistantMessage,
+    LlmContext,
+    Message,
+    StreamOptions,
+    user_message,
+)
 from agent_core.providers import (
     ResolvedModel,
     RetryConfig,
@@ -86,13 +93,20 @@ class Harness:
     async def run(
         self,
         *,
-        timeout_s: float = 10.0,
+        timeout_s: float | None = 10.0,
         abort_when: Callable[[Any], bool] | None = None,
         thinking: str = "off",
+        messages: list[Message] | None = None,
+        model: ResolvedModel | None = None,
+        **stream_options: Any,
     ) -> Run:
-        model = self.model()
+        """One call; ``stream_options`` go to ``make_stream_fn`` (idle_timeout_s...)."""
+        model = model or self.model()
         fn = make_stream_fn(
-            model, retry=RetryConfig(max_retries=3, base_delay_s=0.01), timeout_s=timeout_s
+            model,
+            retry=RetryConfig(max_retries=3, base_delay_s=0.01),
+            timeout_s=timeout_s,
+            **stream_options,
         )
         signal = AbortSignal()
         run = Run(events=[], final=AssistantMessage())
@@ -104,7 +118,9 @@ class Harness:
             on_retry_end=lambda ok, n, err: run.retry_ends.append((ok, n, err)),
         )
         context = LlmContext(
-            system_prompt="You are a test.", messages=[user_message("hi")], tools=TOOLS
+            system_prompt="You are a test.",
+            messages=messages or [user_message("hi")],
+            tools=TOOLS,
         )
         start = time.perf_counter()
         try:
@@ -336,13 +352,17 @@ async def case_abort_slow_stream(h: Harness) -> None:
 
 
 async def case_timeout(h: Harness) -> None:
-    async with h.serve(Turn(hang=True)):
+    # A server that never answers: each attempt times out, and is retried like a 5xx.
+    async with h.serve(*[Turn(hang=True) for _ in range(4)]):
         start = time.perf_counter()
         run = await h.run(timeout_s=0.5)
         elapsed = time.perf_counter() - start
+        assert len(h.server.requests) == 4  # type: ignore[union-attr]
     assert run.final.stop_reason == "error"
     assert "timed out" in (run.final.error_message or "").lower()
-    assert elapsed < 5
+    assert "gave up after 3 retries" in (run.final.error_message or "")
+    assert [n.attempt for n in run.notices] == [1, 2, 3]
+    assert elapsed < 8
 
 
 async def case_script_exhausted_is_loud(h: Harness) -> None:

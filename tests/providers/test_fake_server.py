@@ -125,3 +125,35 @@ def test_stream_error_fault_in_both_protocols() -> None:
             "error",
         ]
         assert events[-1]["error"] == error
+
+
+def test_strict_server_rejects_what_the_real_apis_reject() -> None:
+    dup = {
+        "messages": [
+            {"role": "user", "content": "x"},
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "a", "arguments": "{}"}},
+                    {"id": "c1", "type": "function", "function": {"name": "a", "arguments": "{}"}},
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "r"},
+        ]
+    }
+    unanswered = {
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "x"}]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t.1", "name": "a", "input": {}}],
+            },
+            {"role": "user", "content": [{"type": "text", "text": "y"}]},
+        ]
+    }
+    with FakeProviderServer([Turn(text="ok")], strict=True) as server:
+        bad = httpx.post(f"{server.openai_base_url}/chat/completions", json=dup)
+        assert bad.status_code == 400 and "duplicate id" in bad.text
+        bad = httpx.post(f"{server.anthropic_base_url}/v1/messages", json=unanswered)
+        assert bad.status_code == 400 and "String should match pattern" in bad.text
+        assert server.remaining == 1 and len(server.rejected) == 2
