@@ -16,8 +16,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # One try around the imports and the run: Ctrl+C while start-up still imports must exit
     # quietly (130), and a bug anywhere is one line unless PI_DEBUG asks for the traceback.
-    from pi_cli.args import ExitCode, find_subcommand, parse_fast
+    from pi_cli.args import ExitCode, error, find_subcommand, parse_fast
 
+    try:
+        os.getcwd()
+    except OSError:  # FileNotFoundError: deleted (or unmounted) under the shell
+        error(
+            "the current directory no longer exists (deleted or unmounted?): "
+            "cd into an existing directory and run pi again"
+        )
+        return ExitCode.USAGE
     try:
         subcommand = find_subcommand(args)
         if subcommand is not None:
@@ -35,15 +43,46 @@ def main(argv: list[str] | None = None) -> int:
         return code if isinstance(code, int) else (ExitCode.OK if code is None else ExitCode.USAGE)
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
-    except Exception as exc:  # a bug: one line for the user, the traceback only on request
+    except Exception as exc:  # a bug: one line for the user, the traceback in a log file
         if os.environ.get("PI_DEBUG"):
             raise
-        print(
-            f"pi: internal error: {type(exc).__name__}: {exc} (set PI_DEBUG=1 for details)",
-            file=sys.stderr,
-        )
+        summary = _scrub(" ".join(f"{type(exc).__name__}: {exc}".split())[:300], args)
+        log = write_crash_log(exc, args)
+        where = f"the traceback is in {log}" if log else "set PI_DEBUG=1 for the traceback"
+        error(f"internal error: {summary} ({where})")
         return ExitCode.ERROR
     return ExitCode.OK
+
+
+def _scrub(text: str, args: list[str]) -> str:
+    """``text`` without the --api-key value or any *_API_KEY / *_TOKEN from the environment."""
+    from agent_core.providers.errors import redact
+
+    secrets = [v for k, v in os.environ.items() if k.endswith(("_API_KEY", "_TOKEN")) and v]
+    secrets += [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--api-key"]
+    secrets += [arg.split("=", 1)[1] for arg in args if arg.startswith("--api-key=")]
+    return redact(text, secrets)
+
+
+def write_crash_log(exc: BaseException, args: list[str]) -> str | None:
+    """Write ``exc``'s traceback to ``$PI_HOME/logs/crash-<time>-<pid>.log``; its path, or None.
+
+    Written only for an internal error (a bug), never otherwise; keys are scrubbed from it.
+    """
+    import datetime
+    import traceback
+
+    from pi_cli.shell.paths import pi_home
+
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = pi_home() / "logs" / f"crash-{stamp}-{os.getpid()}.log"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = _scrub("".join(traceback.format_exception(exc)), args)
+        path.write_text(f"pi {__version__}, Python {sys.version.split()[0]}\n\n{text}", "utf-8")
+    except OSError:
+        return None
+    return str(path)
 
 
 if __name__ == "__main__":

@@ -184,6 +184,9 @@ async def _source(
         stream: Any = None
         try:
             stream = await open_stream()  # retried by run_accumulated, like the native paths
+            # litellm answered: the response has begun (it may have read events, such as
+            # Anthropic's message_start, that yield no chunk). From here the idle limit counts.
+            watch.touch()
             async for chunk in stream:
                 watch.touch()
                 put(("chunk", chunk.model_dump(exclude_none=True)))

@@ -125,11 +125,12 @@ async def _run(shell: CodingAgent, args: LaunchArgs, prompt: str) -> int:
         else:
             print(result.output, file=sys.stderr if result.error else sys.stdout, flush=True)
         return ExitCode.ERROR if result.error else ExitCode.OK
-    return _finish(outcome, json_mode)
+    return _finish(outcome, writer)
 
 
-def _finish(outcome: Outcome, json_mode: bool) -> int:
-    """Print the answer (text mode) and choose the exit code."""
+def _finish(outcome: Outcome, writer: JsonEventWriter | None) -> int:
+    """Print the answer (text mode) and choose the exit code (the README's table)."""
+    json_mode = writer is not None
     last = outcome.answers[-1] if outcome.answers else None
     if last is not None and last.stop_reason in ("error", "aborted"):
         if not json_mode:  # JSON mode: the message_end event says it
@@ -145,8 +146,39 @@ def _finish(outcome: Outcome, json_mode: bool) -> int:
             return ExitCode.OK
         error("no answer: the prompt was not sent to the model (blocked or consumed by a hook)")
         return ExitCode.ERROR
-    if not json_mode:
-        text = last.text
+    text = last.text
+    if not json_mode and text:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
-    return ExitCode.OK
+    code, warning = outcome_of(last, outcome.answers)
+    if warning is not None:
+        if writer is not None:  # a marker line among the events, besides the stopReason
+            writer(Notice(text=warning, level="error" if code else "warning"))
+        else:
+            error(warning)
+    return code
+
+
+def outcome_of(last: AssistantMessage, answers: list[AssistantMessage]) -> tuple[int, str | None]:
+    """The exit code of a run whose final answer is ``last``, and what to tell the user.
+
+    A refusal exits 3 and a cut answer 4 (the text that arrived is printed first). An empty
+    answer (no text, no tool call) is a warning; it exits 1 when the whole run produced nothing
+    (no tool call either), 0 after tool calls, whose work is then the answer.
+    """
+    if last.stop_reason == "refusal":
+        why = (
+            f": {last.refusal}"
+            if last.refusal and last.refusal.strip() != last.text.strip()
+            else ""
+        )
+        return ExitCode.REFUSED, f"the model refused to answer{why}"
+    if last.stop_reason == "length":
+        return ExitCode.TRUNCATED, (
+            "the answer was cut at the model's output token limit (it is incomplete)"
+        )
+    if last.text.strip() or last.tool_calls:
+        return ExitCode.OK, None
+    if any(answer.tool_calls for answer in answers):
+        return ExitCode.OK, "the model ended without a final answer after its tool calls"
+    return ExitCode.ERROR, "the model returned an empty answer (no text, no tool call)"

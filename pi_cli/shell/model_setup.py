@@ -104,7 +104,13 @@ class ModelResolver:
                 base_delay_s=retry.base_delay_ms / 1000,
                 sleep=self.retry_gate.sleep,
             )
-        stream_fn = providers.make_stream_fn(model, retry=self._retry)
+        timeouts = self.settings.timeouts
+        stream_fn = providers.make_stream_fn(
+            model,
+            retry=self._retry,
+            idle_timeout_s=timeouts.idle_s,
+            first_byte_timeout_s=timeouts.first_byte_s,
+        )
         return ModelChoice(stream_fn, model.id, model)
 
     def credentials_for(self, chosen: str | None) -> tuple[str | None, str | None]:

@@ -37,6 +37,17 @@ class RetrySettings(_Section):
     base_delay_ms: int = Field(default=2000, ge=0)
 
 
+class TimeoutSettings(_Section):
+    """How long a model response may stay silent (seconds; 0 = no limit).
+
+    ``first_byte_s``: before its first byte (unset: 600, none for a local server);
+    ``idle_s``: between two bytes once it has begun. Either one failing is retried.
+    """
+
+    first_byte_s: float | None = Field(default=None, ge=0)
+    idle_s: float = Field(default=120.0, ge=0)
+
+
 class Settings(_Section):
     """Every setting pi reads. Unknown keys are ignored (newer files stay loadable)."""
 
@@ -52,15 +63,21 @@ class Settings(_Section):
     tool_execution: Literal["sequential", "parallel"] = "parallel"
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     retry: RetrySettings = Field(default_factory=RetrySettings)
+    timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
     hooks: dict[str, Any] = Field(default_factory=dict)
     skills: list[str] = Field(default_factory=list)
     local_probe_ports: dict[str, int] | None = None
     bash_timeout_s: float | None = Field(default=None, gt=0)
 
 
+MAX_DEPTH = 64
+"""Deeper nesting than this is no settings file (and would exhaust the parser's stack)."""
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark (Windows editors) is not an error.
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         return {}
     except OSError as exc:
@@ -77,11 +94,34 @@ def _read_json(path: Path) -> dict[str, Any]:
         raise SettingsError(
             f"Settings file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from None
+    except RecursionError:
+        raise SettingsError(_too_deep(path)) from None
     if not isinstance(data, dict):
         raise SettingsError(
             f"Settings file {path} must contain a JSON object, not {type(data).__name__}"
         )
+    if _depth(data) > MAX_DEPTH:
+        raise SettingsError(_too_deep(path))
     return data
+
+
+def _too_deep(path: Path) -> str:
+    return f"Settings file {path} is nested more than {MAX_DEPTH} levels deep: not a settings file"
+
+
+def _depth(data: Any) -> int:
+    """How deeply ``data`` nests (iterative: a deep value must not exhaust the stack here)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if level > MAX_DEPTH:
+            return level
+        deepest = max(deepest, level)
+        children = value.values() if isinstance(value, dict) else value
+        if isinstance(value, dict | list):
+            stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
+    return deepest
 
 
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +142,16 @@ def _validate(data: dict[str, Any], source: str) -> Settings:
         for item in exc.errors(include_url=False):
             key = ".".join(str(part) for part in item.get("loc", ()))
             problems.append(f'"{key}": {item.get("msg", "invalid")}')
-        raise SettingsError(f"Invalid settings in {source}: " + "; ".join(problems)) from None
+        raise SettingsError(
+            _one_line(f"Invalid settings in {source}: " + "; ".join(problems))
+        ) from None
+    except RecursionError:
+        raise SettingsError(f"Invalid settings in {source}: nested too deeply") from None
+
+
+def _one_line(text: str, limit: int = 600) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def settings_paths(cwd: Path) -> tuple[Path, Path]:

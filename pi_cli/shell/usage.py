@@ -40,7 +40,7 @@ def estimate_tokens(text: str) -> int:
 
 def message_tokens(message: Message) -> int:
     """Estimated tokens of one message."""
-    return estimate_tokens(message.model_dump_json())
+    return estimate_tokens(message.model_dump_json(exclude_none=True))  # as on the wire
 
 
 def context_tokens(messages: Sequence[Message]) -> int:

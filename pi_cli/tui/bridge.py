@@ -104,8 +104,8 @@ class Bridge:
             case MessageStart():
                 return None
             case MessageEnd(message=AssistantMessage() as answer):
-                error = clean(answer.error_message) if answer.error_message else None
-                return m.AssistantEnded(answer.stop_reason, error)
+                note = answer.refusal if answer.stop_reason == "refusal" else answer.error_message
+                return m.AssistantEnded(answer.stop_reason, clean(note) if note else None)
             case MessageEnd():
                 return None
             case ToolExecutionStart(tool_call_id=call_id, tool_name=name, args=args):

@@ -307,3 +307,12 @@ async def test_stream_with_a_wrong_content_type_is_still_read() -> None:
     async with h.serve(Turn(text="labelled badly", content_type="text/plain")):
         run = await h.run()
     assert run.final.stop_reason == "stop" and run.final.text == "labelled badly"
+
+
+@BOTH
+async def test_litellm_path_has_the_same_stall_watch(protocol: str) -> None:
+    h = Harness(protocol, "litellm")
+    async with h.serve(Turn(text="never", stall_after_chunks=1), Turn(text="second try")):
+        run = await h.run(timeout_s=None, idle_timeout_s=0.5)
+    assert run.final.text == "second try", run.final.error_message
+    assert run.notices and "stalled" in run.notices[0].error_message

@@ -205,6 +205,18 @@ class PlainRenderer:
         elif message.stop_reason == "aborted":
             self._header()
             self.console.print(Text("aborted", style="yellow"))
+        elif message.stop_reason == "refusal":
+            self._header()
+            why = f": {message.refusal}" if message.refusal else ""
+            self.console.print(Text(f"the model refused to answer{why}", style="yellow"))
+        elif message.stop_reason == "length":
+            self._header()
+            self.console.print(
+                Text(
+                    "cut at the model's output token limit (the answer is incomplete)",
+                    style="yellow",
+                )
+            )
 
     def _on_tool_execution_start(self, event: ToolExecutionStart) -> None:
         if not self._turn_tools:

@@ -134,6 +134,12 @@ class Transcript(VerticalScroll):
             await panel.add_error(f"Error: {error or 'the model request failed'}")
         elif stop_reason == "aborted":
             await panel.add_error("Aborted.", "aborted")
+        elif stop_reason == "refusal":
+            why = f": {error}" if error else ""
+            await panel.add_error(f"The model refused to answer{why}", "aborted")
+        elif stop_reason == "length":
+            note = "Cut at the model's output token limit: the answer is incomplete."
+            await panel.add_error(note, "aborted")
 
     async def tool_started(self, call_id: str, name: str, args: Any, title: str = "") -> None:
         """A tool call began."""
