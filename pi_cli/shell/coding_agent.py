@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from agent_core import Agent, AgentEnd, ImageContent, Message, MessageEnd, StreamFn, Tool
+from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn, Tool
 from pi_cli.shell.branching import TreeEntry, branching_commands, fork, navigate_to, tree_entries
 from pi_cli.shell.builtin_commands import builtin_commands
 from pi_cli.shell.compaction import (
@@ -52,6 +52,7 @@ from pi_cli.shell.session_store import SessionError, SessionStore
 from pi_cli.shell.settings import Settings, load_settings
 from pi_cli.shell.skills import SkillSet, load_skills, skill_commands
 from pi_cli.shell.slash_commands import CommandResult, SlashCommandRegistry
+from pi_cli.shell.stream_record import StreamRecorder
 from pi_cli.shell.system_prompt import shell_system_prompt
 from pi_cli.shell.templates import load_templates, template_commands
 from pi_cli.shell.tool_info import describe_call
@@ -110,6 +111,7 @@ class CodingAgent:
             lambda: self.compactor.is_compacting,
         )
         self.session: SessionStore = self._open_session()
+        self.recorder = StreamRecorder(lambda: self.session)
         self.skills: SkillSet = load_skills(self.cwd, [*options.skill_paths, *self.settings.skills])
         templates, template_problems = load_templates(self.cwd)
         self.hooks = HookManager.load(self)
@@ -176,14 +178,15 @@ class CodingAgent:
         return self.events.startup_notices
 
     def _check_saved(self) -> None:
-        """Tell the user once when the session file could not be written."""
+        """Tell the user once when the session file could not be written (or is shared)."""
         if self.session.write_error:
             self.events.warn_once(self.session.write_error, "error")
+        while self.session.notices:
+            self.events.warn_once(self.session.notices.pop(0), "warning")
 
     def _on_agent_event(self, event: ShellEvent) -> None:
         try:
-            if isinstance(event, MessageEnd):
-                self.session.append_message(event.message)
+            self.recorder.on_event(event)  # finished messages, and answers as they stream
         except Exception:  # noqa: BLE001 - the event must reach the front end regardless
             log.exception("session append failed")
         self.policy.on_agent_event(event)

@@ -76,11 +76,11 @@ def restore_session(shell: RestoringShell, store: SessionStore) -> None:
     """Messages (and the last model) from ``store`` into ``shell``; corrupt entries reported."""
     from pi_cli.shell.model_setup import ConfigError
 
-    # build_context first: it is what finds corrupt entries, and adds their warnings.
+    # Parsing finds bad entries and adds their warnings: parse first, then show them.
     shell.agent.replace_messages(store.build_context())
+    change = store.latest("model_change")
     for warning in store.warnings:
         shell.notify(warning, "warning")
-    change = store.latest("model_change")
     if change and not shell.options.model and shell.options.stream_fn is None:
         try:
             shell.set_model(str(change["model"]), record=False)

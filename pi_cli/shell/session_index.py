@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 SESSION_VERSION = 1
 _ENTRY_PREFIX = re.compile(
@@ -38,42 +38,81 @@ _ENTRY_LINE = re.compile(
 
 
 class Scan:
-    """Accumulates the index while ``SessionStore.open`` reads the file."""
+    """Accumulates the index while ``SessionStore.open`` reads the file.
+
+    ``partial`` entries (an answer still streaming) are no tree nodes: they are kept apart,
+    by the entry they will attach under, and dropped once an entry attaches there.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.header: SessionHeader | None = None
         self.entries: dict[str, EntryRef] = {}
         self.order: list[str] = []
+        self.partials: dict[str | None, list[EntryRef]] = {}
         self.warnings: list[str] = []
         self.line_no = 0
+        self._moved = 0  # partial entries taken out of ``order`` (line counting)
+
+    def read(self, handle: BinaryIO) -> int:
+        """Index a whole file, read in chunks; returns its size."""
+        carry = b""
+        base = 0  # file offset of carry[0]
+        while chunk := handle.read(CHUNK):
+            data = carry + chunk if carry else chunk
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data
+                continue
+            self.lines(data, base, cut)
+            carry = data[cut:]
+            base += cut
+        if carry:
+            self.slow(carry, base)
+        return base + len(carry)
+
+    def _partial(self, ref: EntryRef) -> None:
+        """Move a just-indexed ``partial`` entry out of the tree."""
+        del self.entries[ref.id]
+        self.order.pop()
+        self._moved += 1
+        self.partials.setdefault(ref.parent_id, []).append(ref)
 
     def lines(self, data: bytes, base: int, end: int) -> None:
         """Index the complete lines ``data[:end]`` (``base`` = file offset of ``data[0]``)."""
         entries, order = self.entries, self.order
         position = 0
-        fast = len(order)
+        fast = len(order) + self._moved
         for match in _ENTRY_LINE.finditer(data, 0, end):
             start = match.start()
             if start != position:  # lines the fast pattern did not take
-                self.line_no += len(order) - fast
+                self.line_no += len(order) + self._moved - fast
                 self.slow(data[position:start], base + position)
-                fast = len(order)
+                fast = len(order) + self._moved
             kind, raw_id, parent = match.groups()
             entry_id = raw_id.decode()
             stop = match.end()
-            entries[entry_id] = EntryRef(
+            ref = EntryRef(
                 entry_id,
                 parent.decode() if parent else None,
                 kind.decode(),
                 base + start,
                 stop - start,
             )
+            entries[entry_id] = ref
             order.append(entry_id)
             position = stop
-        self.line_no += len(order) - fast
+            if self.partials or kind == b"partial":  # rare: an answer was streaming
+                self._route(ref)
+        self.line_no += len(order) + self._moved - fast
         if position != end:
             self.slow(data[position:end], base + position)
+
+    def _route(self, ref: EntryRef) -> None:
+        if ref.type == "partial":
+            self._partial(ref)
+        else:
+            self.partials.pop(ref.parent_id, None)  # the answer (or another entry) arrived
 
     def slow(self, block: bytes, offset: int) -> None:
         """Index ``block`` line by line with a JSON parse (header, odd or corrupt lines)."""
@@ -92,6 +131,8 @@ class Scan:
             elif isinstance(ref, EntryRef):
                 self.entries[ref.id] = ref
                 self.order.append(ref.id)
+                if self.partials or ref.type == "partial":
+                    self._route(ref)
             elif line.strip():
                 self.warnings.append(f"{self.path.name}: skipped unreadable line {self.line_no}")
             start = end
@@ -105,6 +146,7 @@ class SessionHeader:
     cwd: str
     timestamp: str
     parent_session: str | None = None
+    version: int = SESSION_VERSION
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -139,12 +181,19 @@ def index_line(
     if not isinstance(data, dict):
         return None
     if data.get("type") == "session" and "id" in data:
+        version = data.get("version")
         return SessionHeader(
             id=str(data["id"]),
             cwd=str(data.get("cwd", "")),
             timestamp=str(data.get("timestamp", "")),
-            parent_session=data.get("parentSession"),
+            parent_session=data.get("parentSession")
+            if isinstance(data.get("parentSession"), str)
+            else None,
+            version=version if isinstance(version, int) else SESSION_VERSION,
         )
+    parent = data.get("parentId")
     if isinstance(data.get("id"), str) and isinstance(data.get("type"), str):
-        return EntryRef(data["id"], data.get("parentId"), data["type"], offset, length)
+        return EntryRef(
+            data["id"], parent if isinstance(parent, str) else None, data["type"], offset, length
+        )
     return None

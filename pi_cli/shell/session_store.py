@@ -6,14 +6,15 @@ user moved it with /tree). Each line is flushed as it is written, so a crash los
 entry being written; a corrupt or truncated line is skipped with a warning on load.
 
 Loading scans the file once and keeps only ``(id, parentId, type, offset, length)`` per entry;
-entries are parsed when needed, so resuming a large session does not parse it all.
+entries are parsed (and validated, :mod:`.session_entries`) when needed, so resuming a large
+session does not parse it all. Appends are locked (:mod:`.session_append`): two pi processes
+on one file never interleave or lose a line, and each notices the other's entries.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,7 +25,15 @@ from agent_core import Message, message_from_wire, to_wire
 from pi_cli.shell.bash_messages import bash_message_from_wire
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
-from pi_cli.shell.session_index import CHUNK, EntryRef, Scan, SessionHeader
+from pi_cli.shell.session_append import append_line
+from pi_cli.shell.session_entries import (
+    PARTIAL,
+    entry_problem,
+    first_problem,
+    incomplete_message,
+    line_number,
+)
+from pi_cli.shell.session_index import SESSION_VERSION, EntryRef, Scan, SessionHeader
 
 __all__ = ["EntryRef", "SessionError", "SessionHeader", "SessionStore"]
 
@@ -54,9 +63,10 @@ class SessionStore:
     order: list[str] = field(default_factory=list)
     leaf_id: str | None = None
     warnings: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # for the user once, then cleared
     _memory: dict[str, dict[str, Any]] = field(default_factory=dict)
     _written_header: bool = False
-    _needs_newline: bool = False
+    _size: int | None = None  # the file's size after our last write or scan
     persist: bool = True  # False: an opened file is only read; new entries stay in memory
     write_error: str | None = None  # set once a write failed; later entries stay in memory
 
@@ -98,29 +108,38 @@ class SessionStore:
             handle = path.open("rb")
         except OSError as exc:
             raise SessionError(f"Cannot open session {path}: {exc.strerror or exc}") from None
-        scan = Scan(path)
         with handle:
-            carry = b""
-            base = 0  # file offset of carry[0]
-            while chunk := handle.read(CHUNK):
-                data = carry + chunk if carry else chunk
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:
-                    carry = data
-                    continue
-                scan.lines(data, base, cut)
-                carry = data[cut:]
-                base += cut
-            if carry:
-                scan.slow(carry, base)
+            scan = Scan(path)
+            size = scan.read(handle)
         if scan.header is None:
             raise SessionError(f"{path} is not a pi session file (no header line)")
         store = cls(header=scan.header, path=path, persist=persist)
         store.entries, store.order, store.warnings = scan.entries, scan.order, scan.warnings
         store.leaf_id = scan.order[-1] if scan.order else None
         store._written_header = True
-        store._needs_newline = bool(carry) and not carry.endswith(b"\n")
+        store._size = size
+        if scan.header.version > SESSION_VERSION:
+            store.warnings.append(
+                f"{path.name} was written by a newer pi (session version "
+                f"{scan.header.version}); entries this pi does not know are kept unchanged"
+            )
+        for anchor, refs in scan.partials.items():
+            store._recover_partial(anchor, refs)
         return store
+
+    def _recover_partial(self, anchor: str | None, refs: list[EntryRef]) -> None:
+        """An answer that never finished (a kill mid-stream): make it a message, incomplete."""
+        entries = [e for e in (self.read_entry_at(ref) for ref in refs) if e is not None]
+        message = incomplete_message(entries)
+        if message is None or (anchor is not None and anchor not in self.entries):
+            return
+        chars = sum(len(b.get("text") or b.get("thinking") or "") for b in message["content"])
+        self.warnings.append(
+            f"{self.path.name if self.path else 'session'}: the last answer was cut off while "
+            f"streaming (pi was stopped); the {chars} characters that had arrived are kept, "
+            "marked incomplete"
+        )
+        self._add("message", anchor, {"message": message}, move_leaf=anchor == self.leaf_id)
 
     # ------------------------------------------------------------------ writing
 
@@ -131,17 +150,22 @@ class SessionStore:
 
     def append(self, entry_type: str, **fields: Any) -> str:
         """Append an entry under the current leaf; returns its id (which becomes the leaf)."""
+        return self._add(entry_type, self.leaf_id, fields, move_leaf=True)
+
+    def _add(
+        self, entry_type: str, parent: str | None, fields: dict[str, Any], *, move_leaf: bool
+    ) -> str:
         entry_id = _new_entry_id(self.entries)
         data: dict[str, Any] = {
             "type": entry_type,
             "id": entry_id,
-            "parentId": self.leaf_id,
+            "parentId": parent,
             "timestamp": _iso_now(),
             **fields,
         }
         line = dumps_line(data)
         offset = 0
-        if self.path is not None and self.persist and self.write_error is None:
+        if self._writable:
             try:
                 offset = self._write(line)
             except OSError as exc:
@@ -151,30 +175,63 @@ class SessionStore:
                 self._memory[entry_id] = data
         else:
             self._memory[entry_id] = data
-        self.entries[entry_id] = EntryRef(entry_id, self.leaf_id, entry_type, offset, len(line))
+        self.entries[entry_id] = EntryRef(entry_id, parent, entry_type, offset, len(line))
         self.order.append(entry_id)
-        self.leaf_id = entry_id
+        if move_leaf:
+            self.leaf_id = entry_id
         return entry_id
 
     def append_message(self, message: Message) -> str:
         """Persist one message (secrets never live in messages)."""
         return self.append("message", message=to_wire(message))
 
-    def _write(self, line: bytes) -> int:
+    def append_partial(self, deltas: list[dict[str, Any]], **meta: Any) -> None:
+        """Save what an answer still streaming has added (text/thinking ``deltas``) under the
+        leaf, where the finished message will attach. Not a tree node; no fsync (it guards
+        against a killed process, not a power cut)."""
+        if not self._writable or not deltas:
+            return
+        data = {
+            "type": PARTIAL,
+            "id": uuid.uuid4().hex[:8],
+            "parentId": self.leaf_id,
+            "timestamp": _iso_now(),
+            **meta,
+            "deltas": deltas,
+        }
+        try:
+            self._write(dumps_line(data), sync=False)
+        except OSError:
+            pass  # the finished message will report a broken disk
+
+    @property
+    def _writable(self) -> bool:
+        return self.path is not None and self.persist and self.write_error is None
+
+    def _write(self, line: bytes, *, sync: bool = True) -> int:
         assert self.path is not None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("ab") as handle:
-            if not self._written_header:
-                handle.write(dumps_line(self.header.to_json()))
-                self._written_header = True
-            elif self._needs_newline:
-                handle.write(b"\n")
-            self._needs_newline = False
-            offset = handle.tell()
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
-        return offset
+        done = append_line(self.path, line, header=dumps_line(self.header.to_json()), sync=sync)
+        if self._size is not None and done.size_before > self._size:
+            self._adopt_foreign(self._size, done.size_before)
+        self._written_header = True
+        self._size = done.offset + len(line)
+        return done.offset
+
+    def _adopt_foreign(self, start: int, end: int) -> None:
+        """Another process appended ``[start, end)``: index its entries, say so once."""
+        assert self.path is not None
+        with self.path.open("rb") as handle:
+            handle.seek(start)
+            block = handle.read(end - start)
+        scan = Scan(self.path)
+        scan.entries, scan.order = self.entries, self.order  # added to our index, leaf kept
+        cut = block.rfind(b"\n") + 1
+        scan.lines(block, start, cut)
+        if not any("another pi process" in n for n in self.notices):
+            self.notices.append(
+                f"Another pi process is writing to this session ({self.path.name}) too; its "
+                "entries and ours are both kept, as separate branches (see /tree)"
+            )
 
     def set_leaf(self, entry_id: str | None) -> None:
         """Move the leaf (branching): the next entry attaches under ``entry_id``."""
@@ -185,23 +242,38 @@ class SessionStore:
     # ------------------------------------------------------------------ reading
 
     def read_entry(self, entry_id: str) -> dict[str, Any] | None:
-        """Parse one entry (``None`` if its line is corrupt)."""
+        """Parse one entry (``None`` if its line is corrupt or invalid)."""
         if entry_id in self._memory:
             return self._memory[entry_id]
-        ref = self.entries[entry_id]
+        return self.read_entry_at(self.entries[entry_id])
+
+    def read_entry_at(self, ref: EntryRef) -> dict[str, Any] | None:
+        """Parse the entry at ``ref`` from the file."""
         if self.path is None:
             return None
         with self.path.open("rb") as handle:
             return self._read_at(handle, ref)
 
+    def where(self, ref: EntryRef) -> str:
+        """``file line N`` of an entry, for warnings."""
+        name = self.path.name if self.path is not None else "session"
+        line = line_number(self.path, ref.offset) if self.path is not None else 0
+        return f"{name} line {line}" if line else name
+
     def _read_at(self, handle: Any, ref: EntryRef) -> dict[str, Any] | None:
         handle.seek(ref.offset)
         try:
             data = json.loads(handle.read(ref.length))
-        except (ValueError, UnicodeDecodeError):
-            self.warnings.append(f"skipped corrupt entry {ref.id}")
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            self.warnings.append(f"{self.where(ref)}: skipped a corrupt entry ({ref.id})")
             return None
-        return data if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            return None
+        problem = entry_problem(data)
+        if problem is not None:
+            self.warnings.append(f"{self.where(ref)}: skipped {ref.type} entry {ref.id}: {problem}")
+            return None
+        return data
 
     def path_to(self, entry_id: str | None = None) -> list[EntryRef]:
         """Entries from the root to ``entry_id`` (default: the leaf)."""
@@ -217,11 +289,16 @@ class SessionStore:
         return refs
 
     def iter_entries(self, refs: list[EntryRef]) -> Iterator[dict[str, Any]]:
-        """Parse the given entries, reading the file once in order."""
+        """Parse the given entries, reading the file once in order (bad ones skipped)."""
+        for _, data in self.iter_refs(refs):
+            yield data
+
+    def iter_refs(self, refs: list[EntryRef]) -> Iterator[tuple[EntryRef, dict[str, Any]]]:
+        """``(ref, entry)`` for the given entries that parse and validate, in order."""
         if self.path is None or not self._written_header:
             for ref in refs:
                 if ref.id in self._memory:
-                    yield self._memory[ref.id]
+                    yield ref, self._memory[ref.id]
             return
         with self.path.open("rb") as handle:
             for ref in refs:
@@ -230,7 +307,7 @@ class SessionStore:
                     self._memory[ref.id] if ref.id in self._memory else self._read_at(handle, ref)
                 )
                 if data is not None:
-                    yield data
+                    yield ref, data
 
     def build_context(self) -> list[Message]:
         """The messages on the path to the leaf, starting at the last compaction if any.
@@ -244,11 +321,14 @@ class SessionStore:
         if compaction is not None:
             messages.append(compaction_summary_message(str(compaction.get("summary", ""))))
         wanted = [ref for ref in refs if ref.type == "message"]
-        for data in self.iter_entries(wanted):
+        for ref, data in self.iter_refs(wanted):
             try:
                 message = entry_message(data)
-            except Exception:  # noqa: BLE001 - a bad entry must not make the session unloadable
-                self.warnings.append(f"skipped invalid message entry {data.get('id')}")
+            except Exception as exc:  # noqa: BLE001 - a bad entry must not make the session unloadable
+                problem = first_problem(exc)
+                self.warnings.append(
+                    f"{self.where(ref)}: skipped message entry {ref.id}: {problem}"
+                )
                 continue
             if message is not None:
                 messages.append(message)
@@ -285,10 +365,12 @@ class SessionStore:
         return refs, compaction
 
     def latest(self, entry_type: str) -> dict[str, Any] | None:
-        """The newest entry of ``entry_type`` on the current path."""
+        """The newest valid entry of ``entry_type`` on the current path."""
         for ref in reversed(self.path_to()):
             if ref.type == entry_type:
-                return next(iter(self.iter_entries([ref])), None)
+                entry = next(iter(self.iter_entries([ref])), None)
+                if entry is not None:
+                    return entry
         return None
 
 

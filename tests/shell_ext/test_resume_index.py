@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from agent_core import user_message
-from pi_cli.shell import session_store
+from pi_cli.shell import session_index
 from pi_cli.shell.session_store import SessionStore
 
 
 @pytest.fixture(params=[64, 8 * 1024 * 1024], ids=["tiny-chunks", "default-chunks"])
 def chunk(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
-    monkeypatch.setattr(session_store, "CHUNK", request.param)
+    monkeypatch.setattr(session_index, "CHUNK", request.param)
     return request.param
 
 

@@ -1,0 +1,154 @@
+"""What a session line may hold: a check per known entry type, made when the entry is parsed.
+
+Validation is lazy, like parsing: resuming a large session touches only the entries it needs,
+and a bad one is reported when reached (file and line named), then skipped. An entry of a
+type this pi does not know (a newer pi's) is valid: it stays in the file untouched, is copied
+by ``/fork``, and shows in the tree as its type.
+
+A ``partial`` entry holds text and thinking of an answer still streaming, written at most once
+a second (:mod:`pi_cli.shell.stream_record`). It is not a tree node: its ``parentId`` is where
+the answer will attach. The finished message supersedes it; if the process died first, the
+next open turns the partials into one message marked incomplete.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PARTIAL = "partial"
+INCOMPLETE = (
+    "Incomplete: pi stopped while this answer was streaming; the text shown is what had arrived"
+)
+KNOWN_ROLES = frozenset({"user", "assistant", "toolResult"})
+
+
+def entry_problem(data: dict[str, Any]) -> str | None:
+    """Why an entry of a known type cannot be used (one line), or None."""
+    check = _CHECKS.get(str(data.get("type")))
+    return check(data) if check is not None else None
+
+
+def _message(data: dict[str, Any]) -> str | None:
+    message = data.get("message")
+    if not isinstance(message, dict):
+        return "its message is missing or not an object"
+    role = message.get("role")
+    if not isinstance(role, str):
+        return "its message has no role"
+    if role == "bashExecution":  # pi's record of a command the user ran
+        return None if isinstance(message.get("command"), str) else "its command is missing"
+    if role not in KNOWN_ROLES:
+        return f"its message role {role!r} is unknown (written by a newer pi?); kept in the file"
+    content = message.get("content")
+    if not isinstance(content, list) and not (role != "assistant" and isinstance(content, str)):
+        return f"the content of its {role} message is not a list"
+    return None
+
+
+def _model_change(data: dict[str, Any]) -> str | None:
+    model = data.get("model")
+    return None if isinstance(model, str) and model.strip() else "it names no model"
+
+
+def _thinking_change(data: dict[str, Any]) -> str | None:
+    level = data.get("thinkingLevel")
+    return None if isinstance(level, str) and level else "it names no thinking level"
+
+
+def _compaction(data: dict[str, Any]) -> str | None:
+    if not isinstance(data.get("summary"), str):
+        return "its summary is missing or not text"
+    if not isinstance(data.get("firstKeptEntryId"), str | None):
+        return "its firstKeptEntryId is not an entry id"
+    if not isinstance(data.get("details"), dict | None):
+        return "its details are not an object"
+    return None
+
+
+def _partial(data: dict[str, Any]) -> str | None:
+    deltas = data.get("deltas")
+    if not isinstance(deltas, list) or not all(_is_delta(d) for d in deltas):
+        return "its deltas are not a list of {index, type, text}"
+    return None
+
+
+def _is_delta(delta: Any) -> bool:
+    return (
+        isinstance(delta, dict)
+        and isinstance(delta.get("index"), int)
+        and delta.get("type") in ("text", "thinking")
+        and isinstance(delta.get("text"), str)
+    )
+
+
+_CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "message": _message,
+    "model_change": _model_change,
+    "thinking_level_change": _thinking_change,
+    "compaction": _compaction,
+    PARTIAL: _partial,
+}
+
+
+def incomplete_message(partials: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The wire dict of the assistant message the ``partial`` entries add up to (None: empty)."""
+    blocks: dict[int, list[str]] = {}
+    kinds: dict[int, str] = {}
+    meta: dict[str, Any] = {}
+    for entry in partials:
+        for key in ("api", "provider", "model"):
+            if isinstance(entry.get(key), str):
+                meta[key] = entry[key]
+        for delta in entry.get("deltas") or []:
+            blocks.setdefault(delta["index"], []).append(delta["text"])
+            kinds[delta["index"]] = delta["type"]
+    content = []
+    for index in sorted(blocks):
+        text = "".join(blocks[index])
+        if kinds[index] == "thinking":
+            content.append({"type": "thinking", "thinking": text})
+        else:
+            content.append({"type": "text", "text": text})
+    if not content:
+        return None
+    return {
+        "role": "assistant",
+        "content": content,
+        **meta,
+        "stopReason": "aborted",
+        "errorMessage": INCOMPLETE,
+        "timestamp": int(time.time() * 1000),
+    }
+
+
+def line_number(path: Path, offset: int) -> int:
+    """The 1-based line of ``path`` that starts at byte ``offset`` (only for warnings)."""
+    count = 1
+    try:
+        with path.open("rb") as handle:
+            remaining = offset
+            while remaining > 0:
+                chunk = handle.read(min(remaining, 1 << 20))
+                if not chunk:
+                    break
+                count += chunk.count(b"\n")
+                remaining -= len(chunk)
+    except OSError:
+        return 0
+    return count
+
+
+def first_problem(exc: Exception) -> str:
+    """One line for a message that did not validate (pydantic's first error, not its essay)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            return " ".join(f"{where}: {first.get('msg', 'invalid')}".split())[:200]
+        except Exception:  # noqa: BLE001 - fall back to the type name
+            pass
+    return type(exc).__name__
