@@ -25,7 +25,7 @@ class ExitCode(IntEnum):
     ERROR = 1
     """The model or the loop failed (provider error, crash, a failed command)."""
     USAGE = 2
-    """Bad flags, a bad settings or config file, no model configured."""
+    """Bad flags, a bad settings or config file, no model configured, a deleted working directory."""
     REFUSED = 3
     """The model refused to answer."""
     TRUNCATED = 4
