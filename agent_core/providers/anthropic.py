@@ -56,6 +56,7 @@ class MessagesAccumulator:
         self._blocks: dict[int, tuple[str, int]] = {}  # wire index -> (kind, content index)
         self._signatures: dict[int, str] = {}
         self._ids = IncomingIds("toolu_")
+        self._message_id: Any = None
         self.stop_details: Any = None
         self.stop_reason: str | None = None
         self.done = False
@@ -71,7 +72,18 @@ class MessagesAccumulator:
             return out
         kind = data.get("type", event)
         if kind == "message_start":
-            self._read_usage((data.get("message") or {}).get("usage") or {})
+            message = data.get("message") or {}
+            started = message.get("id")
+            if self._message_id is not None and started != self._message_id:
+                # Another response spliced into this one (a proxy retrying upstream): its
+                # blocks would reuse the open ones' indices and corrupt both.
+                raise ProviderError(
+                    f"{self.model.provider} began a second response inside the stream before "
+                    "the first one ended",
+                    retryable=True,
+                )
+            self._message_id = started  # the same id again: a repeated event, harmless
+            self._read_usage(message.get("usage") or {})
         elif kind == "content_block_start":
             self._start(out, int(data.get("index", 0)), data.get("content_block") or {})
         elif kind == "content_block_delta":

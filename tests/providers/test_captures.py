@@ -122,6 +122,17 @@ def _groq_error(m: AssistantMessage) -> None:
     )
 
 
+def _spliced(m: AssistantMessage) -> None:
+    # A second message_start mid-stream (a proxy splicing a retried response in): an error,
+    # never a mix of both responses' blocks under the same indices.
+    assert m.stop_reason == "error" and "second response" in (m.error_message or "")
+    assert [c.id for c in m.tool_calls] in ([], ["toolu_first"])
+
+
+def _duplicate_start(m: AssistantMessage) -> None:
+    assert m.stop_reason == "stop" and m.text == "Hello, World!"
+
+
 EXPECT = {
     "openai_refusal.sse": Expect("openai", _refusal_openai),
     "openai_length.sse": Expect("openai", _length_openai),
@@ -136,6 +147,8 @@ EXPECT = {
     "openrouter_length_then_error.sse": Expect("openai", _length_then_error),
     "snowflake_reasoning_details.sse": Expect("openai", _reasoning_details),
     "groq_stream_error_after_reasoning.sse": Expect("openai", _groq_error),
+    "anthropic_spliced_message_start.sse": Expect("anthropic", _spliced),
+    "anthropic_duplicate_message_start.sse": Expect("anthropic", _duplicate_start),
 }
 
 
