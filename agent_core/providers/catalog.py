@@ -126,8 +126,12 @@ def load_models_file(path: Path | None) -> dict[str, CustomProvider]:
         raise ModelConfigError(
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}."
         ) from None
+    except RecursionError:
+        raise ModelConfigError(f"{path}: nested too deeply to be a models file.") from None
+    except UnicodeDecodeError as exc:
+        raise ModelConfigError(f"{path}: not UTF-8 text (byte {exc.start}).") from None
     except OSError as exc:
-        raise ModelConfigError(f"{path}: cannot be read ({exc.strerror}).") from None
+        raise ModelConfigError(f"{path}: cannot be read ({exc.strerror or exc}).") from None
     providers = data.get("providers") if isinstance(data, dict) else None
     if not isinstance(providers, dict):
         raise ModelConfigError(

@@ -176,7 +176,7 @@ def index_line(
         )
     try:
         data = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if not isinstance(data, dict):
         return None

@@ -289,3 +289,16 @@ def test_kill_9_mid_answer_resumes_with_the_partial_text(
     sent = server.requests[1]["messages"]
     partial = next(m for m in sent if m["role"] == "assistant")["content"]
     assert partial and answer.startswith(partial) and len(partial) < len(answer)
+
+
+@pytest.mark.parametrize(
+    "content", [b'{"providers": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", b"\xc3\x28 not utf-8"]
+)
+def test_bad_models_file_is_named_exit_2(
+    server: FakeProviderServer, run_pi: RunPi, pi_home: Path, content: bytes
+) -> None:
+    (pi_home / "models.json").write_bytes(content)
+    result = run_pi(*openai_args(server), "-p", "hi")
+    assert result.returncode == 2, result.stderr
+    assert str(pi_home / "models.json") in result.stderr
+    _clean(result.stderr)

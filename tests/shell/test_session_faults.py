@@ -232,3 +232,14 @@ def test_session_files_are_private(tmp_path: Path) -> None:
     store.append_message(user_message("secret plans"))
     assert store.path is not None
     assert os.stat(store.path).st_mode & 0o077 == 0
+
+
+def test_a_line_nested_too_deeply_is_skipped(tmp_path: Path) -> None:
+    deep = '{"type":"message","id":"d1","parentId":null,"x":' + "[" * 100_000 + "]" * 100_000 + "}"
+    odd = '{ "id": "d2", "type": "message", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path = _write(tmp_path / "s.jsonl", _user("a1", None, "hi"), deep, odd, _user("a2", "a1", "ok"))
+    store = SessionStore.open(path)
+    assert [m.text for m in store.build_context()] == ["hi", "ok"]
+    assert any(
+        "s.jsonl line 4: skipped unreadable line" in w or "line 4" in w for w in store.warnings
+    )
