@@ -302,3 +302,70 @@ def test_bad_models_file_is_named_exit_2(
     assert result.returncode == 2, result.stderr
     assert str(pi_home / "models.json") in result.stderr
     _clean(result.stderr)
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+def test_a_session_stored_with_repeated_ids_continues(
+    server: FakeProviderServer, run_pi: RunPi, pi_home: Path, project: Path, wire: str
+) -> None:
+    # What an older pi saved after a response repeated an id: two calls "dup", both results.
+    from pi_cli.shell.paths import sessions_dir
+
+    call = {"type": "toolCall", "name": "read", "arguments": {"path": "package.json"}}
+    entries = [
+        {"type": "session", "version": 1, "id": "s-dup", "timestamp": "t", "cwd": str(project)},
+        {
+            "type": "message",
+            "id": "e1",
+            "parentId": None,
+            "timestamp": "t",
+            "message": {"role": "user", "content": "read it twice"},
+        },
+        {
+            "type": "message",
+            "id": "e2",
+            "parentId": "e1",
+            "timestamp": "t",
+            "message": {
+                "role": "assistant",
+                "content": [{**call, "id": "dup"}, {**call, "id": "dup"}],
+                "stopReason": "toolUse",
+                "provider": wire,
+            },
+        },
+        {
+            "type": "message",
+            "id": "e3",
+            "parentId": "e2",
+            "timestamp": "t",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "dup",
+                "toolName": "read",
+                "content": "one",
+            },
+        },
+        {
+            "type": "message",
+            "id": "e4",
+            "parentId": "e3",
+            "timestamp": "t",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "dup",
+                "toolName": "read",
+                "content": "two",
+            },
+        },
+    ]
+    directory = sessions_dir(project.resolve())
+    directory.mkdir(parents=True)
+    (directory / "2026-01-01T00-00-00-000Z_s-dup.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in entries)
+    )
+    server.strict = True
+    server.add(Turn(text="unstuck"))
+    args = openai_args(server) if wire == "openai" else anthropic_args(server)
+    result = run_pi(*args, "-c", "-p", "go on")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "unstuck\n" and not server.rejected
