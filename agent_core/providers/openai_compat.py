@@ -237,6 +237,10 @@ class ChatCompletionsAccumulator:
             block = self.builder.message.content[index]
             if name and isinstance(block, ToolCall) and not block.name:
                 block.name = str(name)  # the name came after the first piece
+            if index not in self._open_tools:
+                # Pieces of two calls interleaved: this one was closed when the next began;
+                # it is finished again (its toolcall_end repeated) once complete.
+                self._open_tools.append(index)
         args = function.get("arguments")
         if isinstance(args, dict):  # some servers send the object itself
             args = json.dumps(args)

@@ -316,3 +316,53 @@ async def test_litellm_path_has_the_same_stall_watch(protocol: str) -> None:
         run = await h.run(timeout_s=None, idle_timeout_s=0.5)
     assert run.final.text == "second try", run.final.error_message
     assert run.notices and "stalled" in run.notices[0].error_message
+
+
+def _chunk(delta: dict, finish: str | None = None) -> str:
+    import json
+
+    data = {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(data)}\n\n"
+
+
+async def test_interleaved_pieces_of_two_tool_calls() -> None:
+    def call(index: int, piece: str, **head: str) -> str:
+        function = {"arguments": piece, **({"name": head.pop("name")} if "name" in head else {})}
+        return _chunk({"tool_calls": [{"index": index, **head, "function": function}]})
+
+    raw = [
+        call(0, "", id="c_a", type="function", name="bash"),
+        call(0, '{"comm'),
+        call(1, "", id="c_b", type="function", name="read"),
+        call(1, '{"path": '),
+        call(0, 'and": "ls"}'),
+        call(1, '"x"}'),
+        _chunk({}, "tool_calls"),
+        "data: [DONE]\n\n",
+    ]
+    h = Harness("openai", "native")
+    async with h.serve(Turn(raw=raw)):
+        run = await h.run()
+    assert [(c.id, c.name, c.arguments) for c in run.final.tool_calls] == [
+        ("c_a", "bash", {"command": "ls"}),
+        ("c_b", "read", {"path": "x"}),
+    ]
+
+
+async def test_whole_calls_without_index_or_id_each_stay_a_call() -> None:
+    # Ollama-style: every call complete in one chunk, no index, no id.
+    raw = [
+        _chunk({"tool_calls": [{"function": {"name": "bash", "arguments": {"command": "ls"}}}]}),
+        _chunk({"tool_calls": [{"function": {"name": "read", "arguments": '{"path": "a"}'}}]}),
+        _chunk({}, "tool_calls"),
+        "data: [DONE]\n\n",
+    ]
+    h = Harness("openai", "native")
+    async with h.serve(Turn(raw=raw)):
+        run = await h.run()
+    calls = run.final.tool_calls
+    assert [(c.name, c.arguments) for c in calls] == [
+        ("bash", {"command": "ls"}),
+        ("read", {"path": "a"}),
+    ]
+    assert len({c.id for c in calls}) == 2 and all(c.id.startswith("call_") for c in calls)
