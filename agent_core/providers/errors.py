@@ -52,8 +52,24 @@ def one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
+_SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|signature", re.IGNORECASE)
 Secrets = str | Iterable[str] | None
 """One secret or several (``ResolvedModel.secrets``: the key, litellm's env key, auth headers)."""
+
+
+def secrets_of(
+    api_key: str | None, env_secret: str | None, headers: dict[str, str]
+) -> tuple[str, ...]:
+    """The key we send, litellm's env key, and the values of auth-like headers (a gateway's
+    ``api-key``, ``Authorization``, ``X-Token``...; a ``Bearer`` token also alone)."""
+    found = [value for value in (api_key, env_secret) if value]
+    for name, value in headers.items():
+        if value and _SECRET_HEADER.search(name):
+            found.append(value)
+            scheme, _, token = value.partition(" ")
+            if token and scheme.lower() in ("bearer", "basic", "token"):
+                found.append(token)
+    return tuple(found)
 
 
 def redact(text: str, secret: Secrets) -> str:

@@ -15,6 +15,7 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
+from agent_core.providers.chat_accumulator import ChatCompletionsAccumulator
 from agent_core.providers.convert import openai_messages, openai_tools
 from agent_core.providers.errors import (
     CONTEXT_OVERFLOW_PREFIX,
@@ -26,7 +27,6 @@ from agent_core.providers.errors import (
     redact,
 )
 from agent_core.providers.models import DEFAULT_MAX_TOKENS_CAP, ResolvedModel
-from agent_core.providers.openai_compat import ChatCompletionsAccumulator
 from agent_core.providers.retry import parse_retry_after
 from agent_core.providers.sse import pump
 from agent_core.providers.stall import StallWatch

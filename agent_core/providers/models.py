@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +23,8 @@ from agent_core.providers.catalog import (
     lookup_metadata,
     provider_of_bare_name,
 )
+from agent_core.providers.errors import secrets_of
 
-_SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|signature", re.IGNORECASE)
 Api = Literal["openai-completions", "anthropic-messages", "litellm"]
 Transport = Literal["auto", "native", "litellm"]
 TRANSPORTS: Final[tuple[Transport, ...]] = ("auto", "native", "litellm")
@@ -123,16 +122,8 @@ class ResolvedModel(BaseModel):
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        """Everything to scrub from provider text: the key, litellm's env key, and the values
-        of auth-like headers (a gateway's ``api-key``, ``Authorization``, ``X-Token``...)."""
-        found = [value for value in (self.api_key, self.env_secret) if value]
-        for name, value in self.headers.items():
-            if value and _SECRET_HEADER.search(name):
-                found.append(value)
-                scheme, _, token = value.partition(" ")
-                if token and scheme.lower() in ("bearer", "basic", "token"):
-                    found.append(token)
-        return tuple(found)
+        """Everything to scrub from provider text (the key, litellm's env key, auth headers)."""
+        return secrets_of(self.api_key, self.env_secret, self.headers)
 
 
 def pi_home(env: Mapping[str, str] | None = None) -> Path:
