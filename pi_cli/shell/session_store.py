@@ -26,6 +26,7 @@ from pi_cli.shell.bash_messages import bash_message_from_wire
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
 from pi_cli.shell.session_append import append_line
+from pi_cli.shell.session_context import compaction_summary_message, context_refs
 from pi_cli.shell.session_entries import (
     PARTIAL,
     entry_problem,
@@ -35,7 +36,13 @@ from pi_cli.shell.session_entries import (
 )
 from pi_cli.shell.session_index import SESSION_VERSION, EntryRef, Scan, SessionHeader
 
-__all__ = ["EntryRef", "SessionError", "SessionHeader", "SessionStore"]
+__all__ = [
+    "EntryRef",
+    "SessionError",
+    "SessionHeader",
+    "SessionStore",
+    "compaction_summary_message",
+]
 
 
 class SessionError(Exception):
@@ -316,7 +323,7 @@ class SessionStore:
         then to the entry it kept first, so a long session with compactions resumes without
         visiting (or parsing) its whole history.
         """
-        refs, compaction = self._context_refs()
+        refs, compaction = context_refs(self.entries, self.leaf_id, self._first_valid)
         messages: list[Message] = []
         if compaction is not None:
             messages.append(compaction_summary_message(str(compaction.get("summary", ""))))
@@ -334,35 +341,8 @@ class SessionStore:
                 messages.append(message)
         return messages
 
-    def _context_refs(self) -> tuple[list[EntryRef], dict[str, Any] | None]:
-        """(entries of the context in order, the last compaction entry on the path or None)."""
-        refs: list[EntryRef] = []
-        compaction: dict[str, Any] | None = None
-        compaction_at = -1  # index in refs (reversed order) of the compaction entry
-        first_kept: str | None = None
-        current = self.leaf_id
-        seen: set[str] = set()
-        while current is not None and current in self.entries and current not in seen:
-            seen.add(current)
-            ref = self.entries[current]
-            refs.append(ref)
-            if compaction is None and ref.type == "compaction":
-                entry = next(iter(self.iter_entries([ref])), None)
-                if entry is not None:
-                    compaction, compaction_at = entry, len(refs) - 1
-                    first_kept = entry.get("firstKeptEntryId")
-                    if not first_kept:
-                        break
-            elif compaction is not None and ref.id == first_kept:
-                break
-            current = ref.parent_id
-        else:
-            if (
-                compaction is not None
-            ):  # the kept entry is not an ancestor: start after the compaction
-                del refs[compaction_at + 1 :]
-        refs.reverse()
-        return refs, compaction
+    def _first_valid(self, ref: EntryRef) -> dict[str, Any] | None:
+        return next(iter(self.iter_entries([ref])), None)
 
     def latest(self, entry_type: str) -> dict[str, Any] | None:
         """The newest valid entry of ``entry_type`` on the current path."""
@@ -384,13 +364,3 @@ def entry_message(data: dict[str, Any]) -> Message | None:
     if isinstance(message, dict) and message.get("role") == "bashExecution":
         return None if message.get("excludeFromContext") else bash_message_from_wire(message)
     return message_from_wire(message)
-
-
-def compaction_summary_message(summary: str) -> Message:
-    """The user message that stands for compacted history."""
-    from agent_core import user_message
-
-    return user_message(
-        "The conversation history before this point was compacted into the following summary:\n\n"
-        f"<summary>\n{summary}\n</summary>"
-    )

@@ -1,0 +1,55 @@
+"""Which entries make the model's context: the path to the leaf, from the last compaction on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agent_core import Message, user_message
+from pi_cli.shell.session_index import EntryRef
+
+
+def context_refs(
+    entries: dict[str, EntryRef],
+    leaf_id: str | None,
+    read: Callable[[EntryRef], dict[str, Any] | None],
+) -> tuple[list[EntryRef], dict[str, Any] | None]:
+    """(entries of the context in order, the last compaction entry on the path or None).
+
+    Walks back from the leaf only as far as needed: to the last compaction on the path and
+    then to the entry it kept first, so a long session with compactions resumes without
+    visiting (or parsing) its whole history.
+    """
+    refs: list[EntryRef] = []
+    compaction: dict[str, Any] | None = None
+    compaction_at = -1  # index in refs (reversed order) of the compaction entry
+    first_kept: str | None = None
+    current = leaf_id
+    seen: set[str] = set()
+    while current is not None and current in entries and current not in seen:
+        seen.add(current)
+        ref = entries[current]
+        refs.append(ref)
+        if compaction is None and ref.type == "compaction":
+            entry = read(ref)
+            if entry is not None:
+                compaction, compaction_at = entry, len(refs) - 1
+                first_kept = entry.get("firstKeptEntryId")
+                if not first_kept:
+                    break
+        elif compaction is not None and ref.id == first_kept:
+            break
+        current = ref.parent_id
+    else:
+        if compaction is not None:  # the kept entry is not an ancestor: start after it
+            del refs[compaction_at + 1 :]
+    refs.reverse()
+    return refs, compaction
+
+
+def compaction_summary_message(summary: str) -> Message:
+    """The user message that stands for compacted history."""
+    return user_message(
+        "The conversation history before this point was compacted into the following summary:\n\n"
+        f"<summary>\n{summary}\n</summary>"
+    )
