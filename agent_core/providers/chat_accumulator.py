@@ -32,7 +32,7 @@ class ChatCompletionsAccumulator:
     of typed parts (Mistral/Magistral ``text`` and ``thinking``), reasoning as
     ``reasoning_content``, ``reasoning`` or ``reasoning_details``, ``<think>`` tags inside the
     content, ``delta.refusal``, tool calls without an id or with a repeated one, arguments sent
-    as an object. Only choice 0 is read (a stream asked for ``n > 1`` interleaves several).
+    as an object. Only one choice is read (a stream asked for ``n > 1`` interleaves several).
     """
 
     def __init__(self, model: ResolvedModel, api: str = "openai-completions") -> None:
@@ -48,6 +48,7 @@ class ChatCompletionsAccumulator:
         self._refusal: list[str] = []
         self._tags: ThinkTagSplitter | None = ThinkTagSplitter()
         self._filter: str | None = None
+        self._choice: Any = None  # the index of the one choice read (see feed)
         self.finish_reason: str | None = None
         self.done = False
 
@@ -137,8 +138,14 @@ class ChatCompletionsAccumulator:
         if data.get("usage"):
             self._read_usage(data["usage"])
         for choice in data.get("choices") or ():
-            if not isinstance(choice, dict) or choice.get("index"):
-                continue  # choice 1, 2... of an n > 1 request
+            if not isinstance(choice, dict):
+                continue
+            if choice.get("index", 0) != self._choice:
+                # Several choices (n > 1) interleave: ours is the first one saying anything
+                # (choice 0 for OpenAI; some servers number from 1 or lead with an empty 0).
+                if self._choice is not None or not _says_something(choice):
+                    continue
+                self._choice = choice.get("index", 0)
             delta = choice.get("delta")
             if delta:
                 self._delta(out, delta)
@@ -281,3 +288,17 @@ class ChatCompletionsAccumulator:
         if self.builder.message.tool_calls and reason == "stop":
             reason = "toolUse"  # trust the content, not the declaration
         return out, self.builder.finish(reason, usage=usage)  # type: ignore[arg-type]
+
+
+def _says_something(choice: dict[str, Any]) -> bool:
+    delta = choice.get("delta") or {}
+    return bool(
+        choice.get("finish_reason")
+        or delta.get("content")
+        or delta.get("tool_calls")
+        or delta.get("refusal")
+        or delta.get("reasoning_content")
+        or delta.get("reasoning")
+        or delta.get("reasoning_details")
+        or delta.get("thinking_blocks")
+    )

@@ -366,3 +366,41 @@ async def test_whole_calls_without_index_or_id_each_stay_a_call() -> None:
         ("read", {"path": "a"}),
     ]
     assert len({c.id for c in calls}) == 2 and all(c.id.startswith("call_") for c in calls)
+
+
+async def test_a_server_numbering_its_only_choice_from_one() -> None:
+    # openai-python's own regression shape: a role-only choice 0, then everything at index 1.
+    import json
+
+    def chunk(index: int, delta: dict, finish: str | None = None) -> str:
+        data = {"choices": [{"index": index, "delta": delta, "finish_reason": finish}]}
+        return f"data: {json.dumps(data)}\n\n"
+
+    head = {"index": 0, "id": "call_files", "type": "function", "function": {"name": "ls"}}
+    raw = [
+        chunk(0, {"role": "assistant"}),
+        chunk(
+            1,
+            {
+                "role": "assistant",
+                "tool_calls": [head, {"index": 0, "function": {"arguments": '{"path"'}}],
+            },
+        ),
+        chunk(
+            1,
+            {
+                "tool_calls": [
+                    {"index": 0, "function": {"arguments": ": "}},
+                    {"index": 0, "function": {"arguments": '"."}'}},
+                ]
+            },
+        ),
+        chunk(1, {}, "tool_calls"),
+        "data: [DONE]\n\n",
+    ]
+    h = Harness("openai", "native")
+    async with h.serve(Turn(raw=raw)):
+        run = await h.run()
+    assert [(c.id, c.name, c.arguments) for c in run.final.tool_calls] == [
+        ("call_files", "ls", {"path": "."})
+    ]
