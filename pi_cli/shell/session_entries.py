@@ -13,6 +13,7 @@ next open turns the partials into one message marked incomplete.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -122,6 +123,19 @@ def incomplete_message(partials: list[dict[str, Any]]) -> dict[str, Any] | None:
         "errorMessage": INCOMPLETE,
         "timestamp": int(time.time() * 1000),
     }
+
+
+def still_streaming(pid: Any) -> bool:
+    """Whether the process that wrote a ``partial`` entry is alive (another pi, streaming)."""
+    if not isinstance(pid, int) or pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: alive, another user's
+        return True
+    return True
 
 
 def line_number(path: Path, offset: int) -> int:

@@ -33,6 +33,7 @@ from pi_cli.shell.session_entries import (
     first_problem,
     incomplete_message,
     line_number,
+    still_streaming,
 )
 from pi_cli.shell.session_index import SESSION_VERSION, EntryRef, Scan, SessionHeader
 
@@ -137,6 +138,8 @@ class SessionStore:
     def _recover_partial(self, anchor: str | None, refs: list[EntryRef]) -> None:
         """An answer that never finished (a kill mid-stream): make it a message, incomplete."""
         entries = [e for e in (self.read_entry_at(ref) for ref in refs) if e is not None]
+        if entries and still_streaming(entries[-1].get("pid")):
+            return  # another pi is writing this answer right now: it will finish it
         message = incomplete_message(entries)
         if message is None or (anchor is not None and anchor not in self.entries):
             return

@@ -10,6 +10,7 @@ closed terminal) leaves a file whose next resume shows what had arrived, marked 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -78,7 +79,8 @@ class StreamRecorder:
                 runs.append((index, kind, [text]))
         self._parts = []
         deltas = [{"index": i, "type": k, "text": "".join(t)} for i, k, t in runs]
-        self._session().append_partial(deltas, model=self._model)
+        # The pid tells another pi opening this file that the answer is still streaming here.
+        self._session().append_partial(deltas, model=self._model, pid=os.getpid())
 
     def _drop(self) -> None:
         if self._timer is not None:

@@ -369,3 +369,47 @@ def test_a_session_stored_with_repeated_ids_continues(
     result = run_pi(*args, "-c", "-p", "go on")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "unstuck\n" and not server.rejected
+
+
+def test_two_pi_processes_on_one_session_keep_everything_and_say_so(
+    server: FakeProviderServer, run_pi: RunPi, project: Path, pi_home: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from pi_cli.shell.session_store import SessionStore
+    from tests.cli.conftest import REPO
+
+    server.add(Turn(text="first"))
+    assert run_pi(*openai_args(server), "-p", "start").returncode == 0
+    (path,) = (pi_home / "sessions").glob("*/*.jsonl")
+    slow = " ".join(f"w{i}" for i in range(60))
+    server.add(Turn(text=slow, chunk_size=4, chunk_delay_s=0.05), Turn(text="quick answer"))
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"PI_HOME": str(pi_home), "PYTHONPATH": str(REPO), "PI_NO_LOCAL_PROBE": "1"})
+    slow_pi = subprocess.Popen(
+        [sys.executable, "-m", "pi_cli.cli", *openai_args(server), "-c", "-p", "slow one"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while '"type":"partial"' not in path.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)  # the slow answer is streaming, saved in part
+    quick = run_pi(*openai_args(server), "--session", str(path), "-p", "quick one")
+    assert "cut off while streaming" not in quick.stderr  # alive elsewhere: not a crash
+    out, err = slow_pi.communicate(timeout=60)
+    assert quick.returncode == 0 and slow_pi.returncode == 0, (quick.stderr, err)
+    assert out == slow + "\n" and quick.stdout == "quick answer\n"
+    said = err + quick.stderr
+    assert "Another pi process is writing to this session" in said
+    store = SessionStore.open(path)
+    assert not store.warnings
+    texts = [store.read_entry(i)["message"]["content"][0]["text"] for i in store.order]  # type: ignore[index]
+    assert len(texts) == 6  # nothing doubled, no "incomplete" copy of the slow answer
+    for expected in ("start", "first", "slow one", slow, "quick one", "quick answer"):
+        assert expected in texts
