@@ -71,7 +71,7 @@ def test_bad_entries_of_known_types_are_skipped_naming_file_and_line(tmp_path: P
 
 def test_entries_of_a_newer_pi_are_kept_untouched(tmp_path: Path) -> None:
     future = _entry("bookmark", "b2", "b1", label="here", nested={"deep": [1, {"x": None}]})
-    newer_role = _entry("message", "b3", "b2", message={"role": "bashExecution", "content": []})
+    newer_role = _entry("message", "b3", "b2", message={"role": "branchSummary", "content": []})
     path = _write(
         tmp_path / "s.jsonl",
         _user("b1", None, "hi"),
@@ -85,7 +85,7 @@ def test_entries_of_a_newer_pi_are_kept_untouched(tmp_path: Path) -> None:
     assert [m.text for m in store.build_context()] == ["hi", "after"]
     assert any("written by a newer pi (session version 3)" in w for w in store.warnings)
     assert any(
-        "role 'bashExecution' is unknown (written by a newer pi?)" in w for w in store.warnings
+        "role 'branchSummary' is unknown (written by a newer pi?)" in w for w in store.warnings
     )
     store.append_message(user_message("mine"))
     assert path.read_bytes().startswith(original)  # nothing rewritten
