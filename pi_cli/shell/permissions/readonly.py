@@ -1,0 +1,299 @@
+"""The adversarial read-only classifier for bash commands.
+
+A command is read-only only when it parses (:mod:`.bash_parse`), has no redirection, and every
+simple command of its pipelines and chains is a known reader whose options cannot write or run
+code and whose path arguments (globs expanded, symlinks resolved) lie inside the workspace.
+Everything else is "not proven read-only": the caller asks. ``git`` counts only with the safety
+overrides pi adds to the command itself (:data:`GIT_SAFE`), since a repository's own config can
+make ``git status`` or ``git diff`` run programs.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pi_cli.shell.permissions.bash_parse import ParseError, SimpleCommand, Word, parse
+from pi_cli.shell.permissions.git_readonly import GitPlan, git_plan
+from pi_cli.shell.permissions.workspace import Workspace, real
+
+MAX_GLOB_MATCHES = 500
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What makes one command read-only.
+
+    Attributes:
+        paths: its non-option arguments are files (checked to be inside the workspace).
+        deny: options that write or run something (``--x`` also matches ``--x=...``).
+        deny_short: short option letters that do (also inside bundles such as ``-uo``).
+        max_args: at most this many non-option arguments (``uniq IN OUT`` writes OUT).
+        builtin: a bash builtin (no ``PATH`` lookup).
+    """
+
+    paths: bool = True
+    deny: frozenset[str] = frozenset()
+    deny_short: str = ""
+    max_args: int | None = None
+    builtin: bool = False
+
+
+def _spec(*deny: str, short: str = "", **kwargs: object) -> Spec:
+    return Spec(deny=frozenset(deny), deny_short=short, **kwargs)  # type: ignore[arg-type]
+
+
+_PLAIN = Spec()
+_NO_PATHS = Spec(paths=False)
+_FIND_DENY = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0")
+COMMANDS: dict[str, Spec] = {
+    **dict.fromkeys(
+        (
+            "cat",
+            "head",
+            "tail",
+            "wc",
+            "stat",
+            "du",
+            "df",
+            "basename",
+            "dirname",
+            "realpath",
+            "readlink",
+            "cut",
+            "nl",
+            "od",
+            "hexdump",
+            "md5sum",
+            "sha1sum",
+            "sha256sum",
+            "sha512sum",
+            "b2sum",
+            "cksum",
+            "cmp",
+            "diff",
+            "comm",
+            "tac",
+            "rev",
+            "strings",
+            "paste",
+            "fold",
+            "expand",
+            "unexpand",
+            "column",
+            "grep",
+            "egrep",
+            "fgrep",
+            "jq",
+            "ls",
+        ),
+        _PLAIN,
+    ),
+    **dict.fromkeys(
+        ("whoami", "id", "uname", "printenv", "seq", "tr", "which", "sleep"), _NO_PATHS
+    ),
+    **dict.fromkeys(
+        ("echo", "printf", "pwd", "true", "false", "test", "[", "type"),
+        Spec(paths=False, builtin=True),
+    ),
+    "find": _spec(*_FIND_DENY, "-fprintf", "-fls"),
+    "rg": _spec("--pre", "--pre-glob", "--hostname-bin"),
+    "sort": _spec("--output", "--compress-program", short="o"),
+    "tree": _spec("--fromfile", short="oR"),
+    "file": _spec("--compile", short="C"),
+    "date": _spec("--set", short="s", paths=False),
+    "uniq": _spec(max_args=1),
+    "xxd": _spec(short="r", max_args=1),
+    "hostname": _spec(paths=False, max_args=0, short="bFf"),
+}
+"""The read-only commands and their rules (``sed``/``awk`` can write and run code: absent)."""
+
+
+@dataclass
+class Verdict:
+    """The classifier's answer: ``command`` is the text to run (pi's git overrides added)."""
+
+    read_only: bool
+    reason: str
+    command: str | None = None
+
+
+@dataclass
+class Context:
+    """What classification needs to know.
+
+    Attributes:
+        workspace: where paths must lie.
+        home: ``~`` for tilde expansion.
+        search_path: ``PATH`` of the tool environment (a reader found inside the workspace,
+            e.g. via ``PATH=.``, is not trusted).
+        git_filters: whether the git repository at a directory configures filter programs.
+        path_blocked: whether a resolved path is covered by a Read deny/ask rule.
+    """
+
+    workspace: Workspace
+    home: str = field(default_factory=lambda: os.path.expanduser("~"))
+    search_path: str | None = None
+    git_filters: Callable[[Path], bool] = lambda _: False
+    path_blocked: Callable[[Path], bool] = lambda _: False
+
+
+def classify(command: str, ctx: Context) -> Verdict:
+    """Whether ``command`` is proven read-only inside the workspace (see the module doc)."""
+    try:
+        commands = parse(command, ctx.home)
+    except ParseError as exc:
+        return Verdict(False, f"cannot be analysed: {exc}")
+    if not commands:
+        return Verdict(False, "empty command")
+    return classify_commands(commands, command, ctx)
+
+
+def classify_commands(commands: list[SimpleCommand], source: str, ctx: Context) -> Verdict:
+    """:func:`classify` for an already parsed command line (``source`` is its text)."""
+    cwd = ctx.workspace.cwd
+    insertions: list[tuple[int, str]] = []
+    previous = ""
+    for command in commands:
+        if command.redirects:
+            return Verdict(False, f"redirection in {command.text!r}")
+        if not command.words:
+            return Verdict(False, "empty command")
+        name = command.words[0]
+        if _ASSIGNMENT.match(name.text) and not name.quoted:
+            return Verdict(False, f"environment assignment {name.text!r} before the command")
+        if name.dynamic or name.glob or "/" in name.text:
+            return Verdict(False, f"command {name.text!r} is not a plain command name")
+        if name.text == "cd":
+            in_pipe = previous in ("|", "|&") or command.separator in ("|", "|&", "&")
+            moved = None if in_pipe else _cd(command.words[1:], cwd, ctx)
+            if moved is None:
+                return Verdict(False, f"{command.text!r} changes to a directory pi cannot follow")
+            cwd, previous = moved, command.separator
+            continue
+        spec = COMMANDS.get(name.text)
+        if spec is None and name.text != "git":
+            return Verdict(False, f"{name.text!r} is not a known read-only command")
+        if spec is None:
+            plan = git_plan(command.words, cwd, ctx.workspace, ctx.git_filters)
+            if isinstance(plan, str):
+                return Verdict(False, plan)
+            problem = _check_paths(plan.paths, plan.cwd, ctx, command.text)
+            if problem:
+                return Verdict(False, problem)
+            insertions.extend(_git_insertions(plan))
+        else:
+            problem = _check_args(spec, command.words[1:], cwd, ctx, command.text)
+            if problem:
+                return Verdict(False, problem)
+        problem = _located(name.text, ctx)
+        if problem:
+            return Verdict(False, problem)
+        previous = command.separator
+    rewritten = source
+    for position, text in sorted(insertions, reverse=True):
+        rewritten = rewritten[:position] + text + rewritten[position:]
+    return Verdict(True, "read-only", rewritten if insertions else None)
+
+
+def _git_insertions(plan: GitPlan) -> list[tuple[int, str]]:
+    out = [(plan.after_git, " " + plan.global_flags)]
+    if plan.sub_flags:
+        out.append((plan.after_sub, " " + plan.sub_flags))
+    return out
+
+
+def _located(name: str, ctx: Context) -> str | None:
+    spec = COMMANDS.get(name)
+    if spec is not None and spec.builtin:
+        return None
+    found = shutil.which(name, path=ctx.search_path)
+    if found is None:
+        return f"{name!r} is not found on PATH"
+    if not os.path.isabs(found) or ctx.workspace.contains(real(found)):
+        return f"{name!r} resolves to {found}, inside the workspace (not a trusted reader)"
+    return None
+
+
+def _cd(args: list[Word], cwd: Path, ctx: Context) -> Path | None:
+    if len(args) != 1 or args[0].dynamic or args[0].glob or args[0].text.startswith("-"):
+        return None
+    target = real(args[0].text, cwd)
+    return target if ctx.workspace.contains(target) and target.is_dir() else None
+
+
+def _check_args(spec: Spec, args: list[Word], cwd: Path, ctx: Context, text: str) -> str | None:
+    positional: list[Word] = []
+    values: list[str] = []
+    options_done = False
+    for word in args:
+        if word.dynamic and spec.paths:
+            return f"{word.text!r} in {text!r} is only known when it runs ({word.dynamic})"
+        value = word.text
+        if options_done or not value.startswith("-") or value == "-":
+            positional.append(word)
+            continue
+        if value == "--":
+            options_done = True
+            continue
+        problem = _denied_option(spec, value)
+        if problem:
+            return f"{problem} in {text!r}"
+        if "=" in value:
+            values.append(value.split("=", 1)[1])
+        elif "/" in value or "~" in value:
+            return f"option {value!r} in {text!r} may carry a path"
+    if spec.max_args is not None and len(positional) > spec.max_args:
+        return f"{text!r} has an output file argument"
+    if not spec.paths:
+        return None
+    candidates = [*values]
+    for word in positional:
+        expanded = _expand(word, cwd)
+        if isinstance(expanded, str):
+            return f"{expanded} in {text!r}"
+        candidates.extend(expanded)
+    return _check_paths(candidates, cwd, ctx, text)
+
+
+def _denied_option(spec: Spec, value: str) -> str | None:
+    head = value.split("=", 1)[0]
+    if head in spec.deny:
+        return f"option {head} writes or runs something"
+    if spec.deny_short and not value.startswith("--"):
+        letters = value[1:]
+        if any(letter in spec.deny_short for letter in letters):
+            return f"option {value} writes or runs something"
+    return None
+
+
+def _expand(word: Word, cwd: Path) -> list[str] | str:
+    """The file names a glob word stands for (itself when nothing matches, as bash does)."""
+    if not word.glob:
+        return [word.text]
+    pattern = word.text
+    base = None if os.path.isabs(pattern) else str(cwd)
+    matches = glob.glob(pattern, root_dir=base)
+    if len(matches) > MAX_GLOB_MATCHES:
+        return f"glob {pattern!r} matches too many files"
+    if any(match.startswith("-") for match in matches):
+        return f"glob {pattern!r} matches a file name that reads as an option"
+    return matches or [pattern]
+
+
+def _check_paths(paths: list[str], cwd: Path, ctx: Context, text: str) -> str | None:
+    for path in paths:
+        if not path:
+            continue
+        resolved = real(path, cwd)
+        if not ctx.workspace.contains(resolved):
+            return f"{text!r} reaches {resolved}, outside the workspace"
+        if ctx.path_blocked(resolved):
+            return f"{text!r} reads {resolved}, which a Read rule guards"
+    return None
