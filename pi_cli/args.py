@@ -76,6 +76,16 @@ class Option:
 
 
 THINKING_CHOICES = ("off", "minimal", "low", "medium", "high", "xhigh")
+PERMISSION_MODES = (
+    "default",
+    "acceptEdits",
+    "auto",
+    "plan",
+    "dontAsk",
+    "bypassPermissions",
+    "yolo",
+)
+"""pi_cli.shell.permissions.modes.MODE_CHOICES (repeated here: this module stays a leaf)."""
 OPTIONS: tuple[Option, ...] = (
     Option(
         "print_mode",
@@ -100,7 +110,17 @@ OPTIONS: tuple[Option, ...] = (
         "Provider of --model (pi's form: --provider anthropic --model claude-sonnet-4-5).",
     ),
     Option("shell.api_base", ("--api-base",), "Base URL of an OpenAI-/Anthropic-compatible API."),
-    Option("shell.api_key", ("--api-key",), "API key (else taken from the provider's env var)."),
+    Option(
+        "shell.api_key",
+        ("--api-key",),
+        "API key (visible in `ps`: prefer the provider's env var or --api-key-file).",
+    ),
+    Option(
+        "shell.api_key_file",
+        ("--api-key-file",),
+        "Read the API key from this file (also PI_API_KEY_FILE).",
+        metavar="PATH",
+    ),
     Option("shell.thinking", ("--thinking",), "Reasoning level.", choices=THINKING_CHOICES),
     Option(
         "shell.tools",
@@ -128,6 +148,43 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("shell.session", ("--session",), "Resume a session by file path or id."),
     Option("shell.skill_paths", ("--skill",), "Load a skill directory (repeatable).", "list"),
+    Option(
+        "shell.permission_mode",
+        ("--permission-mode",),
+        "What runs without asking: auto (default), default, acceptEdits, plan, dontAsk, "
+        "bypassPermissions (yolo).",
+        choices=PERMISSION_MODES,
+    ),
+    Option(
+        "shell.skip_permissions",
+        ("--dangerously-skip-permissions",),
+        "Same as --permission-mode bypassPermissions: nothing is checked or asked.",
+        "flag",
+    ),
+    Option(
+        "shell.allowed_tools",
+        ("--allowed-tools", "--allowedTools"),
+        "Allow rules, Claude Code syntax: 'Bash(npm test:*)', Read, 'Edit(src/**)' (repeatable).",
+        "list",
+    ),
+    Option(
+        "shell.disallowed_tools",
+        ("--disallowed-tools", "--disallowedTools"),
+        "Deny rules, same syntax (repeatable).",
+        "list",
+    ),
+    Option(
+        "shell.add_dirs",
+        ("--add-dir",),
+        "Another directory the agent may read and edit (repeatable).",
+        "list",
+    ),
+    Option(
+        "shell.trust",
+        ("--trust",),
+        "Trust this folder for this run: its hooks and settings apply (`pi trust` remembers).",
+        "flag",
+    ),
     Option("theme", ("--theme",), "TUI theme (dark, light or a user theme)."),
     Option(
         "plain",
@@ -238,7 +295,19 @@ class Subcommand:
     run: Callable[[list[str]], int]
 
 
-SUBCOMMANDS: dict[str, Subcommand] = {}
+def _trust_accepts(argv: list[str]) -> bool:
+    from pi_cli.trust_cli import accepts
+
+    return accepts(argv)
+
+
+def _trust_run(argv: list[str]) -> int:
+    from pi_cli.trust_cli import run
+
+    return run(argv)
+
+
+SUBCOMMANDS: dict[str, Subcommand] = {"trust": Subcommand("trust", _trust_accepts, _trust_run)}
 """Registered subcommands by name (features add theirs)."""
 
 

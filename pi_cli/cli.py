@@ -14,6 +14,11 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["--version"], ["-v"]):  # fast path: no typer, no pydantic
         print(f"pi {__version__}")
         return 0
+    if argv is None and not _informational(args):
+        # Keys out of reach of tools: exec again without them in environ and argv (or return).
+        from pi_cli.secret_env import reexec_without_secrets
+
+        reexec_without_secrets(args)
     # One try around the imports and the run: Ctrl+C while start-up still imports must exit
     # quietly (130), and a bug anywhere is one line unless PI_DEBUG asks for the traceback.
     from pi_cli.args import ExitCode, error, find_subcommand, parse_fast
@@ -61,6 +66,9 @@ def _scrub(text: str, args: list[str]) -> str:
     secrets = [v for k, v in os.environ.items() if k.endswith(("_API_KEY", "_TOKEN")) and v]
     secrets += [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--api-key"]
     secrets += [arg.split("=", 1)[1] for arg in args if arg.startswith("--api-key=")]
+    from pi_cli.secret_env import HELD, HELD_API_KEY  # keys taken out of environ and argv
+
+    secrets += [*HELD.values(), *HELD_API_KEY]
     return redact(text, secrets)
 
 
@@ -83,6 +91,12 @@ def write_crash_log(exc: BaseException, args: list[str]) -> str | None:
     except OSError:
         return None
     return str(path)
+
+
+def _informational(args: list[str]) -> bool:
+    """``--help``/``--version`` anywhere (before ``--``), or ``--list-models``: no tool runs."""
+    words = args[: args.index("--")] if "--" in args else args
+    return any(w in ("--help", "-h", "--version", "-v", "--list-models") for w in words)
 
 
 if __name__ == "__main__":

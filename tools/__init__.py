@@ -9,7 +9,7 @@ standard library (ripgrep is run as a subprocess).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from agent_core import Tool
@@ -36,8 +36,12 @@ TOOL_FACTORIES: dict[str, ToolFactory] = {
 DEFAULT_TOOL_NAMES: list[str] = ["read", "bash", "edit", "write"]
 
 
-def create_tools(names: list[str], cwd: str | Path) -> list[Tool]:
+def create_tools(
+    names: list[str], cwd: str | Path, env: Mapping[str, str] | None = None
+) -> list[Tool]:
     """Instantiate the named tools over ``cwd``, in the order given.
+
+    ``env`` is the environment the bash tool's commands run with (default: pi's own).
 
     Raises:
         ValueError: for an unknown name (the message lists the valid ones).
@@ -47,7 +51,10 @@ def create_tools(names: list[str], cwd: str | Path) -> list[Tool]:
         raise ValueError(
             f"Unknown tool(s): {', '.join(unknown)}. Valid tools: {', '.join(TOOL_FACTORIES)}"
         )
-    return [TOOL_FACTORIES[name](cwd) for name in names]
+    return [
+        create_bash_tool(cwd, env=env) if name == "bash" else TOOL_FACTORIES[name](cwd)
+        for name in names
+    ]
 
 
 __all__ = [

@@ -75,8 +75,9 @@ class BashTool(ToolBase):
     )
     parameters = BashArgs
 
-    def __init__(self, cwd: str | Path) -> None:
+    def __init__(self, cwd: str | Path, env: Mapping[str, str] | None = None) -> None:
         self.cwd = Path(cwd)
+        self.env = dict(env) if env is not None else None
 
     def title(self, args: Mapping[str, Any]) -> str:
         """``$ <first line of the command>`` (``…`` marks more lines or a clipped line)."""
@@ -106,6 +107,7 @@ class BashTool(ToolBase):
                 "-c",
                 args.command,
                 cwd=str(self.cwd),
+                env=self.env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=write_fd,
@@ -278,6 +280,6 @@ def _finish(buf: OutputBuffer, code: int | None, outcome: Outcome, timeout: floa
     return ToolResult.of_text(text, details)
 
 
-def create_bash_tool(cwd: str | Path) -> BashTool:
-    """A bash tool running commands in ``cwd``."""
-    return BashTool(cwd)
+def create_bash_tool(cwd: str | Path, env: Mapping[str, str] | None = None) -> BashTool:
+    """A bash tool running commands in ``cwd`` with ``env`` (default: pi's environment)."""
+    return BashTool(cwd, env)

@@ -24,10 +24,16 @@ from rich.text import Text
 
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
+from pi_cli.modes.plain.approval import ask_approval, ask_trust
 from pi_cli.modes.plain.keys import PiCompleter, build_key_bindings, register_extra_sequences
 from pi_cli.modes.plain.pickers import Pickers
 from pi_cli.modes.plain.render import PlainRenderer, clip
-from pi_cli.shell.events import QueueReturned, ShellEvent
+from pi_cli.shell.events import (
+    PermissionRequested,
+    PermissionResolved,
+    QueueReturned,
+    ShellEvent,
+)
 from pi_cli.shell.paths import pi_home
 from pi_cli.shell.slash_commands import CommandResult
 
@@ -43,6 +49,14 @@ HINT = (
 
 def run_plain(args: LaunchArgs) -> int:
     """Entry point used by the launcher for ``--plain``, ``TERM=dumb`` and ``ui: "plain"``."""
+    args.shell.approvals = "interactive"
+    if args.shell.trust is None:
+        from pi_cli.shell.trust import check_trust, record_trust
+
+        check = check_trust(args.cwd)
+        if check.needs_question:
+            trusted = asyncio.run(ask_trust(check))
+            record_trust(check.root, trusted, check.digest)
     shell = build_shell(args)
     if isinstance(shell, int):
         return shell
@@ -57,6 +71,10 @@ def history_path() -> Path:
     path = pi_home() / "history"
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
+
+
+class _AnswerApprovals(Exception):  # noqa: N818 - control flow
+    """Raised into the input prompt so the REPL can ask a pending approval."""
 
 
 class PlainRepl:
@@ -88,6 +106,8 @@ class PlainRepl:
         self._app: Application[Any] | None = None
         self._quit = False
         self._restore = ""
+        self._io = (input, output)
+        self._approvals: list[PermissionRequested] = []
         shell.subscribe(self.renderer)
         shell.subscribe(self._on_event)
         self.session: PromptSession[str] = PromptSession(
@@ -135,7 +155,8 @@ class PlainRepl:
                 " · Esc abort"
             )
         context = f" · {self.renderer.context_text}" if self.renderer.context_text else ""
-        return f" {self.shell.model_id}{context} · Ctrl+J newline · Tab complete · Ctrl+D quit"
+        mode = self.shell.permissions.mode
+        return f" {self.shell.model_id}{context} · {mode} · Ctrl+J newline · Tab complete · Ctrl+D quit"
 
     # ------------------------------------------------------------------ main loop
 
@@ -145,11 +166,14 @@ class PlainRepl:
         self.console.print(Text(HINT, style="dim"))
         with patch_stdout(raw=True):
             while not self._quit:
+                await self._answer_approvals()
                 default, self._restore = self._restore, ""
                 try:
                     text = await self.session.prompt_async(
                         default=default, pre_run=self._capture_app
                     )
+                except _AnswerApprovals:
+                    continue  # what was typed is kept in self._restore
                 except EOFError:
                     break
                 except KeyboardInterrupt:
@@ -168,6 +192,29 @@ class PlainRepl:
         self._app = get_app()
         if self._quit:  # a /quit finished between two prompts
             self._app.exit(exception=EOFError())
+        elif self._approvals:
+            self._interrupt_for_approval()
+
+    def _interrupt_for_approval(self) -> None:
+        app = self._app
+        if app is not None and app.is_running:
+            self._restore = "\n".join(
+                filter(None, [self._restore, self.session.default_buffer.text])
+            )
+            app.exit(exception=_AnswerApprovals())
+
+    async def _answer_approvals(self) -> None:
+        """Ask each pending approval in turn (the run waits; typed text is kept)."""
+        while self._approvals:
+            request = self._approvals.pop(0)
+            if request not in self.shell.permissions.pending:
+                continue  # answered meanwhile (abort, timeout)
+            answer = await ask_approval(request, *self._io)
+            self.shell.answer(request.id, answer)
+            verdict = "denied" if answer.choice == "deny" else answer.choice.replace("_", " ")
+            self.console.print(
+                Text(f"  {verdict}", style="red" if answer.choice == "deny" else "green")
+            )
 
     async def handle(self, text: str, kind: Kind = "enter") -> None:
         """Act on one accepted input line (public for tests): the shell decides what it becomes."""
@@ -198,7 +245,12 @@ class PlainRepl:
             await self._show_result(result)
 
     def _on_event(self, event: ShellEvent) -> None:
-        """An aborted or failed run hands back what was queued: into the input line."""
+        """Approvals interrupt the input line; a handed-back queue goes into it."""
+        if isinstance(event, PermissionRequested):
+            self._approvals.append(event)
+            self._interrupt_for_approval()
+        elif isinstance(event, PermissionResolved):
+            self._approvals = [r for r in self._approvals if r.id != event.id]
         if isinstance(event, QueueReturned) and event.items:
             restored = "\n".join(item.text for item in event.items)
             app = self._app

@@ -15,7 +15,15 @@ from pi_cli.args import ExitCode, LaunchArgs, error
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.json_writer import JsonEventWriter, write_command_output
 from pi_cli.modes.pi_events import PiEventWriter
-from pi_cli.shell.events import AutoRetryStart, CompactionStart, Notice, ShellEvent
+from pi_cli.shell.events import (
+    AutoRetryStart,
+    CompactionStart,
+    Notice,
+    PermissionResolved,
+    ShellEvent,
+)
+from pi_cli.shell.redact import redact
+from pi_cli.shell.terminal_text import clean
 
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent
@@ -59,8 +67,17 @@ class Progress:
                 pass
 
 
+def denial_line(event: ShellEvent) -> None:
+    """One stderr line for a call denied because one-shot/JSON mode cannot ask (both modes)."""
+    if isinstance(event, PermissionResolved) and event.by == "non_interactive":
+        _say(
+            f"pi: denied {event.tool_name} {event.title}: it needs approval, and this mode cannot ask"
+        )
+
+
 def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    # Model and tool text never reaches the terminal raw (OSC 52, title changes, clears).
+    print(clean(redact(line)), file=sys.stderr, flush=True)
 
 
 class Outcome:
@@ -91,6 +108,7 @@ async def _run(shell: CodingAgent, args: LaunchArgs, prompt: str) -> int:
         shell.subscribe(
             PiEventWriter(writer.write_data, shell.thinking) if args.json_partials else writer
         )
+        shell.subscribe(denial_line)  # text mode: the tool's ✗ line says it
     else:
         shell.subscribe(Progress(shell))
     outcome = Outcome()
@@ -123,9 +141,13 @@ async def _run(shell: CodingAgent, args: LaunchArgs, prompt: str) -> int:
         if writer is not None:
             write_command_output(writer, result)
         else:
-            print(result.output, file=sys.stderr if result.error else sys.stdout, flush=True)
+            output = clean(redact(result.output))
+            print(output, file=sys.stderr if result.error else sys.stdout, flush=True)
         return ExitCode.ERROR if result.error else ExitCode.OK
-    return _finish(outcome, writer)
+    code = _finish(outcome, writer)
+    if code == ExitCode.OK and shell.permissions.denied_for_approval:
+        return ExitCode.DENIED  # a call needed an approval nobody could give
+    return code
 
 
 def _finish(outcome: Outcome, writer: JsonEventWriter | None) -> int:
@@ -134,10 +156,10 @@ def _finish(outcome: Outcome, writer: JsonEventWriter | None) -> int:
     last = outcome.answers[-1] if outcome.answers else None
     if last is not None and last.stop_reason in ("error", "aborted"):
         if not json_mode:  # JSON mode: the message_end event says it
-            error(last.error_message or f"the run ended: {last.stop_reason}")
+            error(clean(redact(last.error_message or f"the run ended: {last.stop_reason}")))
         return ExitCode.ERROR
     if outcome.crash:
-        error(outcome.crash)
+        error(clean(redact(outcome.crash)))
         return ExitCode.ERROR
     if last is None:
         if outcome.infos:  # an input hook handled the prompt and said something
@@ -146,7 +168,7 @@ def _finish(outcome: Outcome, writer: JsonEventWriter | None) -> int:
             return ExitCode.OK
         error("no answer: the prompt was not sent to the model (blocked or consumed by a hook)")
         return ExitCode.ERROR
-    text = last.text
+    text = clean(last.text)
     if not json_mode and text:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
@@ -155,7 +177,7 @@ def _finish(outcome: Outcome, writer: JsonEventWriter | None) -> int:
         if writer is not None:  # a marker line among the events, besides the stopReason
             writer(Notice(text=warning, level="error" if code else "warning"))
         else:
-            error(warning)
+            error(clean(redact(warning)))
     return code
 
 

@@ -31,6 +31,7 @@ from pi_cli.modes.rpc_prompting import prompting_commands
 from pi_cli.modes.rpc_queue import queue_commands
 from pi_cli.modes.rpc_sessions import session_commands
 from pi_cli.modes.rpc_state import state_commands
+from pi_cli.modes.rpc_ui import approval_commands
 from pi_cli.shell.compaction import CompactionError
 from pi_cli.shell.events import Notice, ShellEvent
 from pi_cli.shell.input_queue import QueueError
@@ -49,6 +50,7 @@ COMMAND_GROUPS: tuple[CommandGroup, ...] = (
     state_commands,
     session_commands,
     queue_commands,
+    approval_commands,
 )
 """Every command group; a later group may replace a command of an earlier one."""
 USER_ERRORS = (RpcError, SessionError, ConfigError, CompactionError, QueueError)
@@ -56,6 +58,7 @@ USER_ERRORS = (RpcError, SessionError, ConfigError, CompactionError, QueueError)
 
 def run_rpc(args: LaunchArgs) -> int:
     """Build the shell and serve stdin/stdout until stdin closes."""
+    args.shell.approvals = "remote"  # extension_ui_request / extension_ui_response (rpc_ui.py)
     shell = build_shell(args)
     if isinstance(shell, int):
         return shell

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
 from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn, Tool
@@ -35,10 +35,10 @@ from pi_cli.shell.events import (
     ShellEvent,
     ShellState,
 )
-from pi_cli.shell.hooks import HookManager
 from pi_cli.shell.init_command import init_commands
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
+from pi_cli.shell.lifecycle_hooks import keep_going, run_session_end
 from pi_cli.shell.model_setup import (
     ConfigError,
     ModelResolver,
@@ -47,9 +47,12 @@ from pi_cli.shell.model_setup import (
     startup_spec,
 )
 from pi_cli.shell.options import ShellOptions
-from pi_cli.shell.session_files import open_session, resolve_session, restore_session
+from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl, permission_commands
+from pi_cli.shell.safety import Safety
+from pi_cli.shell.session_files import restore_session
+from pi_cli.shell.session_load import open_startup_session, switch_to
 from pi_cli.shell.session_store import SessionError, SessionStore
-from pi_cli.shell.settings import Settings, load_settings
+from pi_cli.shell.settings import Settings
 from pi_cli.shell.skills import SkillSet, load_skills, skill_commands
 from pi_cli.shell.slash_commands import CommandResult, SlashCommandRegistry
 from pi_cli.shell.stream_record import StreamRecorder
@@ -70,17 +73,20 @@ class CodingAgent:
     def __init__(self, options: ShellOptions) -> None:
         self.options = options
         self.cwd = options.cwd.resolve()
-        self.settings: Settings = options.settings or load_settings(self.cwd)
         # Notices raised while building (bad skills, hooks...) reach listeners that subscribe later.
-        self.events = EventBus(after_emit=lambda: self.policy.update())
+        self.events = EventBus()  # after_emit: the policy's state check, once it exists
         self.notify = self.events.notify
+        self.safety = Safety(options, self.cwd, self.notify)  # trust, settings, keys
+        self.settings: Settings = self.safety.settings
         self._stream_fns = StreamFnPool()
         self.thinking: str = options.thinking or self.settings.thinking
-        self._models = ModelResolver(options, self.settings)
+        self._models = ModelResolver(options, self.settings, self.safety.provider_env)
         self.resolved_model: object | None = None
         self.model_id = ""
         stream_fn = self._resolve_model(startup_spec(options))
-        self.tools: list[Tool] = create_shell_tools(options, self.settings, self.cwd)
+        self.tools: list[Tool] = create_shell_tools(
+            options, self.settings, self.cwd, self.safety.tools_env()
+        )
         self.context_files: list[ContextFile]
         self.context_files, import_notices = load_context(self.cwd)
         self.queue = InputQueue(
@@ -110,19 +116,22 @@ class CodingAgent:
             self.events.fan_out,
             lambda: self.compactor.is_compacting,
         )
-        self.session: SessionStore = self._open_session()
+        self.events.after_emit = self.policy.update
+        self.session: SessionStore = open_startup_session(self)
         self.recorder = StreamRecorder(lambda: self.session)
         self.skills: SkillSet = load_skills(self.cwd, [*options.skill_paths, *self.settings.skills])
         templates, template_problems = load_templates(self.cwd)
-        self.hooks = HookManager.load(self)
+        self.sandbox_active: Callable[[], bool] = lambda: False  # the sandbox will own this
+        self.hooks, self.gate = self.safety.wire(self)
+        self.permissions = PermissionControl(self.gate, self.emit)
         self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
-        self.hooks.attach(self.agent)
         self.commands.register_all(
             builtin_commands(),
             compaction_commands(),
             branching_commands(),
             init_commands(),
             skill_commands(self.skills),
+            permission_commands(),
         )
         self.templates = template_commands(templates, self.commands, template_problems)
         for problem in [*map(str, self.skills.problems), *template_problems, *import_notices]:
@@ -138,18 +147,6 @@ class CodingAgent:
         self.resolved_model = choice.resolved
         self.model_id = choice.model_id
         return choice.stream_fn
-
-    def _open_session(self) -> SessionStore:
-        store, note = open_session(self.cwd, self.options)
-        if note:
-            self.notify(note, "warning")
-        if store.path is not None and store.entries:
-            self._load(store)
-        return store
-
-    def _load(self, store: SessionStore) -> None:
-        """Messages (and the last model) from ``store``; its corrupt-entry warnings shown."""
-        restore_session(self, store)
 
     def rebuild_system_prompt(self) -> None:
         """Recompute the system prompt (after tools, context files or skills change)."""
@@ -268,6 +265,7 @@ class CodingAgent:
         if self.run_aborted:
             return
         await self.agent.prompt(text, images or None)
+        await keep_going(self.hooks, self.agent, lambda: self.run_aborted)  # Stop hooks
         if self.run_aborted:  # an aborted run is not followed by compaction
             return
         await self.compactor.after_run()
@@ -323,30 +321,22 @@ class CodingAgent:
         self.queue.take_all()
         self.session = store
         if reason == "resume":
-            self._load(store)
+            restore_session(self, store)
         else:
             self.agent.replace_messages(store.build_context())
         path = str(store.path) if store.path is not None else None
         self.emit(SessionChanged(session_id=store.session_id, path=path, reason=reason))
         if reason != "tree":
+            self.hooks.start_source = "resume" if reason in ("resume", "fork") else "clear"
             self.hooks.session_start()
 
     def new_session(self) -> None:
         """Start a fresh session file and an empty conversation (raises SessionError mid-run)."""
-        # A live run's remaining messages would otherwise land in the new file.
-        self.ensure_idle("start a new session")
-        self.agent.reset()
-        self.adopt_session(
-            SessionStore.create(self.cwd, persist=self.options.persist_session), "new"
-        )
+        switch_to(self, None)
 
     def switch_session(self, ref: str | Path) -> None:
         """Resume another session (path or id) of this project (raises SessionError mid-run)."""
-        self.ensure_idle("switch sessions")
-        path = ref if isinstance(ref, Path) else resolve_session(ref, self.cwd)
-        store = SessionStore.open(path, persist=self.options.persist_session)
-        self.agent.reset()
-        self.adopt_session(store, "resume")
+        switch_to(self, ref)
 
     # ------------------------------------------------------------------ model
 
@@ -396,5 +386,15 @@ class CodingAgent:
     # ------------------------------------------------------------------ shutdown
 
     async def aclose(self) -> None:
-        """Release the provider clients (HTTP connections); call once at shutdown."""
+        """Run SessionEnd hooks, release the provider clients; call once at shutdown."""
+        await run_session_end(self.hooks, "other")
         await self._stream_fns.aclose(self.agent.stream_fn)
+
+    def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
+        """Answer a :class:`~pi_cli.shell.events.PermissionRequested` (False: not pending)."""
+        return self.permissions.answer(request_id, answer)
+
+    @property
+    def extra_dirs(self) -> list[Path]:
+        """The resolved extra directories of the workspace (the sandbox mounts them too)."""
+        return self.permissions.extra_dirs

@@ -9,7 +9,7 @@ file, whose full history stays; the agent's messages are rebuilt from the sessio
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from agent_core import (
@@ -100,6 +100,8 @@ class Compactor:
         self.is_compacting = False
         # The live compaction's signal: CodingAgent.abort() reaches the summary request through it.
         self.signal: AbortSignal | None = None
+        # PreCompact hooks (trigger "manual" or "auto", custom instructions), set by the shell.
+        self.before_compact: Callable[[str, str | None], Awaitable[None]] | None = None
 
     def abort(self) -> None:
         """Abort the live compaction, if any (it then ends with ``CompactionEnd(aborted=True)``)."""
@@ -186,6 +188,8 @@ class Compactor:
         if self.is_compacting:
             raise CompactionError("compaction is already running")
         shell = self.shell
+        if self.before_compact is not None:
+            await self.before_compact("manual" if reason == "manual" else "auto", instructions)
         tokens_before = context_tokens(shell.agent.state.messages)
         # Flag first: the shell reports its "compacting" state with the start event.
         self.is_compacting = True

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -148,6 +148,53 @@ class ShellStateChanged(WireModel):
     state: ShellState
 
 
+ApprovalChoice = Literal["allow_once", "allow_session", "allow_always", "deny"]
+"""A user's answer to a :class:`PermissionRequested`."""
+
+
+class PermissionRequested(WireModel):
+    """A tool call waits for the user's approval; answer with ``shell.answer(id, ...)``.
+
+    ``options`` are the choices a front end offers (``allow_session``/``allow_always`` only when
+    there is a rule to remember: ``rules``, in Claude Code syntax, for the project settings and
+    the user settings). ``preview`` is what will happen: the full command, or a diff of the edit.
+    """
+
+    type: Literal["permission_requested"] = "permission_requested"
+    id: str
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    title: str = ""
+    reason: str = ""
+    preview: str = ""
+    options: list[ApprovalChoice] = Field(default_factory=list)
+    rules: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class PermissionResolved(WireModel):
+    """An approval was decided: by the user, a hook, a timeout, an abort, or nobody could ask.
+
+    ``by``: ``user``, ``hook``, ``timeout``, ``aborted`` or ``non_interactive``.
+    """
+
+    type: Literal["permission_resolved"] = "permission_resolved"
+    id: str
+    allowed: bool
+    by: Literal["user", "hook", "timeout", "aborted", "non_interactive"] = "user"
+    choice: ApprovalChoice | None = None
+    message: str = ""
+    tool_name: str = ""
+    title: str = ""
+
+
+class PermissionModeChanged(WireModel):
+    """The permission mode changed (``/permissions``, Shift+Tab, RPC)."""
+
+    type: Literal["permission_mode_changed"] = "permission_mode_changed"
+    mode: str
+
+
 OwnEvent = (
     AutoRetryStart
     | AutoRetryEnd
@@ -159,6 +206,9 @@ OwnEvent = (
     | QueueChanged
     | QueueReturned
     | ShellStateChanged
+    | PermissionRequested
+    | PermissionResolved
+    | PermissionModeChanged
 )
 """The shell's own events."""
 
@@ -188,6 +238,9 @@ SHELL_EVENT_TYPES: tuple[type[WireModel], ...] = (
     QueueChanged,
     QueueReturned,
     ShellStateChanged,
+    PermissionRequested,
+    PermissionResolved,
+    PermissionModeChanged,
 )
 
 Listener = Callable[[ShellEvent], None]

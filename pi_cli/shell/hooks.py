@@ -1,4 +1,4 @@
-"""Hooks: Python modules from ``$PI_HOME/hooks/`` and ``.pi/hooks/`` plus command hooks.
+"""Hooks: Python modules (:mod:`.python_hooks`) plus command hooks (:mod:`.command_hooks`).
 
 A Python hook module defines any of these functions (sync or async), each taking one event:
 
@@ -12,21 +12,19 @@ A Python hook module defines any of these functions (sync or async), each taking
   ``session_start(event: SessionStartEvent)``: notifications, return value ignored.
 
 A ``tool_call`` hook that raises blocks the call (fail safe); any hook error is shown to the
-user and the session goes on. Command hooks are described in :mod:`pi_cli.shell.command_hooks`.
+user and the session goes on. Command hooks get Claude Code's tool names and input fields
+(:mod:`.claude_names`); lifecycle events (Stop, SessionStart...) are in :mod:`.lifecycle_hooks`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import inspect
 import logging
-import sys
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_core import AbortSignal, AgentEnd, TurnEnd, to_wire
 from agent_core.tool import (
@@ -35,126 +33,95 @@ from agent_core.tool import (
     BeforeToolCallResult,
     ToolCallContext,
 )
-from pi_cli.shell.command_hooks import CommandHook, parse_hooks, run_command_hook
-from pi_cli.shell.paths import pi_home, project_dir
+from pi_cli.shell.claude_names import (
+    claude_tool_name,
+    from_claude_input,
+    names_of,
+    to_claude_input,
+)
+from pi_cli.shell.command_hooks import CommandHook, HookOutcome, parse_hooks, run_command_hook
+from pi_cli.shell.python_hooks import (
+    InputEvent,
+    PythonHook,
+    SessionStartEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    call_hook,
+    load_python_hooks,
+)
 
 if TYPE_CHECKING:
     from agent_core import Agent
     from pi_cli.shell.context import ShellContext
 
-HOOK_FUNCTIONS = ("input", "tool_call", "tool_result", "turn_end", "agent_end", "session_start")
+__all__ = [
+    "HookManager",
+    "InputEvent",
+    "PreToolUse",
+    "SessionStartEvent",
+    "ToolCallEvent",
+    "ToolResultEvent",
+]
 log = logging.getLogger("pi_cli.hooks")
 
 
 @dataclass
-class InputEvent:
-    """User input before slash commands and templates are expanded."""
+class PreToolUse:
+    """What the PreToolUse stage (Python ``tool_call`` hooks, then commands) decided."""
 
-    text: str
-    cwd: Path
-    shell: Any = None
-
-
-@dataclass
-class ToolCallEvent:
-    """A validated tool call about to run."""
-
-    tool_name: str
-    tool_call_id: str
     args: dict[str, Any]
-    cwd: Path
-    shell: Any = None
-
-
-@dataclass
-class ToolResultEvent:
-    """A finished tool call."""
-
-    tool_name: str
-    tool_call_id: str
-    args: dict[str, Any]
-    content: str  # the result's text, for convenience
-    result: Any  # the agent_core ToolResult
-    is_error: bool
-    cwd: Path
-    shell: Any = None
-
-
-@dataclass
-class SessionStartEvent:
-    """The shell started (or switched to) a session."""
-
-    session_id: str
-    session_file: str | None
-    cwd: Path
-    shell: Any = None
-
-
-@dataclass
-class PythonHook:
-    """One loaded module."""
-
-    path: Path
-    module: ModuleType
-    functions: dict[str, Any] = field(default_factory=dict)
-
-
-def load_python_hooks(cwd: Path) -> tuple[list[PythonHook], list[str]]:
-    """Import every ``*.py`` in the global then the project hook directory (sorted by name)."""
-    hooks: list[PythonHook] = []
-    problems: list[str] = []
-    for directory in (pi_home() / "hooks", project_dir(cwd) / "hooks"):
-        if not directory.is_dir():
-            continue
-        for path in sorted(directory.glob("*.py")):
-            name = f"pi_hook_{abs(hash(str(path.resolve())))}_{path.stem}"
-            try:
-                spec = importlib.util.spec_from_file_location(name, path)
-                if spec is None or spec.loader is None:
-                    raise ImportError("not a Python module")
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[name] = module
-                spec.loader.exec_module(module)
-            except Exception as exc:  # noqa: BLE001 - a broken hook file must not stop pi
-                sys.modules.pop(name, None)
-                problems.append(f"Hook {path} failed to load: {type(exc).__name__}: {exc}")
-                continue
-            functions = {
-                fn: getattr(module, fn)
-                for fn in HOOK_FUNCTIONS
-                if callable(getattr(module, fn, None))
-            }
-            if functions:
-                hooks.append(PythonHook(path, module, functions))
-    return hooks, problems
-
-
-async def _call(function: Any, event: Any) -> Any:
-    result = function(event)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
+    rewritten: bool = False
+    block: bool = False
+    reason: str = ""
+    decision: Literal["allow", "ask"] | None = None
+    context: str = ""
 
 
 class HookManager:
-    """Dispatches events to Python and command hooks for one shell."""
+    """Dispatches events to Python and command hooks for one shell.
+
+    Args:
+        env: the environment command hooks run with (the tools' environment: no keys).
+        mode: the current permission mode (``permission_mode`` in the payloads).
+    """
 
     def __init__(
-        self, shell: ShellContext, python_hooks: list[PythonHook], command_hooks: list[CommandHook]
+        self,
+        shell: ShellContext,
+        python_hooks: list[PythonHook],
+        command_hooks: list[CommandHook],
+        env: Callable[[], Mapping[str, str]] | None = None,
+        mode: Callable[[], str] = lambda: "default",
     ) -> None:
         self.shell = shell
         self.python_hooks = python_hooks
         self.command_hooks = command_hooks
+        self.env = env
+        self.mode = mode
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.pending_context: list[str] = []
+        """additionalContext of SessionStart hooks, added to the next prompt."""
+        self.start_source = "startup"
+        """SessionStart's ``source`` for the next session start: startup, resume, clear."""
+        self.session_start_due = False
 
     @classmethod
-    def load(cls, shell: ShellContext) -> HookManager:
-        """Load the Python hook modules and the command hooks of the settings."""
-        python_hooks, problems = load_python_hooks(shell.cwd)
-        command_hooks, config_problems = parse_hooks(shell.settings.hooks or {})
+    def load(
+        cls,
+        shell: ShellContext,
+        *,
+        include_project: bool = True,
+        config: dict[str, Any] | None = None,
+        env: Callable[[], Mapping[str, str]] | None = None,
+        mode: Callable[[], str] = lambda: "default",
+    ) -> HookManager:
+        """Load the Python hook modules and the command hooks (``config``: the hooks setting)."""
+        python_hooks, problems = load_python_hooks(shell.cwd, include_project)
+        hooks_config = shell.settings.hooks if config is None else config
+        command_hooks, config_problems = parse_hooks(hooks_config or {})
         for problem in problems + config_problems:
             shell.notify(problem, "warning")
-        return cls(shell, python_hooks, command_hooks)
+        return cls(shell, python_hooks, command_hooks, env, mode)
 
     @property
     def active(self) -> bool:
@@ -166,20 +133,34 @@ class HookManager:
         return [self.transform_input] if self.active else []
 
     def attach(self, agent: Agent) -> None:
-        """Wire the tool-call hooks into ``agent`` and follow its events (only if configured)."""
-        if not self.active:
-            return
-        agent.before_tool_call = self.before_tool_call
-        agent.after_tool_call = self.after_tool_call
-        agent.subscribe(self.on_event)
+        """Follow ``agent``'s events (turn_end, agent_end) if any Python hook is configured.
 
-    def _functions(self, name: str) -> list[tuple[Path, Any]]:
+        The tool-call hooks are chained by the shell's permission gate, which calls
+        :meth:`pre_tool_use` and :meth:`after_tool_call`.
+        """
+        if self.python_hooks:
+            agent.subscribe(self.on_event)
+
+    def functions(self, name: str) -> list[tuple[Path, Any]]:
+        """(file, function) of every Python hook defining ``name``."""
         return [(h.path, h.functions[name]) for h in self.python_hooks if name in h.functions]
 
-    def _commands(self, event: str, tool_name: str | None = None) -> list[CommandHook]:
-        return [h for h in self.command_hooks if h.event == event and h.matches(tool_name)]
+    def commands(self, event: str, names: str | tuple[str, ...] | None = None) -> list[CommandHook]:
+        """The command hooks for ``event`` whose matcher matches one of ``names``."""
+        return [h for h in self.command_hooks if h.event == event and h.matches(names)]
 
-    def _report(self, path: Path | str, name: str, exc: BaseException) -> str:
+    async def run(self, hook: CommandHook, payload: dict[str, Any]) -> HookOutcome:
+        """Run one command hook; its problems and system messages are shown to the user."""
+        env = self.env() if self.env is not None else None
+        outcome = await run_command_hook(hook, payload, self.shell.cwd, env)
+        if outcome.problem:
+            self.shell.notify(outcome.problem, "warning")
+        if outcome.system_message:
+            self.shell.notify(outcome.system_message)
+        return outcome
+
+    def report(self, path: Path | str, name: str, exc: BaseException) -> str:
+        """Show a failing Python hook; returns the text."""
         text = f"Hook {path} ({name}) failed: {type(exc).__name__}: {exc}"
         self.shell.notify(text, "error")
         return text
@@ -188,11 +169,14 @@ class HookManager:
 
     async def transform_input(self, text: str) -> str | None:
         """An ``input_transforms`` entry: ``None`` when a hook consumed the input."""
-        for path, function in self._functions("input"):
+        from pi_cli.shell.lifecycle_hooks import run_session_start
+
+        await run_session_start(self)
+        for path, function in self.functions("input"):
             try:
-                result = await _call(function, InputEvent(text, self.shell.cwd, self.shell))
+                result = await call_hook(function, InputEvent(text, self.shell.cwd, self.shell))
             except Exception as exc:  # noqa: BLE001 - shown, input goes on unchanged
-                self._report(path, "input", exc)
+                self.report(path, "input", exc)
                 continue
             if isinstance(result, str):
                 text = result
@@ -200,36 +184,33 @@ class HookManager:
                 if result.get("output"):
                     self.shell.notify(str(result["output"]))
                 return None
-        for hook in self._commands("UserPromptSubmit"):
-            outcome = await run_command_hook(
-                hook, self._payload("UserPromptSubmit", prompt=text), self.shell.cwd
-            )
-            if outcome.problem:
-                self.shell.notify(outcome.problem, "warning")
+        for hook in self.commands("UserPromptSubmit"):
+            outcome = await self.run(hook, self.payload("UserPromptSubmit", prompt=text))
             if outcome.block:
                 self.shell.notify(f"Prompt blocked by hook: {outcome.message}", "warning")
                 return None
-            if outcome.stdout and not outcome.data:
+            if outcome.additional_context:
+                text = f"{text}\n\n{outcome.additional_context}"
+            elif outcome.stdout and not outcome.data:
                 text = f"{text}\n\n{outcome.stdout}"  # Claude Code: stdout is added as context
+        if self.pending_context:
+            text = "\n\n".join([text, *self.pending_context])
+            self.pending_context.clear()
         return text
 
     # ------------------------------------------------------------------ tools
 
-    async def before_tool_call(
-        self, ctx: ToolCallContext, signal: AbortSignal
-    ) -> BeforeToolCallResult | None:
-        """The agent's ``before_tool_call``: Python hooks, then PreToolUse commands."""
-        call = ctx.tool_call
-        args = dict(call.arguments)
-        rewritten = False
-        for path, function in self._functions("tool_call"):
-            event = ToolCallEvent(call.name, call.id, dict(args), self.shell.cwd, self.shell)
+    async def pre_tool_use(self, tool: str, call_id: str, args: dict[str, Any]) -> PreToolUse:
+        """Python ``tool_call`` hooks, then PreToolUse commands (Claude Code's names)."""
+        stage = PreToolUse(dict(args))
+        for path, function in self.functions("tool_call"):
+            event = ToolCallEvent(tool, call_id, dict(stage.args), self.shell.cwd, self.shell)
             try:
-                result = await _call(function, event)
+                result = await call_hook(function, event)
             except Exception as exc:  # noqa: BLE001 - fail safe: block and say why
-                return BeforeToolCallResult(
-                    block=True, reason=f"Tool call blocked: {self._report(path, 'tool_call', exc)}"
-                )
+                stage.block = True
+                stage.reason = f"Tool call blocked: {self.report(path, 'tool_call', exc)}"
+                return stage
             if isinstance(result, BeforeToolCallResult):
                 result = {
                     "block": result.block,
@@ -238,47 +219,70 @@ class HookManager:
                 }
             if isinstance(result, dict):
                 if result.get("block"):
-                    return BeforeToolCallResult(
-                        block=True,
-                        reason=str(result.get("reason") or f"Blocked by hook {path.name}"),
-                    )
+                    stage.block = True
+                    stage.reason = str(result.get("reason") or f"Blocked by hook {path.name}")
+                    return stage
                 if isinstance(result.get("arguments"), dict):
-                    args, rewritten = dict(result["arguments"]), True
-        for hook in self._commands("PreToolUse", call.name):
-            payload = self._payload(
-                "PreToolUse", tool_name=call.name, tool_input=args, tool_use_id=call.id
+                    stage.args, stage.rewritten = dict(result["arguments"]), True
+        for hook in self.commands("PreToolUse", names_of(tool, stage.args)):
+            outcome = await self.run(
+                hook, self.tool_payload("PreToolUse", tool, call_id, stage.args)
             )
-            outcome = await run_command_hook(hook, payload, self.shell.cwd)
-            if outcome.problem:
-                self.shell.notify(outcome.problem, "warning")
             if outcome.block:
-                return BeforeToolCallResult(block=True, reason=outcome.message)
+                stage.block, stage.reason = True, outcome.message
+                return stage
             if outcome.updated_input is not None:
-                args, rewritten = dict(outcome.updated_input), True
-        return BeforeToolCallResult(arguments=args) if rewritten else None
+                stage.args = from_claude_input(tool, outcome.updated_input, stage.args)
+                stage.rewritten = True
+            if outcome.decision == "ask" or (
+                outcome.decision == "allow" and stage.decision is None
+            ):
+                stage.decision = outcome.decision  # type: ignore[assignment]
+                stage.reason = outcome.message
+            if outcome.additional_context:
+                stage.context = "\n".join(filter(None, [stage.context, outcome.additional_context]))
+        return stage
+
+    async def before_tool_call(
+        self, ctx: ToolCallContext, signal: AbortSignal
+    ) -> BeforeToolCallResult | None:
+        """The PreToolUse stage as an agent ``before_tool_call`` (no permission checks)."""
+        call = ctx.tool_call
+        stage = await self.pre_tool_use(call.name, call.id, dict(call.arguments))
+        if stage.block:
+            return BeforeToolCallResult(block=True, reason=stage.reason)
+        return BeforeToolCallResult(arguments=stage.args) if stage.rewritten else None
+
+    async def permission_request(
+        self, tool: str, call_id: str, args: dict[str, Any], suggestions: list[str]
+    ) -> HookOutcome | None:
+        """PermissionRequest hooks: the first that allows or denies decides (None: none did)."""
+        for hook in self.commands("PermissionRequest", names_of(tool, args)):
+            payload = self.tool_payload("PermissionRequest", tool, call_id, args)
+            payload["permission_suggestions"] = suggestions
+            outcome = await self.run(hook, payload)
+            if outcome.block or outcome.decision in ("allow", "deny"):
+                if outcome.updated_input is not None:
+                    outcome.updated_input = from_claude_input(tool, outcome.updated_input, args)
+                return outcome
+        return None
 
     async def after_tool_call(
         self, ctx: AfterToolCallContext, signal: AbortSignal
     ) -> AfterToolCallResult | None:
-        """The agent's ``after_tool_call``: Python hooks patch, then PostToolUse commands."""
+        """Python ``tool_result`` hooks patch, then PostToolUse commands."""
         call = ctx.tool_call
         result, is_error = ctx.result, ctx.is_error
         changed = False
-        for path, function in self._functions("tool_result"):
+        for path, function in self.functions("tool_result"):
             event = ToolResultEvent(
-                call.name,
-                call.id,
-                dict(call.arguments),
-                result.text,
-                result,
-                is_error,
-                self.shell.cwd,
-                self.shell,
-            )
+                call.name, call.id, dict(call.arguments), result.text, result, is_error,
+                self.shell.cwd, self.shell,
+            )  # fmt: skip
             try:
-                patch = await _call(function, event)
+                patch = await call_hook(function, event)
             except Exception as exc:  # noqa: BLE001 - shown; the result stays as it was
-                self._report(path, "tool_result", exc)
+                self.report(path, "tool_result", exc)
                 continue
             if isinstance(patch, dict) and patch:
                 override = AfterToolCallResult()
@@ -290,23 +294,18 @@ class HookManager:
                     override.is_error = patch.get("is_error", patch.get("isError"))
                 result, is_error = override.apply(result, is_error)
                 changed = True
-        for hook in self._commands("PostToolUse", call.name):
-            payload = self._payload(
-                "PostToolUse",
-                tool_name=call.name,
-                tool_input=dict(call.arguments),
-                tool_use_id=call.id,
-                tool_response={**to_wire(result), "isError": is_error},
-            )
-            outcome = await run_command_hook(hook, payload, self.shell.cwd)
-            if outcome.problem:
-                self.shell.notify(outcome.problem, "warning")
-            if outcome.block:
+        args = dict(call.arguments)
+        for hook in self.commands("PostToolUse", names_of(call.name, args)):
+            payload = self.tool_payload("PostToolUse", call.name, call.id, args)
+            payload["tool_response"] = {**to_wire(result), "isError": is_error}
+            outcome = await self.run(hook, payload)
+            note = outcome.message if outcome.block else outcome.additional_context
+            if note:
                 # The tool already ran: the hook's message is added for the model to read.
-                text = f"{result.text}\n\n[PostToolUse hook] {outcome.message}".strip()
-                result, is_error = AfterToolCallResult(content=text, is_error=True).apply(
-                    result, is_error
-                )
+                text = f"{result.text}\n\n[PostToolUse hook] {note}".strip()
+                result, is_error = AfterToolCallResult(
+                    content=text, is_error=is_error or outcome.block
+                ).apply(result, is_error)
                 changed = True
         if not changed:
             return None
@@ -317,48 +316,46 @@ class HookManager:
     # ------------------------------------------------------------------ notifications
 
     def on_event(self, event: Any) -> None:
-        """Shell listener: forwards ``turn_end`` and ``agent_end`` to Python hooks."""
-        name = (
-            "turn_end"
-            if isinstance(event, TurnEnd)
-            else "agent_end"
-            if isinstance(event, AgentEnd)
-            else None
-        )
-        if name is not None:
-            self.notify_hooks(name, event)
+        """Agent listener: forwards ``turn_end`` and ``agent_end`` to Python hooks."""
+        if isinstance(event, TurnEnd):
+            self.notify_hooks("turn_end", event)
+        elif isinstance(event, AgentEnd):
+            self.notify_hooks("agent_end", event)
 
     def notify_hooks(self, name: str, event: Any) -> None:
         """Call every ``name`` hook; async ones run as tasks (no loop: run to completion)."""
-        for path, function in self._functions(name):
+        for path, function in self.functions(name):
             try:
                 result = function(event)
             except Exception as exc:  # noqa: BLE001
-                self._report(path, name, exc)
+                self.report(path, name, exc)
                 continue
             if inspect.isawaitable(result):
-                self._schedule(path, name, result)
+                self.schedule(self._guarded(path, name, result))
 
-    def _schedule(self, path: Path, name: str, awaitable: Any) -> None:
-        async def guarded() -> None:
-            try:
-                await awaitable
-            except Exception as exc:  # noqa: BLE001
-                self._report(path, name, exc)
+    async def _guarded(self, path: Path, name: str, awaitable: Any) -> None:
+        try:
+            await awaitable
+        except Exception as exc:  # noqa: BLE001
+            self.report(path, name, exc)
 
+    def schedule(self, coroutine: Any) -> None:
+        """Run ``coroutine`` as a task (to completion now when no loop is running)."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            asyncio.run(guarded())
+            asyncio.run(coroutine)
             return
-        task = loop.create_task(guarded())
+        task = loop.create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     def session_start(self) -> None:
-        """Tell hooks which session is active."""
+        """Tell hooks which session is active (command hooks run before the next prompt, with
+        ``start_source`` as Claude Code's ``source``)."""
         if not self.active:
             return
+        self.session_start_due = True
         session = self.shell.session
         event = SessionStartEvent(
             session.session_id,
@@ -368,11 +365,24 @@ class HookManager:
         )
         self.notify_hooks("session_start", event)
 
-    def _payload(self, event: str, **fields: Any) -> dict[str, Any]:
+    def payload(self, event: str, **fields: Any) -> dict[str, Any]:
+        """The fields every Claude Code hook input has, plus ``fields``."""
         return {
             "hook_event_name": event,
             "session_id": self.shell.session.session_id,
             "transcript_path": str(self.shell.session.path or ""),
             "cwd": str(self.shell.cwd),
+            "permission_mode": self.mode(),
             **fields,
         }
+
+    def tool_payload(
+        self, event: str, tool: str, call_id: str, args: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """A tool event's input: Claude Code's tool name and ``tool_input`` field names."""
+        return self.payload(
+            event,
+            tool_name=claude_tool_name(tool, args),
+            tool_input=to_claude_input(tool, args, self.shell.cwd),
+            tool_use_id=call_id,
+        )

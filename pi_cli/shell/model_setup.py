@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,9 +39,15 @@ class ModelChoice:
 class ModelResolver:
     """Resolves specs for one shell, remembering the start-up provider for credentials."""
 
-    def __init__(self, options: ShellOptions, settings: Settings) -> None:
+    def __init__(
+        self,
+        options: ShellOptions,
+        settings: Settings,
+        env: Callable[[], dict[str, str]] | None = None,
+    ) -> None:
         self.options = options
         self.settings = settings
+        self.env = env or (lambda: dict(os.environ))
         self.startup_provider: str | None = None
         from pi_cli.shell.model_controls import RetryGate
 
@@ -72,7 +79,7 @@ class ModelResolver:
             )
         from agent_core import providers
 
-        env = dict(os.environ)
+        env = self.env()
         chosen = spec or self.settings.model or providers.default_model_spec(env)
         api_key, api_base = self.credentials_for(chosen)
         if chosen is None:
@@ -95,6 +102,7 @@ class ModelResolver:
             )
         except providers.ModelConfigError as exc:
             raise ConfigError(str(exc)) from None
+        model = _explicit_key(model)
         if self.startup_provider is None:
             self.startup_provider = model.provider
         retry = self.settings.retry
@@ -138,6 +146,18 @@ def startup_spec(options: ShellOptions) -> str | None:
     if not model:
         raise ConfigError(f"--provider {provider} needs --model (the model id at {provider})")
     return model if model.startswith(f"{provider}/") else f"{provider}/{model}"
+
+
+def _explicit_key(model: Any) -> Any:
+    """A key litellm would read from the environment, passed explicitly instead: pi took the
+    keys out of its environment (:mod:`pi_cli.secret_env`). Registered for redaction."""
+    from pi_cli.secret_env import KEY_ENV_NAMES
+    from pi_cli.shell.redact import REDACTOR
+
+    if model.api_key is None and model.env_secret and model.api_key_env in KEY_ENV_NAMES:
+        model = model.model_copy(update={"api_key": model.env_secret})
+    REDACTOR.add(model.secret)
+    return model
 
 
 def spec_provider(spec: str) -> str:
@@ -215,8 +235,11 @@ async def aclose_stream_fn(stream_fn: object) -> None:
         log.debug("closing the provider client failed", exc_info=True)
 
 
-def create_shell_tools(options: ShellOptions, settings: Settings, cwd: Path) -> list[Tool]:
-    """The tools a shell gets: injected ones, none (``--no-tools``), or the named built-ins."""
+def create_shell_tools(
+    options: ShellOptions, settings: Settings, cwd: Path, env: Mapping[str, str] | None = None
+) -> list[Tool]:
+    """The tools a shell gets: injected ones, none (``--no-tools``), or the named built-ins
+    (their commands run with ``env``: no keys)."""
     if options.tool_objects is not None:
         return list(options.tool_objects)
     if options.no_tools:
@@ -225,6 +248,6 @@ def create_shell_tools(options: ShellOptions, settings: Settings, cwd: Path) -> 
 
     names = options.tools if options.tools is not None else settings.tools
     try:
-        return tools.create_tools(list(names or tools.DEFAULT_TOOL_NAMES), cwd)
+        return tools.create_tools(list(names or tools.DEFAULT_TOOL_NAMES), cwd, env=env)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None

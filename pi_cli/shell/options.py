@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from agent_core import StreamFn, Tool
@@ -17,6 +17,10 @@ class ShellOptions:
 
     ``stream_fn``, ``tool_objects`` and ``settings`` are seams for tests and embedders: they
     replace provider resolution, the built-in tools and the settings files.
+
+    ``approvals`` says who can answer a permission question (set by the front end: ``none``
+    for one-shot and JSON mode, ``interactive`` for the TUI and the plain REPL, ``remote`` for
+    RPC); ``trust`` is ``--trust`` (``None``: the stored decision for the folder).
     """
 
     cwd: Path = field(default_factory=Path.cwd)
@@ -36,3 +40,11 @@ class ShellOptions:
     stream_fn: StreamFn | None = None
     tool_objects: list[Tool] | None = None
     settings: Settings | None = None
+    api_key_file: str | None = None
+    permission_mode: str | None = None
+    skip_permissions: bool = False
+    allowed_tools: list[str] = field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
+    add_dirs: list[str] = field(default_factory=list)
+    trust: bool | None = None
+    approvals: Literal["none", "interactive", "remote"] = "none"

@@ -48,6 +48,23 @@ class TimeoutSettings(_Section):
     idle_s: float = Field(default=120.0, ge=0)
 
 
+class PermissionSettings(_Section):
+    """``permissions``: rules in Claude Code's syntax, the mode, extra directories, timeouts."""
+
+    default_mode: str | None = None
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    additional_directories: list[str] = Field(default_factory=list)
+    approval_timeout_s: float = Field(default=120.0, gt=0)
+
+
+class ToolEnvSettings(_Section):
+    """``toolEnv``: the environment tools run with."""
+
+    inherit_secrets: bool = False
+
+
 class Settings(_Section):
     """Every setting pi reads. Unknown keys are ignored (newer files stay loadable)."""
 
@@ -68,6 +85,8 @@ class Settings(_Section):
     skills: list[str] = Field(default_factory=list)
     local_probe_ports: dict[str, int] | None = None
     bash_timeout_s: float | None = Field(default=None, gt=0)
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    tool_env: ToolEnvSettings = Field(default_factory=ToolEnvSettings)
 
 
 MAX_DEPTH = 64

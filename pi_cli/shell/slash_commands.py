@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 if TYPE_CHECKING:
     from agent_core import Message, Tool
     from pi_cli.shell.compaction_parts import CompactionResult
+    from pi_cli.shell.permissions.control import PermissionControl
     from pi_cli.shell.session_store import SessionStore
     from pi_cli.shell.session_tree import TreeEntry
     from pi_cli.shell.settings import Settings
@@ -66,6 +67,8 @@ class ShellAPI(Protocol):
     def navigate_to(self, entry_id: str) -> str | None: ...
     def fork(self, entry_id: str | None = None) -> Path: ...
     def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None: ...
+    @property
+    def permissions(self) -> PermissionControl: ...
 
 
 Handler = Callable[[ShellAPI, str], Awaitable[CommandResult]]

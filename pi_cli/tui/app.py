@@ -12,20 +12,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.message import Message
 
+from pi_cli.tui import approvals
 from pi_cli.tui import messages as m
 from pi_cli.tui.completion import Completer
 from pi_cli.tui.keymap import bindings, has_extended_keys, key_hints
 from pi_cli.tui.messages import clean
 from pi_cli.tui.options import TuiOptions
-from pi_cli.tui.status import home_relative, shell_status
+from pi_cli.tui.status import home_relative, shell_status, short_path
 from pi_cli.tui.theming import DEFAULT_THEME, load_themes, token_defaults
 from pi_cli.tui.widgets.editor import CompletionMenu, Editor
 from pi_cli.tui.widgets.footer import Status, StatusFooter
@@ -40,14 +39,6 @@ if TYPE_CHECKING:
 
 QUIT_WINDOW_S = 2.0  # second Ctrl+C within this many seconds quits
 Intent = Literal["auto", "follow_up"]
-
-
-@dataclass
-class ShellBuilt(Message):
-    """The boot thread built the shell (or says why it could not)."""
-
-    result: CodingAgent | str
-    """The shell, or the user-facing reason it cannot start."""
 
 
 class PiApp(App[int]):
@@ -122,7 +113,7 @@ class PiApp(App[int]):
         )
         if shell is None:
             return [], [], hints
-        files = [self._short_path(f.path) for f in shell.context_files]
+        files = [short_path(f.path, self.cwd) for f in shell.context_files]
         return files, [skill.name for skill in shell.skills], hints
 
     @property
@@ -173,9 +164,9 @@ class PiApp(App[int]):
             import pi_cli.tui.widgets.turn_panel  # noqa: F401 - warm Markdown for the first turn
         except Exception as exc:  # noqa: BLE001 - a bug; report it instead of hanging on "starting"
             result = f"internal error while starting: {type(exc).__name__}: {exc}"
-        self.post_message(ShellBuilt(result))  # thread-safe: handled on the app's loop
+        self.post_message(m.ShellBuilt(result))  # thread-safe: handled on the app's loop
 
-    async def on_shell_built(self, message: ShellBuilt) -> None:
+    async def on_shell_built(self, message: m.ShellBuilt) -> None:
         result = message.result
         if isinstance(result, str):
             self.startup_error = result
@@ -192,12 +183,6 @@ class PiApp(App[int]):
         """Draw the conversation the shell was built with (``pi -c``, ``--session``)."""
         assert self.shell is not None
         await self.transcript.history(list(self.shell.messages))
-
-    def _short_path(self, path: Path) -> str:
-        try:
-            return str(path.relative_to(self.cwd))
-        except ValueError:
-            return home_relative(path)
 
     def _command_candidates(self, prefix: str) -> list[tuple[str, str]]:
         if self.shell is None:
@@ -388,6 +373,22 @@ class PiApp(App[int]):
 
     def on_status_changed(self, message: m.StatusChanged) -> None:
         self.refresh_status()
+
+    def on_approval_requested(self, message: m.ApprovalRequested) -> None:
+        if self.shell is not None:
+            approvals.open_approval(self, message, self.shell.answer)
+
+    def on_approval_closed(self, message: m.ApprovalClosed) -> None:
+        approvals.close_approval(self, message.request_id)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Shift+Tab stays with an open question's own keys.
+        return action != "cycle_permission_mode" or not approvals.modal_open(self)
+
+    def action_cycle_permission_mode(self) -> None:
+        """Shift+Tab: the next permission mode (the footer shows it)."""
+        if self.shell is not None:
+            self.shell.permissions.cycle()
 
     async def on_session_switched(self, message: m.SessionSwitched) -> None:
         assert self.shell is not None

@@ -38,6 +38,9 @@ from pi_cli.shell.events import (
     ModelChanged,
     Notice,
     OwnEvent,
+    PermissionModeChanged,
+    PermissionRequested,
+    PermissionResolved,
     QueueChanged,
     QueueReturned,
     SessionChanged,
@@ -148,6 +151,9 @@ class Bridge:
                 | QueueChanged()
                 | QueueReturned()
                 | ShellStateChanged()
+                | PermissionRequested()
+                | PermissionResolved()
+                | PermissionModeChanged()
             ):
                 return self._shell_event(event)
             case _:
@@ -193,5 +199,19 @@ class Bridge:
                 return m.QueueGivenBack([i.text for i in items])
             case ShellStateChanged(state=state):
                 return m.ShellBusy(state)
+            case PermissionRequested():
+                return m.ApprovalRequested(
+                    event.id,
+                    clean(event.tool_name),
+                    clean(event.title),
+                    clean(event.reason),
+                    clean(event.preview),
+                    list(event.options),
+                    clean_value(event.rules),
+                )
+            case PermissionResolved(id=request_id):
+                return m.ApprovalClosed(request_id)
+            case PermissionModeChanged():
+                return m.StatusChanged()
             case _:
                 assert_never(event)

@@ -34,6 +34,7 @@ class KeySpec:
     description: str
     scope: Scope
     show: bool = False
+    priority: bool = False
 
 
 DEFAULT_KEYS: tuple[KeySpec, ...] = (
@@ -49,6 +50,15 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
     KeySpec("pi.quit_if_empty", "ctrl+d", "quit_if_empty", "Quit (empty editor)", "editor"),
     KeySpec("pi.toggle_tools", "ctrl+o", "toggle_tools", "Toggle tool output", "app", show=True),
     KeySpec("pi.toggle_thinking", "ctrl+t", "toggle_thinking", "Toggle thinking", "app", show=True),
+    # Priority: the screen's own shift+tab (focus previous) must not take it first.
+    KeySpec(
+        "pi.cycle_mode",
+        "shift+tab",
+        "cycle_permission_mode",
+        "Permission mode",
+        "app",
+        priority=True,
+    ),
 )
 
 
@@ -61,7 +71,7 @@ def bindings(scope: Scope) -> list[BindingType]:
             spec.description,
             show=spec.show,
             id=spec.id,
-            priority=scope == "editor",
+            priority=scope == "editor" or spec.priority,
         )
         for spec in DEFAULT_KEYS
         if spec.scope == scope

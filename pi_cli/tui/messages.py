@@ -194,3 +194,39 @@ class ShellBusy(Message):
 
     state: str = "idle"
     """``idle``, ``preparing``, ``running``, ``command`` or ``compacting``."""
+
+
+@dataclass
+class ApprovalRequested(Message):
+    """A tool call waits for the user's approval: open the approval modal."""
+
+    request_id: str
+    """The request's id (answered with ``shell.answer``)."""
+    tool_name: str
+    """The tool."""
+    title: str
+    """The call's one-line title (``$ rm -rf build``)."""
+    reason: str
+    """Why it asks."""
+    preview: str
+    """The full command or the edit's diff."""
+    options: list[str] = field(default_factory=list)
+    """The choices offered (allow_once, allow_session, allow_always, deny)."""
+    rules: dict[str, list[str]] = field(default_factory=dict)
+    """What "always" saves, per scope (project, user)."""
+
+
+@dataclass
+class ApprovalClosed(Message):
+    """A request was decided elsewhere (timeout, abort, a hook): close its modal."""
+
+    request_id: str
+    """The request's id."""
+
+
+@dataclass
+class ShellBuilt(Message):
+    """The boot thread built the shell (or says why it could not)."""
+
+    result: Any
+    """The shell, or the user-facing reason it cannot start."""

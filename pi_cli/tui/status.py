@@ -19,6 +19,14 @@ def home_relative(path: Path) -> str:
     return str(path)
 
 
+def short_path(path: Path, cwd: Path) -> str:
+    """``path`` relative to ``cwd`` when inside it, else home-relative."""
+    try:
+        return str(path.relative_to(cwd))
+    except ValueError:
+        return home_relative(path)
+
+
 def shell_status(shell: CodingAgent | None, cwd: str, session_label: str | None) -> Status:
     """The footer's fields (``starting…`` until the shell exists)."""
     if shell is None:
@@ -37,4 +45,5 @@ def shell_status(shell: CodingAgent | None, cwd: str, session_label: str | None)
         cost=usage.cost,
         context_tokens=used,
         context_window=window,
+        mode=shell.permissions.mode,
     )

@@ -96,6 +96,8 @@ def test_plain_repl_in_tmux(tmp_path: Path, pi_home: Path, fake_server: tuple[in
     command = (
         f"env PI_HOME={pi_home} PI_NO_LOCAL_PROBE=1 TERM=xterm-256color {PI} --plain --no-session "
         f"--model openai/fake --api-base http://127.0.0.1:{port}/v1 --api-key x"
+        # The gate loop is not read-only; this test is about queueing, not approvals.
+        " --permission-mode bypassPermissions"
     )
     tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", "-c", str(project), command)
     try:

@@ -98,7 +98,8 @@ def test_cli_skill_template_and_command_hook(
         Turn(text="refused"),
         Turn(text="fixed"),
     )
-    result = run_pi(project, pi_home, "-p", *pi_args(server), "/skill:deploy to staging")
+    # --trust: the project's own command hook runs only in a trusted folder (issue 12).
+    result = run_pi(project, pi_home, "-p", "--trust", *pi_args(server), "/skill:deploy to staging")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "refused"
     first, second = (json.dumps(r) for r in server.requests[:2])

@@ -59,6 +59,7 @@ async def test_python_hook_blocks_rewrites_and_patches(project: Path, pi_home: P
         ),
         reply(text("done")),
         tools=["bash"],
+        trust=True,  # project hooks run only in a trusted folder
     )
     await shell.submit("go")
     blocked, patched = tool_results(stream, 1)
@@ -86,6 +87,7 @@ async def test_raising_hook_blocks_and_session_continues(project: Path) -> None:
         reply(text("the call was blocked")),
         reply(text("still here")),
         tools=["bash"],
+        trust=True,
     )
     await shell.submit("touch it")
     (result,) = tool_results(stream, 1)
@@ -107,7 +109,7 @@ async def test_input_hook_transforms_and_handles(project: Path) -> None:
             "    return event.text.upper()\n"
         ),
     )
-    shell, stream, recorder = make_shell(project, reply(text("ok")))
+    shell, stream, recorder = make_shell(project, reply(text("ok")), trust=True)
     await shell.submit("secret")
     assert stream.calls == 0 and "handled locally" in notices(recorder)
     await shell.submit("hello")
@@ -136,7 +138,8 @@ async def test_command_hook_exit_2_blocks_with_stderr_for_the_model(project: Pat
     (result,) = tool_results(stream, 1)
     assert result.is_error and result.text == "denied: not allowed here"
     event = json.loads((project / "event.json").read_text())
-    assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "bash"
+    # Claude Code's tool names (issue 12): real Claude Code hook scripts check "Bash".
+    assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "Bash"
     assert event["tool_input"] == {"command": "echo hi"} and event["cwd"] == str(project.resolve())
 
 
@@ -219,6 +222,8 @@ async def test_example_python_permission_gate(project: Path) -> None:
         ),
         reply(text("ok")),
         tools=["bash"],
+        trust=True,
+        permission_mode="bypassPermissions",  # the hook, not the permission mode, decides here
     )
     await shell.submit("clean up")
     outside, ok = tool_results(stream, 1)

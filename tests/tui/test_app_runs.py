@@ -165,7 +165,8 @@ async def test_escape_aborts_a_slow_bash_tool_and_restores_the_queue(tmp_path: P
             )
         )
     )
-    shell = make_shell(tmp_path, stream, tools=None)
+    # The loop is not read-only: this test is about aborting, not approvals.
+    shell = make_shell(tmp_path, stream, tools=None, permission_mode="bypassPermissions")
     app = make_app(shell)
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "go")

@@ -94,7 +94,8 @@ def test_prompt_steer_and_follow_up_through_tmux(server: tuple[int, Path], tmp_p
     exports = " ".join(f"{k}={v}" for k, v in env.items())
     command = (
         f"cd {project} && env {exports} {PI} --model openai/fake --api-base http://127.0.0.1:{port}/v1 "
-        f"--api-key x --no-session; echo PI-EXITED-$?; sleep 30"
+        # The gate loop is not read-only; approvals have their own tmux test.
+        f"--api-key x --no-session --permission-mode bypassPermissions; echo PI-EXITED-$?; sleep 30"
     )
     _tmux("new-session", "-d", "-s", session, "-x", "110", "-y", "45", command)
     try:

@@ -40,12 +40,17 @@ from pi_cli.shell.events import (
     CompactionStart,
     ModelChanged,
     Notice,
+    PermissionModeChanged,
+    PermissionRequested,
+    PermissionResolved,
     QueueChanged,
     QueueReturned,
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
 )
+from pi_cli.shell.redact import redact
+from pi_cli.shell.terminal_text import clean
 
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent
@@ -80,6 +85,11 @@ def format_args(args: Any) -> str:
         text = "" if args is None else json.dumps(args, ensure_ascii=False)
     first, *rest = text.splitlines() or [""]
     return clip(first + (" …" if rest else ""), ARGS_CHARS)
+
+
+def safe(text: str) -> str:
+    """Model, tool or file text made safe to print (no control sequences, no keys)."""
+    return clean(redact(text))
 
 
 def clip(text: str, limit: int) -> str:
@@ -157,6 +167,13 @@ class PlainRenderer:
                 pass
             case QueueReturned():
                 pass  # the REPL puts the texts back into the input line
+            case PermissionRequested():
+                self._on_permission_requested(event)
+            case PermissionResolved():
+                self._on_permission_resolved(event)
+            case PermissionModeChanged(mode=mode):
+                self.console.print(Text(f"permission mode: {mode}", style="cyan"))
+                self.on_change()
             case _:
                 assert_never(event)
 
@@ -175,7 +192,9 @@ class PlainRenderer:
         if isinstance(message, UserMessage):
             self._users_in_run += 1
             if self._users_in_run > 1:  # a steer or follow-up reached the model
-                self.console.print(Text(f"» delivered: {clip(message.text, 200)}", style="cyan"))
+                self.console.print(
+                    Text(f"» delivered: {clip(safe(message.text), 200)}", style="cyan")
+                )
             self.on_change()
 
     def _on_message_update(self, event: MessageUpdate) -> None:
@@ -183,9 +202,9 @@ class PlainRenderer:
         if isinstance(sub, TextEnd):
             if sub.content.strip():
                 self._header()
-                self.console.print(Markdown(sub.content))
+                self.console.print(Markdown(safe(sub.content)))
         elif isinstance(sub, ThinkingEnd):
-            lines, more = truncate_result(sub.content, 4)
+            lines, more = truncate_result(safe(sub.content), 4)
             if lines:
                 self._header()
                 tail = f"\n… (+{more} lines)" if more else ""
@@ -200,7 +219,10 @@ class PlainRenderer:
         if message.stop_reason == "error":
             self._header()
             self.console.print(
-                Text(f"error: {message.error_message or 'the model call failed'}", style="bold red")
+                Text(
+                    f"error: {safe(message.error_message or 'the model call failed')}",
+                    style="bold red",
+                )
             )
         elif message.stop_reason == "aborted":
             self._header()
@@ -223,14 +245,14 @@ class PlainRenderer:
             self._turn_tools.append((event.tool_name, event.args))
         self._header()
         line = Text("▸ ", style="magenta")
-        line.append(event.tool_name, style="bold magenta")
-        args = format_args(event.args)
+        line.append(safe(event.tool_name), style="bold magenta")
+        args = safe(format_args(event.args))
         if args:
             line.append("  " + args, style="magenta")
         self.console.print(line)
 
     def _on_tool_execution_end(self, event: ToolExecutionEnd) -> None:
-        lines, more = truncate_result(event.result.text)
+        lines, more = truncate_result(safe(event.result.text))
         style = "red" if event.is_error else "dim"
         if not lines:
             lines = ["(error)" if event.is_error else "(no output)"]
@@ -246,13 +268,13 @@ class PlainRenderer:
         self.on_change()
 
     def _on_notice(self, event: Notice) -> None:
-        self.console.print(Text(event.text, style=_LEVEL_STYLE.get(event.level, "")))
+        self.console.print(Text(safe(event.text), style=_LEVEL_STYLE.get(event.level, "")))
 
     def _on_auto_retry_start(self, event: AutoRetryStart) -> None:
         self.console.print(
             Text(
                 f"retrying in {event.delay_ms / 1000:.1f}s (attempt {event.attempt}/{event.max_attempts}): "
-                f"{event.error_message}",
+                f"{safe(event.error_message)}",
                 style="yellow",
             )
         )
@@ -260,7 +282,7 @@ class PlainRenderer:
     def _on_auto_retry_end(self, event: AutoRetryEnd) -> None:
         if not event.success:
             self.console.print(
-                Text(f"retries exhausted: {event.final_error or ''}", style="bold red")
+                Text(f"retries exhausted: {safe(event.final_error or '')}", style="bold red")
             )
 
     def _on_compaction_start(self, event: CompactionStart) -> None:
@@ -268,7 +290,7 @@ class PlainRenderer:
 
     def _on_compaction_end(self, event: CompactionEnd) -> None:
         if event.error_message:
-            self.console.print(Text(f"compaction failed: {event.error_message}", style="red"))
+            self.console.print(Text(f"compaction failed: {safe(event.error_message)}", style="red"))
         else:
             self.console.print(
                 Text(
@@ -276,6 +298,27 @@ class PlainRenderer:
                     style="dim",
                 )
             )
+
+    def _on_permission_requested(self, event: PermissionRequested) -> None:
+        head = Text("⚠ permission needed: ", style="bold yellow")
+        head.append(safe(f"{event.tool_name} {event.title}".strip()), style="bold")
+        self.console.print(head)
+        self.console.print(Text(f"  {safe(event.reason)}", style="yellow"))
+        lines, more = truncate_result(safe(event.preview), 40)
+        if lines and event.tool_name != "bash":
+            tail = f"\n  … (+{more} lines)" if more else ""
+            self.console.print(Text("\n".join("  " + line for line in lines) + tail, style="dim"))
+
+    def _on_permission_resolved(self, event: PermissionResolved) -> None:
+        if event.by == "user":
+            return  # the REPL echoes the user's own choice
+        verdict = "allowed" if event.allowed else "denied"
+        why = {"hook": "by a hook", "timeout": "(no answer in time)", "aborted": "(aborted)"}
+        why["non_interactive"] = "(cannot ask here)"
+        reason = f" {why.get(event.by, '')}{': ' + event.message if event.message else ''}"
+        self.console.print(
+            Text(f"  {verdict}{safe(reason)}", style="green" if event.allowed else "red")
+        )
 
     # ------------------------------------------------------------------ pieces
 

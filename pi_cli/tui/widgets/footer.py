@@ -31,6 +31,7 @@ class Status:
     cost: float = 0.0
     context_tokens: int = 0
     context_window: int = 0
+    mode: str = ""
 
     @property
     def context_percent(self) -> float:
@@ -41,7 +42,7 @@ class Status:
 class StatusFooter(Horizontal):
     """One line of labels; the context label turns ``-warn`` > 70 % and ``-danger`` > 90 %."""
 
-    NAMES = ("cwd", "session", "model", "tokens", "cache", "cost", "context")
+    NAMES = ("cwd", "session", "mode", "model", "tokens", "cache", "cost", "context")
 
     def compose(self) -> ComposeResult:
         # Kept as attributes, not queried: updates may arrive while the app shuts down.
@@ -56,6 +57,7 @@ class StatusFooter(Horizontal):
         values = {
             "cwd": status.cwd,
             "session": status.session,
+            "mode": status.mode,
             "model": f"{status.model}{thinking}",
             "tokens": f"↑{short_tokens(status.input)} ↓{short_tokens(status.output)}",
             "cache": f"R{short_tokens(status.cache_read)} W{short_tokens(status.cache_write)}",

@@ -1,0 +1,88 @@
+"""The plain REPL's questions: approve a tool call, trust a folder (prompt-toolkit prompts)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from pi_cli.shell.permissions.approvals import ApprovalAnswer
+from pi_cli.shell.terminal_text import clean
+
+if TYPE_CHECKING:
+    from pi_cli.shell.events import PermissionRequested
+    from pi_cli.shell.trust import TrustCheck
+
+KEYS = {"y": "allow_once", "s": "allow_session", "a": "allow_always", "n": "deny"}
+LABELS = {
+    "allow_once": "[y] allow once",
+    "allow_session": "[s] allow for this session",
+    "allow_always": "[a] always",
+    "deny": "[n] deny (n <reason> tells the model why)",
+}
+
+
+def approval_prompt(request: PermissionRequested) -> str:
+    """The question line for ``request``."""
+    choices = " · ".join(LABELS[option] for option in request.options)
+    rules = request.rules.get("user") or []
+    always = f" (always saves {', '.join(rules)})" if "allow_always" in request.options else ""
+    return f"{choices}{clean(always)} › "
+
+
+def parse_answer(text: str, request: PermissionRequested) -> ApprovalAnswer | None:
+    """``y``/``s``/``a``/``n [reason]`` (also ``yes``, ``no``, ``deny: reason``); None if unclear."""
+    stripped = text.strip()
+    word, _, rest = stripped.partition(" ")
+    word = word.lower().rstrip(":")
+    key = {"yes": "y", "no": "n", "deny": "n", "always": "a", "session": "s"}.get(word, word)
+    choice = KEYS.get(key)
+    if choice is None or choice not in request.options:
+        return None
+    return ApprovalAnswer(choice, message=rest.strip() if choice == "deny" else "")  # type: ignore[arg-type]
+
+
+async def ask_approval(
+    request: PermissionRequested, input: Input | None = None, output: Output | None = None
+) -> ApprovalAnswer:
+    """Ask until the answer is clear; Ctrl+C or Ctrl+D deny."""
+    session: PromptSession[str] = PromptSession(input=input, output=output)
+    while True:
+        try:
+            text = await session.prompt_async(approval_prompt(request))
+        except (EOFError, KeyboardInterrupt):
+            return ApprovalAnswer("deny")
+        answer = parse_answer(text, request)
+        if answer is None:
+            continue
+        if answer.choice != "allow_always":
+            return answer
+        try:
+            where = await session.prompt_async("save to [p]roject or [u]ser settings? › ")
+        except (EOFError, KeyboardInterrupt):
+            return ApprovalAnswer("deny")
+        project = where.strip().lower().startswith("p")
+        return ApprovalAnswer("allow_always", "project" if project else "user")
+
+
+async def ask_trust(
+    check: TrustCheck, input: Input | None = None, output: Output | None = None
+) -> bool:
+    """Show what this folder's configuration would run and ask whether to trust it."""
+    session: PromptSession[str] = PromptSession(input=input, output=output)
+    changed = " changed since you trusted it and" if check.changed else ""
+    print(
+        f"This folder ({check.root}){changed} has configuration that runs code or uses your keys:"
+    )
+    for item in check.items:
+        print(f"  - {clean(item)}")
+    while True:
+        try:
+            text = await session.prompt_async("Trust this folder? [y]es / [n]o (remembered) › ")
+        except (EOFError, KeyboardInterrupt):
+            return False
+        word = text.strip().lower()
+        if word in ("y", "yes", "n", "no"):
+            return word.startswith("y")

@@ -1,0 +1,124 @@
+"""Approvals over RPC with pi's extension UI sub-protocol.
+
+When a tool call needs approval, pi writes (besides the ``permission_requested`` event)::
+
+    {"type": "extension_ui_request", "id": "perm-1", "method": "select",
+     "title": "Allow bash: $ rm -rf build?", "message": "<why, and what will happen>",
+     "options": ["Allow once", "Allow for this session", "Always (project settings)",
+                 "Always (user settings)", "Deny"],
+     "timeout": 120000, "toolName": "bash", "toolCallId": "...", "args": {...}}
+
+and the client answers with ``{"type": "extension_ui_response", "id": "perm-1", "value":
+"Allow once"}`` (an option label, or a choice id: ``allow_once``, ``allow_session``,
+``allow_always``, ``deny``; ``"scope": "project"|"user"`` and ``"message"`` for a denial reason
+are accepted too), ``{"confirmed": true|false}`` (allow once / deny), or ``{"cancelled": true}``
+(deny). No answer within ``permissions.approvalTimeoutS`` (default 120 s) denies; an ``abort``
+cancels. A ``permission_resolved`` event says how each request ended. No response line follows a
+valid ``extension_ui_response`` (as in pi); a malformed one gets an error response.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from pi_cli.modes.rpc_base import Deferred, Handler, RpcContext, RpcError
+from pi_cli.shell.events import PermissionRequested, ShellEvent
+
+if TYPE_CHECKING:
+    from pi_cli.shell.coding_agent import CodingAgent
+
+LABELS = {
+    "allow_once": "Allow once",
+    "allow_session": "Allow for this session",
+    "deny": "Deny",
+}
+ALWAYS = {"project": "Always (project settings)", "user": "Always (user settings)"}
+_BY_LABEL: dict[str, dict[str, str]] = {
+    **{label.lower(): {"choice": choice} for choice, label in LABELS.items()},
+    **{label.lower(): {"choice": "allow_always", "scope": s} for s, label in ALWAYS.items()},
+}
+
+
+def request_line(request: PermissionRequested, timeout_s: float | None) -> dict[str, Any]:
+    """The ``extension_ui_request`` for one approval."""
+    options: list[str] = []
+    for choice in request.options:
+        if choice == "allow_always":
+            options.extend(ALWAYS.values())
+        else:
+            options.append(LABELS[choice])
+    message = request.reason
+    if request.preview:
+        message += "\n\n" + request.preview
+    line: dict[str, Any] = {
+        "type": "extension_ui_request",
+        "id": request.id,
+        "method": "select",
+        "title": f"Allow {request.tool_name}: {request.title}?",
+        "message": message,
+        "options": options,
+        "toolName": request.tool_name,
+        "toolCallId": request.tool_call_id,
+        "args": request.args,
+        "rules": request.rules,
+    }
+    if timeout_s is not None:
+        line["timeout"] = int(timeout_s * 1000)
+    return line
+
+
+def parse_response(command: dict[str, Any]) -> dict[str, str]:
+    """An ``extension_ui_response`` as a shell answer (raises ValueError when unclear)."""
+    if command.get("cancelled") is True:
+        return {"choice": "deny", "message": str(command.get("message") or "")}
+    if isinstance(command.get("confirmed"), bool):
+        return {"choice": "allow_once" if command["confirmed"] else "deny"}
+    value = command.get("value")
+    if not isinstance(value, str):
+        raise ValueError('"value" (an option), "confirmed" or "cancelled" is required')
+    answer = dict(_BY_LABEL.get(value.strip().lower(), {"choice": value.strip()}))
+    if isinstance(command.get("scope"), str):
+        answer["scope"] = command["scope"]
+    if isinstance(command.get("message"), str):
+        answer["message"] = command["message"]
+    return answer
+
+
+class RpcApprovals:
+    """Writes approval requests and routes their answers to the shell."""
+
+    def __init__(self, shell: CodingAgent, write: Callable[[dict[str, Any]], None]) -> None:
+        self.shell = shell
+        self.write = write
+
+    def on_event(self, event: ShellEvent) -> None:
+        """Shell listener: an ``extension_ui_request`` for each approval."""
+        if isinstance(event, PermissionRequested):
+            timeout = self.shell.settings.permissions.approval_timeout_s
+            self.write(request_line(event, timeout))
+
+    def handle(self, command: dict[str, Any]) -> str | None:
+        """Answer the request ``command`` names; an error text when that fails."""
+        request_id = command.get("id")
+        if not isinstance(request_id, str):
+            return '"id" (the request\'s id) is required'
+        try:
+            answered = self.shell.answer(request_id, parse_response(command))
+        except ValueError as exc:
+            return str(exc)
+        return None if answered else f"No pending request {request_id!r}"
+
+
+def approval_commands(ctx: RpcContext) -> Mapping[str, Handler]:
+    """The approval sub-protocol as an RPC command group: requests out, answers in."""
+    approvals = RpcApprovals(ctx.shell, ctx.write)
+    ctx.shell.subscribe(approvals.on_event)
+
+    async def response(command: dict[str, Any]) -> Any:
+        problem = approvals.handle(command)
+        if problem is not None:
+            raise RpcError(problem)
+        raise Deferred  # an answer, not a command: no response line (as in pi)
+
+    return {"extension_ui_response": response}

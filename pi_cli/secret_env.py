@@ -1,0 +1,165 @@
+"""Keys out of reach of tools: pi re-executes itself without them in its environment and argv.
+
+A tool can read ``/proc/<pi's pid>/environ`` and ``/proc/<pi's pid>/cmdline``; removing keys
+from the tool's own environment is not enough. So, when a provider key is in the environment
+or ``--api-key`` is on the command line, :func:`reexec_without_secrets` (called first thing by
+``pi_cli.cli.main``, before any heavy import) hands them to a fresh ``exec`` of the same command
+through an inherited pipe and leaves them out of its environment and argv. The new process
+(same pid) reads the pipe, closes it and keeps the keys in :data:`HELD` only: they are passed to
+the provider layer explicitly, never put back into ``os.environ``.
+
+A leaf module: standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+HANDOVER_ENV = "PI_SECRETS_FD"
+SKIP_ENV = "PI_NO_REEXEC"
+KEY_ENV_NAMES: tuple[str, ...] = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "XAI_API_KEY",
+    "TOGETHER_API_KEY",
+    "TOGETHERAI_API_KEY",
+    "GEMINI_API_KEY",
+    "MISTRAL_API_KEY",
+    "COHERE_API_KEY",
+    "AZURE_API_KEY",
+    "FIREWORKS_AI_API_KEY",
+    "PERPLEXITYAI_API_KEY",
+)
+"""The provider key variables pi reads (tests check this against the provider tables)."""
+KEY_FLAGS = ("--api-key",)
+_MAX_PIPE = 60_000  # stays below the pipe buffer, so writing before exec never blocks
+
+HELD: dict[str, str] = {}
+"""Environment keys taken out of this process's environment at start-up (name -> value)."""
+HELD_API_KEY: list[str] = []
+"""The ``--api-key`` value taken out of argv, if any (a list so it can be filled in place)."""
+
+
+def models_file_key_envs(env: dict[str, str] | os._Environ[str]) -> list[str]:
+    """``apiKeyEnv`` names of the custom providers in ``$PI_HOME/models.json`` (best effort)."""
+    home = env.get("PI_HOME") or os.path.join(os.path.expanduser("~"), ".pi")
+    try:
+        with open(os.path.join(os.path.expanduser(home), "models.json"), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return []
+    providers = data.get("providers") if isinstance(data, dict) else None
+    if not isinstance(providers, dict):
+        return []
+    names = []
+    for provider in providers.values():
+        if isinstance(provider, dict):
+            for key in ("apiKeyEnv", "api_key_env"):
+                if isinstance(provider.get(key), str):
+                    names.append(provider[key])
+    return names
+
+
+def secret_names(argv: list[str], env: dict[str, str] | os._Environ[str]) -> list[str]:
+    """Every key variable pi may read for this command line (``--model p/x`` adds ``P_API_KEY``)."""
+    names = [*KEY_ENV_NAMES, *models_file_key_envs(env)]
+    for index, word in enumerate(argv):
+        if word == "--":
+            break
+        value = None
+        if word in ("--model", "-m") and index + 1 < len(argv):
+            value = argv[index + 1]
+        elif word.startswith("--model="):
+            value = word.split("=", 1)[1]
+        if value and "/" in value:
+            names.append(value.split("/", 1)[0].upper().replace("-", "_") + "_API_KEY")
+    return list(dict.fromkeys(names))
+
+
+def strip_key_args(argv: list[str]) -> tuple[list[str], str | None]:
+    """``argv`` without ``--api-key VALUE`` / ``--api-key=VALUE`` (the last value returned)."""
+    out: list[str] = []
+    key: str | None = None
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "--":
+            out.extend(argv[index:])
+            break
+        if word in KEY_FLAGS and index + 1 < len(argv):
+            key = argv[index + 1]
+            index += 2
+            continue
+        if word.startswith("--api-key="):
+            key = word.split("=", 1)[1]
+            index += 1
+            continue
+        out.append(word)
+        index += 1
+    return out, key
+
+
+def adopt_handover() -> None:
+    """In the re-executed process: read the keys from the inherited pipe into :data:`HELD`."""
+    fd_text = os.environ.pop(HANDOVER_ENV, None)
+    if fd_text is None:
+        return
+    try:
+        fd = int(fd_text)
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        os.close(fd)
+        data = json.loads(b"".join(chunks) or b"{}")
+    except (OSError, ValueError):
+        return
+    env = data.get("env") if isinstance(data, dict) else None
+    if isinstance(env, dict):
+        HELD.update({str(k): str(v) for k, v in env.items()})
+    if isinstance(data, dict) and isinstance(data.get("apiKey"), str):
+        HELD_API_KEY[:] = [data["apiKey"]]
+
+
+def interpreter_prefix() -> list[str]:
+    """The interpreter and its options as this process was started (``sys.orig_argv``)."""
+    orig = list(getattr(sys, "orig_argv", []) or [])
+    keep = len(orig) - len(sys.argv) + 1
+    if not orig or keep < 1:
+        return [sys.executable, *sys.argv[:1]]
+    return orig[:keep]
+
+
+def reexec_without_secrets(argv: list[str]) -> None:
+    """Exec this command again without keys in the environment and argv (see the module doc).
+
+    Returns when there is nothing to hide, in the re-executed process, or when exec fails.
+    """
+    adopt_handover()
+    if os.environ.get(SKIP_ENV):
+        return
+    names = [name for name in secret_names(argv, os.environ) if os.environ.get(name)]
+    new_argv, key = strip_key_args(argv)
+    if not names and key is None:
+        return
+    payload = json.dumps({"env": {n: os.environ[n] for n in names}, "apiKey": key}).encode()
+    if len(payload) > _MAX_PIPE:
+        return
+    read_fd, write_fd = os.pipe()
+    try:
+        os.write(write_fd, payload)
+    finally:
+        os.close(write_fd)
+    os.set_inheritable(read_fd, True)
+    env = {k: v for k, v in os.environ.items() if k not in names}
+    env[HANDOVER_ENV] = str(read_fd)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, [*interpreter_prefix(), *new_argv], env)
+    except OSError:
+        os.close(read_fd)  # could not exec: carry on as we are (the keys stay where they were)

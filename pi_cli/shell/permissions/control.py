@@ -1,0 +1,73 @@
+"""The shell's permission controls: the mode, answers to approvals, what they allowed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pi_cli.shell.events import PermissionModeChanged, PermissionRequested
+from pi_cli.shell.permissions.approvals import ApprovalAnswer
+from pi_cli.shell.permissions.gate import ToolGate
+from pi_cli.shell.permissions.modes import DESCRIPTIONS, Mode, next_mode, parse_mode
+
+
+class PermissionControl:
+    """Mode changes and approval answers for one shell (front ends call it via the shell)."""
+
+    def __init__(self, gate: ToolGate, emit: Callable[[Any], None]) -> None:
+        self.gate = gate
+        self.engine = gate.engine
+        self.broker = gate.broker
+        self.emit = emit
+
+    @property
+    def mode(self) -> Mode:
+        """The current permission mode."""
+        return self.engine.mode
+
+    def set_mode(self, mode: str) -> Mode:
+        """Switch mode (a name or alias; raises ModeError); emits PermissionModeChanged."""
+        parsed = parse_mode(mode)
+        if parsed != self.engine.mode:
+            self.engine.mode = parsed
+            self.emit(PermissionModeChanged(mode=parsed))
+        return parsed
+
+    def cycle(self) -> Mode:
+        """The next mode of the Shift+Tab cycle."""
+        return self.set_mode(next_mode(self.engine.mode, self.engine.start_mode))
+
+    def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
+        """Answer a pending approval; False if it is unknown or already decided."""
+        return self.broker.answer(request_id, answer)
+
+    @property
+    def pending(self) -> list[PermissionRequested]:
+        """Approvals waiting for an answer."""
+        return self.broker.pending
+
+    @property
+    def denied_for_approval(self) -> int:
+        """Calls denied because nobody could approve them (non-interactive modes)."""
+        return self.gate.denied_for_approval
+
+    @property
+    def extra_dirs(self) -> list[Path]:
+        """The resolved extra directories (``--add-dir``, ``permissions.additionalDirectories``)."""
+        return self.engine.workspace.extra_dirs
+
+    def summary(self) -> str:
+        """The mode, the workspace and every rule, for ``/permissions``."""
+        engine = self.engine
+        lines = [f"Mode: {engine.mode} ({DESCRIPTIONS[engine.mode]})"]
+        lines.append("Workspace: " + ", ".join(str(root) for root in engine.workspace.roots))
+        for behavior in ("deny", "ask", "allow"):
+            rules = engine.rules.of(behavior)  # type: ignore[arg-type]
+            if rules:
+                lines.append(f"{behavior.capitalize()}:")
+                lines.extend(f"  {rule.describe()}" for rule in rules)
+        if not any(engine.rules.of(b) for b in ("deny", "ask", "allow")):  # type: ignore[arg-type]
+            lines.append("No rules.")
+        lines.append("Modes: default, acceptEdits, auto, plan, dontAsk, bypassPermissions (yolo).")
+        return "\n".join(lines)

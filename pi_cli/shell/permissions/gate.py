@@ -1,0 +1,213 @@
+"""The permission gate: the agent's ``before_tool_call`` and ``after_tool_call``.
+
+Order per call: deny rules -> PreToolUse hooks (Python ``tool_call``, then commands; a rewrite
+is checked against the deny rules again) -> mode and allow/ask rules -> PermissionRequest hooks
+-> the front end's question (:mod:`.approvals`). A denied call becomes a tool result the model
+reads. After a call: Python ``tool_result`` and PostToolUse hooks, then the keys pi holds are
+masked in the result (so the model, the session and every front end never see them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_core import AbortSignal, TextContent
+from agent_core.tool import (
+    AfterToolCallContext,
+    AfterToolCallResult,
+    BeforeToolCallResult,
+    ToolCallContext,
+)
+from pi_cli.shell.events import ApprovalChoice, PermissionRequested, PermissionResolved
+from pi_cli.shell.lifecycle_hooks import notify as notify_hooks
+from pi_cli.shell.permissions.approvals import ApprovalBroker, Outcome
+from pi_cli.shell.permissions.engine import Decision, PermissionEngine
+from pi_cli.shell.permissions.preview import preview
+from pi_cli.shell.permissions.rules import parse_rule
+from pi_cli.shell.redact import REDACTOR, redact_value
+
+if TYPE_CHECKING:
+    from pi_cli.shell.context import Level
+    from pi_cli.shell.hooks import HookManager
+
+SaveRule = Callable[[str, list[str]], str | None]
+"""(scope, rule texts) -> a warning, or None when saved."""
+NO_SANDBOX = (
+    "auto mode has no sandbox here (install bubblewrap), so bash commands that are not "
+    "read-only need approval, as in acceptEdits mode."
+)
+NO_SANDBOX_ONESHOT = (
+    "auto mode has no sandbox here (install bubblewrap), so bash commands that are not "
+    "read-only need approval, which one-shot and JSON mode cannot ask: they are denied. Allow "
+    "them with a rule (--allowed-tools 'Bash(npm test:*)') or choose --permission-mode."
+)
+
+
+@dataclass
+class ToolGate:
+    """Permission checks and hooks around every tool call of one shell."""
+
+    engine: PermissionEngine
+    broker: ApprovalBroker
+    hooks: HookManager | None
+    describe: Callable[[str, Any], str]
+    cwd: Path
+    notify: Callable[[str, Level], None]
+    warn_once: Callable[[str, Level], None]
+    save_rule: SaveRule
+    emit: Callable[[Any], None]
+    denied_for_approval: int = 0
+    """Calls denied because they needed an approval nobody could give (exit code 7)."""
+    _context: dict[str, str] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ before
+
+    async def before_tool_call(
+        self, ctx: ToolCallContext, signal: AbortSignal
+    ) -> BeforeToolCallResult | None:
+        """Decide one call (see the module doc for the order)."""
+        call = ctx.tool_call
+        name, args = call.name, dict(call.arguments)
+        denied = self.engine.check_deny(name, args)
+        if denied is not None:
+            return _block(denied.reason)
+        hook_decision = None
+        rewritten = False
+        if self.hooks is not None and self.hooks.active:
+            stage = await self.hooks.pre_tool_use(name, call.id, args)
+            if stage.block:
+                return _block(stage.reason)
+            if stage.context:
+                self._context[call.id] = stage.context
+            if stage.rewritten:
+                args, rewritten = stage.args, True
+                denied = self.engine.check_deny(name, args)
+                if denied is not None:
+                    return _block(denied.reason)
+            hook_decision = stage.decision
+        decision = self.engine.evaluate(name, args, hook_decision)
+        if decision.behavior == "deny":
+            return _block(f"denied: {decision.reason}")
+        if decision.arguments is not None:
+            args, rewritten = decision.arguments, True
+        if decision.behavior == "ask":
+            verdict = await self._ask(call.id, name, args, decision)
+            if isinstance(verdict, str):
+                return _block(verdict)
+            if verdict is not None:
+                args, rewritten = verdict, True
+        return BeforeToolCallResult(arguments=args) if rewritten else None
+
+    async def _ask(
+        self, call_id: str, name: str, args: dict[str, Any], decision: Decision
+    ) -> str | dict[str, Any] | None:
+        """The answer to an ask: a denial reason, rewritten arguments, or None (run as is)."""
+        rules = {
+            "project": [s.rule_text(self.cwd) for s in decision.suggestions],
+            "user": [s.rule_text() for s in decision.suggestions],
+        }
+        request = PermissionRequested(
+            id=self.broker.new_id(),
+            tool_call_id=call_id,
+            tool_name=name,
+            args=args,
+            title=self.describe(name, args),
+            reason=decision.reason,
+            preview=preview(name, args, self.cwd),
+            options=_options(bool(decision.suggestions)),
+            rules=rules if decision.suggestions else {},
+        )
+        if self.hooks is not None and self.hooks.active:
+            outcome = await self.hooks.permission_request(name, call_id, args, rules["user"])
+            if outcome is not None:
+                allowed = outcome.decision == "allow" and not outcome.block
+                self.emit(
+                    PermissionResolved(
+                        id=request.id,
+                        allowed=allowed,
+                        by="hook",
+                        message=outcome.message,
+                        tool_name=name,
+                        title=request.title,
+                    )  # fmt: skip
+                )
+                if not allowed:
+                    return f"denied by a PermissionRequest hook: {outcome.message or 'no reason'}"
+                return outcome.updated_input
+        if decision.no_sandbox:
+            text = NO_SANDBOX if self.broker.asking != "none" else NO_SANDBOX_ONESHOT
+            self.warn_once(text, "warning")
+        if self.broker.asking != "none" and self.hooks is not None:
+            notify_hooks(self.hooks, f"pi needs your permission to use {name}")
+        result = await self.broker.ask(request)
+        return self._answered(result, request, decision)
+
+    def _answered(
+        self, result: Outcome, request: PermissionRequested, decision: Decision
+    ) -> str | None:
+        answer = result.answer
+        if result.by == "non_interactive":
+            self.denied_for_approval += 1
+            return (
+                f"denied: this call needs the user's approval ({decision.reason}), and pi runs "
+                "non-interactively (one-shot or JSON mode), so nobody could approve it. Do not "
+                "retry it; the user can allow it with a rule or another permission mode."
+            )
+        if result.by == "timeout":
+            return f"denied: no answer to the approval request within {self.broker.timeout_s:g}s"
+        if answer is None:
+            return "denied: the approval was cancelled"
+        if answer.choice == "deny":
+            return "denied by the user" + (f": {answer.message}" if answer.message else "")
+        self._remember(answer.choice, answer.scope, request)
+        return None
+
+    def _remember(self, choice: ApprovalChoice, scope: str, request: PermissionRequested) -> None:
+        if choice == "allow_session":
+            texts = request.rules.get("user", [])
+            self.engine.allow_for_session([parse_rule(t, "this session", self.cwd) for t in texts])
+        elif choice == "allow_always":
+            texts = request.rules.get(scope, [])
+            warning = self.save_rule(scope, texts)
+            if warning:
+                self.notify(warning, "warning")
+
+    # ------------------------------------------------------------------ after
+
+    async def after_tool_call(
+        self, ctx: AfterToolCallContext, signal: AbortSignal
+    ) -> AfterToolCallResult | None:
+        """Hooks, additional context from PreToolUse hooks, then redaction of the keys."""
+        override = None
+        result, is_error = ctx.result, ctx.is_error
+        if self.hooks is not None and self.hooks.active:
+            override = await self.hooks.after_tool_call(ctx, signal)
+            if override is not None:
+                result, is_error = override.apply(result, is_error)
+        extra = self._context.pop(ctx.tool_call.id, "")
+        blocks = list(result.content)
+        if extra:
+            blocks.append(TextContent(text=f"[PreToolUse hook] {extra}"))
+        if not REDACTOR.active and not extra:
+            return override
+        masked = [
+            TextContent(text=REDACTOR(b.text)) if isinstance(b, TextContent) else b for b in blocks
+        ]
+        details = redact_value(result.details)
+        changed = extra or details != result.details or masked != blocks
+        if not changed:
+            return override
+        return AfterToolCallResult(content=masked, details=details, is_error=is_error)
+
+
+def _block(reason: str) -> BeforeToolCallResult:
+    return BeforeToolCallResult(block=True, reason=reason)
+
+
+def _options(rememberable: bool) -> list[ApprovalChoice]:
+    if rememberable:
+        return ["allow_once", "allow_session", "allow_always", "deny"]
+    return ["allow_once", "deny"]

@@ -1,0 +1,224 @@
+"""Settings files as layers, and what an untrusted project may set.
+
+Layers, lowest first: the user's ``$PI_HOME/settings.json``, the project's ``.pi/settings.json``,
+and Claude Code's ``.claude/settings.json`` and ``.claude/settings.local.json`` (from those only
+``permissions`` and ``hooks`` are read). pi's own layers are merged into :class:`Settings`; rules
+and hooks are collected per layer (a rule's ``/path`` is relative to its file's root).
+
+**Untrusted project settings may only tighten**: in a folder that is not trusted, every project
+key that loosens security is ignored (:func:`gate`) and listed, so the user is told.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from pi_cli.shell.paths import pi_home, project_dir
+from pi_cli.shell.settings import (
+    PermissionSettings,
+    Settings,
+    SettingsError,
+    _merge,
+    _read_json,
+    _validate,
+)
+
+_PI_LOOSENING: tuple[str, ...] = (
+    "model",
+    "apiBase",
+    "env",
+    "apiKey",
+    "apiKeyHelper",
+    "providers",
+    "toolEnv",
+)
+_PI_LOOSENING += ("mcpServers", "extensions", "agents", "agentProfiles")
+_PERMISSION_LOOSENING = ("allow", "additionalDirectories")
+_SANDBOX_OFF = ("off", "none", "disabled", "false")
+
+
+@dataclass
+class Layer:
+    """One settings file: where it is, whose it is, and its (possibly gated) content."""
+
+    path: Path
+    scope: Literal["user", "project"]
+    kind: Literal["pi", "claude"]
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base(self) -> Path:
+        """The root ``/path`` rules are relative to (the directory holding ``.pi``/``.claude``)."""
+        return self.path.parent.parent
+
+    @property
+    def label(self) -> str:
+        """The file's name as the user knows it (``.pi/settings.json``)."""
+        return (
+            f"{self.path.parent.name}/{self.path.name}"
+            if self.scope == "project"
+            else str(self.path)
+        )
+
+
+@dataclass
+class LoadedSettings:
+    """The merged settings, the gated layers, and what was ignored."""
+
+    settings: Settings
+    layers: list[Layer]
+    ignored: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def project_layer_paths(cwd: Path) -> list[tuple[Path, Literal["pi", "claude"]]]:
+    """The project's settings files, lowest precedence first."""
+    claude = cwd / ".claude"
+    return [
+        (project_dir(cwd) / "settings.json", "pi"),
+        (claude / "settings.json", "claude"),
+        (claude / "settings.local.json", "claude"),
+    ]
+
+
+def read_layers(cwd: Path) -> tuple[list[Layer], list[str]]:
+    """Every layer's raw content (pi files must be valid: :class:`SettingsError`)."""
+    problems: list[str] = []
+    user_path = pi_home() / "settings.json"
+    layers = [Layer(user_path, "user", "pi", _read_json(user_path))]
+    for path, kind in project_layer_paths(cwd):
+        if kind == "pi":
+            layers.append(Layer(path, "project", "pi", _read_json(path)))
+            continue
+        try:
+            data = _read_json(path)
+        except SettingsError as exc:  # Claude Code's file: a warning, never fatal for pi
+            problems.append(f"{exc}; ignoring it")
+            continue
+        if data:
+            layers.append(Layer(path, "project", "claude", data))
+    for layer in layers:
+        if layer.kind == "pi":
+            _validate(layer.data, str(layer.path))
+    return layers, problems
+
+
+def gate(layer: Layer, trusted: bool) -> tuple[Layer, list[str]]:
+    """``layer`` with what it may not set removed; returns (gated layer, what was ignored)."""
+    data = layer.data
+    if layer.kind == "claude":
+        data = {k: v for k, v in data.items() if k in ("permissions", "hooks")}
+    if layer.scope == "user" or trusted:
+        return Layer(layer.path, layer.scope, layer.kind, data), []
+    kept: dict[str, Any] = {}
+    ignored: list[str] = []
+    for key, value in data.items():
+        if key in _PI_LOOSENING:
+            ignored.append(_describe(key, value, layer))
+        elif key == "hooks":
+            if value:
+                ignored.append(f"hooks in {layer.label}: {_hook_commands(value)}")
+        elif key == "permissions" and isinstance(value, dict):
+            kept[key] = {k: v for k, v in value.items() if k not in _PERMISSION_LOOSENING}
+            for name in _PERMISSION_LOOSENING:
+                if value.get(name):
+                    ignored.append(f"permissions.{name} {json.dumps(value[name])} in {layer.label}")
+        elif key == "sandbox" and isinstance(value, dict):
+            mode = value.get("mode")
+            if isinstance(mode, str) and mode.lower() not in _SANDBOX_OFF:
+                kept[key] = {"mode": mode}
+            widening = sorted(k for k in value if k != "mode" or mode in _SANDBOX_OFF)
+            if widening:
+                ignored.append(f"sandbox.{', sandbox.'.join(widening)} in {layer.label}")
+        else:
+            kept[key] = value
+    return Layer(layer.path, layer.scope, layer.kind, kept), ignored
+
+
+def _describe(key: str, value: Any, layer: Layer) -> str:
+    if key == "apiBase":
+        return f"apiBase {value} in {layer.label} (your API key would be sent there)"
+    if key in ("model", "mcpServers") and value:
+        shown = ", ".join(value) if isinstance(value, dict) else value
+        return f"{key} {shown} in {layer.label}"
+    return f"{key} in {layer.label}"
+
+
+def _hook_commands(config: Any) -> str:
+    found: list[str] = []
+    if isinstance(config, dict):
+        for event, entries in config.items():
+            for entry in entries if isinstance(entries, list) else []:
+                inner = entry.get("hooks") if isinstance(entry, dict) else None
+                for item in inner if isinstance(inner, list) else [entry]:
+                    if isinstance(item, dict) and isinstance(item.get("command"), str):
+                        found.append(f"{event} `{item['command']}`")
+    return ", ".join(found) or "(none valid)"
+
+
+def load_layered(cwd: Path, trusted: bool, injected: Settings | None = None) -> LoadedSettings:
+    """The shell's settings for ``cwd``; ``injected`` (tests, embedders) replaces every file."""
+    if injected is not None:
+        data = injected.model_dump(by_alias=True, exclude_defaults=True)
+        return LoadedSettings(injected, [Layer(cwd / ".pi" / "injected.json", "user", "pi", data)])
+    raw, problems = read_layers(cwd)
+    layers: list[Layer] = []
+    ignored: list[str] = []
+    for layer in raw:
+        gated, dropped = gate(layer, trusted)
+        layers.append(gated)
+        ignored.extend(dropped)
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        if layer.kind == "pi":
+            merged = _merge(merged, layer.data)
+    merged["hooks"] = hooks_config(layers)
+    settings = _validate(merged, " + ".join(str(x.path) for x in layers if x.kind == "pi"))
+    for layer in layers:
+        if layer.kind == "claude" and isinstance(layer.data.get("permissions"), dict):
+            try:
+                PermissionSettings.model_validate(layer.data["permissions"])
+            except ValidationError as exc:
+                problems.append(f"Invalid permissions in {layer.path}: {exc.errors()[0]['msg']}")
+                layer.data.pop("permissions")
+    return LoadedSettings(settings, layers, ignored, problems)
+
+
+def hooks_config(layers: list[Layer]) -> dict[str, list[Any]]:
+    """Every layer's ``hooks``, concatenated per event (user first, as Claude Code does)."""
+    combined: dict[str, list[Any]] = {}
+    for layer in layers:
+        hooks = layer.data.get("hooks")
+        if not isinstance(hooks, dict):
+            continue
+        for event, entries in hooks.items():
+            combined.setdefault(event, []).extend(
+                entries if isinstance(entries, list) else [entries]
+            )
+    return combined
+
+
+def permissions_of(layer: Layer) -> dict[str, Any]:
+    """A layer's ``permissions`` object (``{}`` when absent or not an object)."""
+    value = layer.data.get("permissions")
+    return value if isinstance(value, dict) else {}
+
+
+def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
+    """Append ``rule`` to ``permissions.<behavior>`` of the settings file at ``path``."""
+    data = _read_json(path)
+    permissions = data.setdefault("permissions", {})
+    if not isinstance(permissions, dict):
+        raise SettingsError(f'{path}: "permissions" is not an object')
+    rules = permissions.setdefault(behavior, [])
+    if rule not in rules:
+        rules.append(rule)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)

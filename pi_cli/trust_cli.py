@@ -1,0 +1,46 @@
+"""``pi trust [DIR]``, ``pi trust --revoke [DIR]``, ``pi trust --list``: folder trust decisions."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+USAGE = "usage: pi trust [DIR] | pi trust --revoke [DIR] | pi trust --list"
+_FLAGS = ("--revoke", "--list")
+
+
+def accepts(argv: list[str]) -> bool:
+    """Only exact forms are the subcommand; ``pi trust me on this`` stays a prompt."""
+    flags = [a for a in argv if a in _FLAGS]
+    rest = [a for a in argv if a not in _FLAGS]
+    if len(flags) > 1 or len(rest) > 1 or ("--list" in flags and rest):
+        return False
+    return not rest or Path(rest[0]).expanduser().is_dir()
+
+
+def run(argv: list[str]) -> int:
+    """Record, revoke or list trust decisions; returns the exit code."""
+    from pi_cli.shell.trust import _load_store, check_trust, forget_trust, record_trust
+
+    if "--list" in argv:
+        for name, record in sorted(_load_store().items()):
+            state = "trusted" if isinstance(record, dict) and record.get("trusted") else "untrusted"
+            print(f"{state:9}  {name}")
+        return 0
+    rest = [a for a in argv if a not in _FLAGS]
+    folder = Path(rest[0]).expanduser() if rest else Path.cwd()
+    if "--revoke" in argv:
+        removed = forget_trust(folder)
+        print(f"{'Forgot' if removed else 'No decision stored for'} {folder.resolve()}")
+        return 0
+    check = check_trust(folder)
+    record_trust(check.root, True, check.digest)
+    print(f"Trusted {check.root}.")
+    if check.items:
+        print("Its configuration now applies:")
+        for item in check.items:
+            print(f"  - {item}")
+    else:
+        print("(It has no configuration that needs trust right now.)")
+    print("A change to its hook or settings files will ask again.", file=sys.stderr)
+    return 0
