@@ -28,7 +28,13 @@ from pi_cli.shell.secrets import (
     tool_environment,
 )
 from pi_cli.shell.settings_layers import add_permission_rule, load_layered
-from pi_cli.shell.trust import TrustCheck, check_trust, refresh_digest, untrusted_notice
+from pi_cli.shell.trust import (
+    TrustCheck,
+    check_trust,
+    record_trust,
+    refresh_digest,
+    untrusted_notice,
+)
 
 if TYPE_CHECKING:
     from agent_core import Tool
@@ -168,7 +174,10 @@ class Safety:
         label = ".pi/settings.json" if project else str(path)
         base = self.cwd if project else path.parent.parent
         self.engine.rules.allow.extend(parse_rule(t, label, base) for t in texts)
-        if project and self.trusted:
+        if project and not self.trusted and self.trust is not None and not self.trust.items:
+            record_trust(self.cwd, True)  # its only configuration is what the user just saved
+            self.trusted = True
+        elif project and self.trusted:
             refresh_digest(self.cwd)
         elif project:
             return (

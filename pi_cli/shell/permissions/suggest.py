@@ -10,6 +10,11 @@ from typing import Literal
 from pi_cli.shell.permissions.bash_parse import SimpleCommand
 
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9_-]*")
+_WITH_SUBCOMMANDS = frozenset(
+    "git npm pnpm yarn npx bun deno cargo go docker podman kubectl helm pip pip3 uv poetry "
+    "make just gh terraform dotnet mvn gradle brew apt apt-get systemctl rustup conda".split()
+)
+"""Commands whose second word names what they do (``npm test``, ``git push``)."""
 _RESERVED = frozenset(
     "if then else elif fi for while until do done case esac select function time coproc".split()
 ) | {"{", "}", "!", "[[", "]]"}
@@ -58,7 +63,7 @@ def bash_suggestions(commands: list[SimpleCommand]) -> list[Suggestion]:
         if not words or not command.static or words[0] in _RESERVED:
             return []  # a variable, a loop, a group: only "allow once" makes sense
         prefix = words[0]
-        if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]):
+        if len(words) > 1 and words[0] in _WITH_SUBCOMMANDS and _SUBCOMMAND.fullmatch(words[1]):
             prefix += " " + words[1]
         suggestion = Suggestion("Bash", "command", prefix)
         if suggestion not in out:
