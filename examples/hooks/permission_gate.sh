@@ -2,10 +2,10 @@
 # Example pi command hook (PreToolUse): block `rm -rf` of anything outside the working directory.
 #
 # In ~/.pi/settings.json or .pi/settings.json:
-#   {"hooks": {"PreToolUse": [{"matcher": "bash", "command": "/path/to/permission_gate.sh", "timeout": 10}]}}
+#   {"hooks": {"PreToolUse": [{"matcher": "Bash", "command": "/path/to/permission_gate.sh", "timeout": 10}]}}
 #
-# pi writes the event as JSON on stdin ({"hook_event_name": "PreToolUse", "tool_name": "bash",
-# "tool_input": {"command": "..."}, "cwd": "..."}). Exit 0 allows the call; exit 2 blocks it and
+# pi writes the event as JSON on stdin, as Claude Code does ({"hook_event_name": "PreToolUse",
+# "tool_name": "Bash", "tool_input": {"command": "..."}, "cwd": "..."}). Exit 0 allows the call; exit 2 blocks it and
 # whatever is printed on stderr is given to the model as the reason.
 set -u
 

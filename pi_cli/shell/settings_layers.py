@@ -12,7 +12,6 @@ key that loosens security is ignored (:func:`gate`) and listed, so the user is t
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,14 +41,20 @@ _PERMISSION_LOOSENING = ("allow", "additionalDirectories")
 _SANDBOX_OFF = ("off", "none", "disabled", "false")
 
 
-@dataclass
 class Layer:
     """One settings file: where it is, whose it is, and its (possibly gated) content."""
 
-    path: Path
-    scope: Literal["user", "project"]
-    kind: Literal["pi", "claude"]
-    data: dict[str, Any] = field(default_factory=dict)
+    def __init__(
+        self,
+        path: Path,
+        scope: Literal["user", "project"],
+        kind: Literal["pi", "claude"],
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        self.path = path
+        self.scope: Literal["user", "project"] = scope
+        self.kind: Literal["pi", "claude"] = kind
+        self.data: dict[str, Any] = data if data is not None else {}
 
     @property
     def base(self) -> Path:
@@ -66,14 +71,20 @@ class Layer:
         )
 
 
-@dataclass
 class LoadedSettings:
-    """The merged settings, the gated layers, and what was ignored."""
+    """The merged settings, the gated layers, what was ignored, what was wrong."""
 
-    settings: Settings
-    layers: list[Layer]
-    ignored: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    def __init__(
+        self,
+        settings: Settings,
+        layers: list[Layer],
+        ignored: list[str] | None = None,
+        problems: list[str] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.layers = layers
+        self.ignored: list[str] = ignored or []
+        self.problems: list[str] = problems or []
 
 
 def project_layer_paths(cwd: Path) -> list[tuple[Path, Literal["pi", "claude"]]]:

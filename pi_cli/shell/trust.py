@@ -18,7 +18,6 @@ import json
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,6 @@ from pi_cli.shell.settings_layers import gate, read_layers
 TRUST_HINT = "Trust it with `pi trust` (or `--trust` for one run)."
 
 
-@dataclass
 class TrustCheck:
     """The trust state of one folder.
 
@@ -40,11 +38,12 @@ class TrustCheck:
         changed: a decision exists, but for files that have changed since.
     """
 
-    root: Path
-    digest: str
-    items: list[str] = field(default_factory=list)
-    stored: bool | None = None
-    changed: bool = False
+    def __init__(self, root: Path, digest: str, items: list[str] | None = None) -> None:
+        self.root = root
+        self.digest = digest
+        self.items: list[str] = items or []
+        self.stored: bool | None = None
+        self.changed = False
 
     @property
     def needs_question(self) -> bool:

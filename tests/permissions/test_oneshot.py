@@ -91,3 +91,19 @@ def test_json_mode_denies_with_events_and_one_stderr_line(
     assert resolved["by"] == "non_interactive" and resolved["allowed"] is False
     denials = [line for line in result.stderr.splitlines() if line.startswith("pi: denied write")]
     assert len(denials) == 1 and not Path("/tmp/pi-outside.txt").exists()
+
+
+def test_add_dir_widens_the_workspace(
+    server: FakeProviderServer, run_pi: RunPi, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("from the other dir\n")
+    for extra, code in (([], 7), (["--add-dir", str(other)], 0)):
+        server.add(
+            Turn(tool_calls=[ToolCallSpec("read", {"path": str(other / "notes.txt")}, id="c1")]),
+            Turn(text="ok"),
+        )
+        result = run_pi(*fake_args(server, *extra), "read it")
+        assert result.returncode == code, result.stderr
+    assert "from the other dir" in tool_results(server.requests[-1])[0]

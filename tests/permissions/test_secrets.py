@@ -114,3 +114,14 @@ def test_control_sequences_never_reach_the_terminal(
     assert result.returncode == 0, result.stderr
     assert "\x1b" not in result.stdout and "\x1b" not in result.stderr
     assert result.stdout == "fine text\n"
+
+
+def test_tool_env_inherit_secrets_gives_the_keys_back(
+    server: FakeProviderServer, run_pi: RunPi, pi_home: Path, project: Path
+) -> None:
+    (pi_home / "settings.json").write_text('{"toolEnv": {"inheritSecrets": true}}')
+    server.add(bash_turn("printenv OPENAI_API_KEY > key.out"), Turn(text="ok"))
+    env = {"OPENAI_API_KEY": KEY}
+    result = run_pi(*fake_args(server, "--permission-mode", "yolo"), "go", env=env)
+    assert result.returncode == 0, result.stderr
+    assert (project / "key.out").read_text().strip() == KEY

@@ -98,3 +98,46 @@ def test_allow_once_always_and_deny_in_the_tui(tmp_path: Path) -> None:
     assert [(project / n).exists() for n in "abcd"] == [True, True, True, False]
     saved = json.loads((project / ".pi" / "settings.json").read_text())
     assert saved == {"permissions": {"allow": ["Bash(touch:*)"]}}
+
+
+def test_the_tui_asks_to_trust_a_folder_before_its_hooks_run(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".pi" / "hooks").mkdir(parents=True)
+    marker = tmp_path / "hook-ran"
+    hook = project / ".pi" / "hooks" / "hello.py"
+    hook.write_text(f"open({str(marker)!r}, 'a').write('ran\\n')\n")
+    home = tmp_path / "pi_home"
+    home.mkdir()
+    socket = f"pi-trust-{uuid.uuid4().hex[:8]}"  # its own server: sessions start and end here
+
+    def tmux(*args: str) -> str:
+        return _tmux("-L", socket, *args)
+
+    with FakeProviderServer([]) as server:
+        for answer, expect in (("y", "ran\n"), ("n", "ran\n")):
+            session = f"trust-{answer}"
+            command = (
+                f"cd {project} && env PI_HOME={home} PI_NO_LOCAL_PROBE=1 {PI} --model openai/fake "
+                f"--api-base {server.openai_base_url} --api-key x --no-session; "
+                "echo PI-EXITED-$?; sleep 30"
+            )
+            tmux("new-session", "-d", "-s", session, "-x", "110", "-y", "45", command)
+            try:
+
+                def capture(session: str = session) -> str:
+                    return tmux("capture-pane", "-p", "-t", session)
+
+                screen = _wait_for(capture, "Trust this folder?")
+                assert ".pi/hooks/hello.py (Python hook" in screen
+                assert not marker.exists() or answer == "n"  # nothing ran before the answer
+                tmux("send-keys", "-t", session, answer)
+                _wait_for(capture, "interactive coding agent")
+                time.sleep(0.5)
+                tmux("send-keys", "-t", session, "C-d")
+                _wait_for(capture, "PI-EXITED-0")
+            finally:
+                subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+            assert marker.read_text() == expect
+            record = json.loads((home / "trust.json").read_text())["folders"][str(project)]
+            assert record["trusted"] is (answer == "y")
+            hook.write_text(hook.read_text() + "# changed by a git pull\n")  # asks again

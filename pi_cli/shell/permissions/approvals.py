@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pi_cli.shell.events import (
     ApprovalChoice,
@@ -26,8 +25,7 @@ Asking = Literal["none", "interactive", "remote"]
 _CHOICES: tuple[ApprovalChoice, ...] = ("allow_once", "allow_session", "allow_always", "deny")
 
 
-@dataclass(frozen=True)
-class ApprovalAnswer:
+class ApprovalAnswer(NamedTuple):
     """A front end's answer.
 
     Attributes:
@@ -58,8 +56,7 @@ class ApprovalAnswer:
         return cls(value["choice"], scope, str(value.get("message") or ""))
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """How a request ended: the answer, or why it was denied without one."""
 
     answer: ApprovalAnswer | None

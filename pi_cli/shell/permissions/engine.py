@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -36,14 +35,17 @@ HookDecision = Literal["allow", "ask"] | None
 _SPLIT = str.maketrans({ch: "\n" for ch in ";&|()`$<>"})
 
 
-@dataclass
 class RuleSet:
-    """Rules by behaviour; ``session`` holds "allow for this session" answers."""
+    """Rules by behaviour; ``session`` holds "allow for this session" answers.
 
-    allow: list[Rule] = field(default_factory=list)
-    ask: list[Rule] = field(default_factory=list)
-    deny: list[Rule] = field(default_factory=list)
-    session: list[Rule] = field(default_factory=list)
+    (Plain classes in this package: dataclasses cost start-up time on the one-shot path.)
+    """
+
+    def __init__(self) -> None:
+        self.allow: list[Rule] = []
+        self.ask: list[Rule] = []
+        self.deny: list[Rule] = []
+        self.session: list[Rule] = []
 
     def of(self, behavior: Behavior) -> list[Rule]:
         """The rules of one behaviour (allow includes the session's)."""
@@ -52,27 +54,42 @@ class RuleSet:
         return self.ask if behavior == "ask" else self.deny
 
 
-@dataclass
 class Decision:
-    """What the engine says about one call."""
+    """What the engine says about one call.
 
-    behavior: Behavior
-    reason: str
-    arguments: dict[str, Any] | None = None
-    """Rewritten arguments to run instead (pi's git overrides), if any."""
-    suggestions: list[Suggestion] = field(default_factory=list)
-    """What "allow for this session" / "always" would allow (empty: only once or deny)."""
-    no_sandbox: bool = False
-    """``auto`` asks only because no sandbox is available."""
+    Attributes:
+        behavior: allow, ask or deny.
+        reason: why, in words the user and the model read.
+        arguments: rewritten arguments to run instead (pi's git overrides), if any.
+        suggestions: what "allow for this session" / "always" would allow (empty: only
+            once or deny).
+        no_sandbox: ``auto`` asks only because no sandbox is available.
+    """
+
+    def __init__(
+        self,
+        behavior: Behavior,
+        reason: str,
+        arguments: dict[str, Any] | None = None,
+        suggestions: list[Suggestion] | None = None,
+        no_sandbox: bool = False,
+    ) -> None:
+        self.behavior: Behavior = behavior
+        self.reason = reason
+        self.arguments = arguments
+        self.suggestions: list[Suggestion] = suggestions or []
+        self.no_sandbox = no_sandbox
 
 
-@dataclass
 class _Call:
-    tool: str
-    args: Mapping[str, Any]
-    paths: list[tuple[str, Path, str]]
-    commands: list[SimpleCommand] | None = None
-    raw: str = ""
+    def __init__(
+        self, tool: str, args: Mapping[str, Any], paths: list[tuple[str, Path, str]]
+    ) -> None:
+        self.tool = tool
+        self.args = args
+        self.paths = paths
+        self.commands: list[SimpleCommand] | None = None
+        self.raw = ""
 
 
 class PermissionEngine:

@@ -10,7 +10,6 @@ masked in the result (so the model, the session and every front end never see th
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +24,6 @@ from pi_cli.shell.events import ApprovalChoice, PermissionRequested, PermissionR
 from pi_cli.shell.lifecycle_hooks import notify as notify_hooks
 from pi_cli.shell.permissions.approvals import ApprovalBroker, Outcome
 from pi_cli.shell.permissions.engine import Decision, PermissionEngine
-from pi_cli.shell.permissions.preview import preview
 from pi_cli.shell.permissions.rules import parse_rule
 from pi_cli.shell.redact import REDACTOR, redact_value
 
@@ -46,22 +44,36 @@ NO_SANDBOX_ONESHOT = (
 )
 
 
-@dataclass
 class ToolGate:
-    """Permission checks and hooks around every tool call of one shell."""
+    """Permission checks and hooks around every tool call of one shell.
 
-    engine: PermissionEngine
-    broker: ApprovalBroker
-    hooks: HookManager | None
-    describe: Callable[[str, Any], str]
-    cwd: Path
-    notify: Callable[[str, Level], None]
-    warn_once: Callable[[str, Level], None]
-    save_rule: SaveRule
-    emit: Callable[[Any], None]
-    denied_for_approval: int = 0
-    """Calls denied because they needed an approval nobody could give (exit code 7)."""
-    _context: dict[str, str] = field(default_factory=dict)
+    ``denied_for_approval`` counts calls denied because they needed an approval nobody could
+    give (exit code 7).
+    """
+
+    def __init__(
+        self,
+        engine: PermissionEngine,
+        broker: ApprovalBroker,
+        hooks: HookManager | None,
+        describe: Callable[[str, Any], str],
+        cwd: Path,
+        notify: Callable[[str, Level], None],
+        warn_once: Callable[[str, Level], None],
+        save_rule: SaveRule,
+        emit: Callable[[Any], None],
+    ) -> None:
+        self.engine = engine
+        self.broker = broker
+        self.hooks = hooks
+        self.describe = describe
+        self.cwd = cwd
+        self.notify = notify
+        self.warn_once = warn_once
+        self.save_rule = save_rule
+        self.emit = emit
+        self.denied_for_approval = 0
+        self._context: dict[str, str] = {}
 
     # ------------------------------------------------------------------ before
 
@@ -105,6 +117,8 @@ class ToolGate:
         self, call_id: str, name: str, args: dict[str, Any], decision: Decision
     ) -> str | dict[str, Any] | None:
         """The answer to an ask: a denial reason, rewritten arguments, or None (run as is)."""
+        from pi_cli.shell.permissions.preview import preview  # only when asking (difflib)
+
         rules = {
             "project": [s.rule_text(self.cwd) for s in decision.suggestions],
             "user": [s.rule_text() for s in decision.suggestions],

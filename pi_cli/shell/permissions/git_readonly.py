@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_cli.shell.permissions.bash_parse import Word
@@ -77,16 +76,16 @@ _CONFIG_OK |= {"--null", "-z", "--name-only", "--includes", "--no-includes", "--
 _CONFIG_OK |= {"--int", "--path"}
 
 
-@dataclass
 class GitPlan:
     """A read-only git command: where to insert pi's overrides, which paths it names."""
 
-    after_git: int
-    global_flags: str = GIT_SAFE
-    after_sub: int = 0
-    sub_flags: str = ""
-    cwd: Path = field(default_factory=Path)
-    paths: list[str] = field(default_factory=list)
+    def __init__(self, after_git: int, cwd: Path, paths: list[str]) -> None:
+        self.after_git = after_git
+        self.global_flags = GIT_SAFE
+        self.after_sub = 0
+        self.sub_flags = ""
+        self.cwd = cwd
+        self.paths = paths
 
 
 def git_plan(

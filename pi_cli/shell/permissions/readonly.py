@@ -15,8 +15,8 @@ import os
 import re
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from pi_cli.shell.permissions.bash_parse import ParseError, SimpleCommand, Word, parse
 from pi_cli.shell.permissions.git_readonly import GitPlan, git_plan
@@ -26,8 +26,7 @@ MAX_GLOB_MATCHES = 500
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(NamedTuple):
     """What makes one command read-only.
 
     Attributes:
@@ -46,7 +45,7 @@ class Spec:
 
 
 def _spec(*deny: str, short: str = "", **kwargs: object) -> Spec:
-    return Spec(deny=frozenset(deny), deny_short=short, **kwargs)  # type: ignore[arg-type]
+    return Spec(deny=frozenset(deny), deny_short=short, **kwargs)  # type: ignore[arg-type,misc]
 
 
 _PLAIN = Spec()
@@ -115,8 +114,7 @@ COMMANDS: dict[str, Spec] = {
 """The read-only commands and their rules (``sed``/``awk`` can write and run code: absent)."""
 
 
-@dataclass
-class Verdict:
+class Verdict(NamedTuple):
     """The classifier's answer: ``command`` is the text to run (pi's git overrides added)."""
 
     read_only: bool
@@ -124,7 +122,6 @@ class Verdict:
     command: str | None = None
 
 
-@dataclass
 class Context:
     """What classification needs to know.
 
@@ -137,11 +134,19 @@ class Context:
         path_blocked: whether a resolved path is covered by a Read deny/ask rule.
     """
 
-    workspace: Workspace
-    home: str = field(default_factory=lambda: os.path.expanduser("~"))
-    search_path: str | None = None
-    git_filters: Callable[[Path], bool] = lambda _: False
-    path_blocked: Callable[[Path], bool] = lambda _: False
+    def __init__(
+        self,
+        workspace: Workspace,
+        home: str | None = None,
+        search_path: str | None = None,
+        git_filters: Callable[[Path], bool] = lambda _: False,
+        path_blocked: Callable[[Path], bool] = lambda _: False,
+    ) -> None:
+        self.workspace = workspace
+        self.home = os.path.expanduser("~") if home is None else home
+        self.search_path = search_path
+        self.git_filters = git_filters
+        self.path_blocked = path_blocked
 
 
 def classify(command: str, ctx: Context) -> Verdict:

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pi_cli.shell.permissions.bash_parse import ParseError, parse
 
@@ -46,8 +45,7 @@ class RuleError(ValueError):
     """A rule that cannot be parsed (the message quotes it)."""
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One parsed rule.
 
     Attributes:
@@ -63,7 +61,7 @@ class Rule:
     tool: str
     specifier: str | None = None
     source: str = ""
-    base: Path = field(default_factory=Path)
+    base: Path = Path()
 
     def describe(self) -> str:
         """``Bash(rm:*) (from ~/.pi/settings.json)``."""

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pi_cli.shell.permissions.bash_parse import SimpleCommand
 
@@ -20,8 +19,7 @@ _RESERVED = frozenset(
 ) | {"{", "}", "!", "[[", "]]"}
 
 
-@dataclass(frozen=True)
-class Suggestion:
+class Suggestion(NamedTuple):
     """One rule an answer could add.
 
     Attributes:

@@ -165,9 +165,10 @@ class TrustScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         changed = " changed since you trusted it and" if self.changed else ""
         with Vertical(id="approval-box"):
-            yield Label(Content(f"Trust {self.folder}?"), id="approval-title")
+            yield Label(Content("Trust this folder?"), id="approval-title")
+            yield Static(Content(self.folder), markup=False, id="trust-folder")
             yield Label(
-                Content(f"This folder's configuration{changed} would run code or use your keys:"),
+                Content(f"Its configuration{changed} would run code or use your keys:"),
                 id="approval-reason",
             )
             with VerticalScroll(id="approval-preview"):
