@@ -1,10 +1,9 @@
 """PiApp: the interactive TUI around one :class:`CodingAgent` shell.
 
-The app keeps no run state of its own: it subscribes a :class:`Bridge` to the shell (its
-messages go to the transcript, which renders them; the few the app needs bubble up), and turns
-key presses into ``submit`` / ``abort`` / ``take_queued`` calls on the shell, which decides what
-typed input becomes. The only input the app holds itself is what was typed before the shell
-existed (it is built in a thread after the first frame).
+The app keeps no run state: a :class:`Bridge` turns shell events into messages for the
+transcript (the few the app needs bubble up); keys become ``submit`` / ``abort`` /
+``take_queued`` / ``answer`` calls on the shell. It holds only what was typed before the shell
+existed (built in a thread after the first frame).
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 from textual import on, work
 from textual.app import App, ComposeResult
+from textual.screen import ModalScreen
 
-from pi_cli.tui import approvals
 from pi_cli.tui import messages as m
 from pi_cli.tui.completion import Completer
 from pi_cli.tui.keymap import bindings, has_extended_keys, key_hints
@@ -374,16 +373,16 @@ class PiApp(App[int]):
     def on_status_changed(self, message: m.StatusChanged) -> None:
         self.refresh_status()
 
-    def on_approval_requested(self, message: m.ApprovalRequested) -> None:
-        if self.shell is not None:
-            approvals.open_approval(self, message, self.shell.answer)
+    @on(m.ApprovalRequested)
+    @on(m.ApprovalClosed)
+    def _approval(self, message: m.ApprovalRequested | m.ApprovalClosed) -> None:
+        from pi_cli.tui.approvals import route  # the modal loads when first needed
 
-    def on_approval_closed(self, message: m.ApprovalClosed) -> None:
-        approvals.close_approval(self, message.request_id)
+        route(self, message, self.shell.answer if self.shell else None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Shift+Tab stays with an open question's own keys.
-        return action != "cycle_permission_mode" or not approvals.modal_open(self)
+        # Shift+Tab stays with an open question's (or picker's) own keys.
+        return action != "cycle_permission_mode" or not isinstance(self.screen, ModalScreen)
 
     def action_cycle_permission_mode(self) -> None:
         """Shift+Tab: the next permission mode (the footer shows it)."""

@@ -16,10 +16,20 @@ from pi_cli.tui.screens.approval import Approval, ApprovalScreen, TrustScreen, V
 
 if TYPE_CHECKING:
     from pi_cli.shell.trust import TrustCheck
-    from pi_cli.tui.messages import ApprovalRequested
+    from pi_cli.tui.messages import ApprovalClosed, ApprovalRequested
 
 Answer = Callable[[str, Mapping[str, object] | str], bool]
 PiApp = App[Any]
+
+
+def route(app: PiApp, message: ApprovalRequested | ApprovalClosed, answer: Answer | None) -> None:
+    """Open the modal for a request, or close the one of a request decided elsewhere."""
+    from pi_cli.tui.messages import ApprovalClosed
+
+    if isinstance(message, ApprovalClosed):
+        close_approval(app, message.request_id)
+    elif answer is not None:
+        open_approval(app, message, answer)
 
 
 def open_approval(app: PiApp, message: ApprovalRequested, answer: Answer) -> None:
@@ -54,11 +64,6 @@ def close_approval(app: PiApp, request_id: str) -> None:
                 screen.dismiss(None)
             else:
                 app.call_later(screen.dismiss, None)
-
-
-def modal_open(app: PiApp) -> bool:
-    """Whether an approval or trust question is on screen (Shift+Tab then stays with it)."""
-    return isinstance(app.screen, ApprovalScreen | TrustScreen)
 
 
 async def ask_trust(app: PiApp, check: TrustCheck) -> bool:

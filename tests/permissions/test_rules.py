@@ -214,3 +214,12 @@ def test_suggestions_name_the_rule_to_remember(root: Path) -> None:
     decision = e.evaluate("write", {"path": "src/new.py", "content": ""})
     assert decision.suggestions[0].rule_text(root) == "Edit(/src/new.py)"
     assert decision.suggestions[0].rule_text() == f"Edit(/{root}/src/new.py)"
+
+
+def test_paths_are_resolved_as_the_tools_resolve_them(root: Path) -> None:
+    e = engine(root, "acceptEdits")
+    # The read tool drops a leading "@" (a model habit): "@/etc/hostname" is /etc/hostname.
+    assert behaviour(e, "read", path="@/etc/hostname") == "ask"
+    assert behaviour(e, "write", path="@../outside.txt", content="x") == "ask"
+    assert behaviour(e, "read", path="~/x") == "ask"
+    assert behaviour(e, "read", path="@src/app.py") == "allow"

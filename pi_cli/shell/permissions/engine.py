@@ -30,6 +30,7 @@ from pi_cli.shell.permissions.rules import (
 )
 from pi_cli.shell.permissions.suggest import Suggestion, bash_suggestions
 from pi_cli.shell.permissions.workspace import Workspace, is_protected, real
+from tools._paths import resolve_path
 
 HookDecision = Literal["allow", "ask"] | None
 _SPLIT = str.maketrans({ch: "\n" for ch in ";&|()`$<>"})
@@ -255,9 +256,8 @@ class PermissionEngine:
         except Exception:  # noqa: BLE001 - a tool's broken file_effects must not allow anything
             effects = []
         for effect in effects:
-            absolute = os.path.normpath(
-                os.path.join(self.workspace.cwd, os.path.expanduser(effect.path))
-            )
+            # Exactly as the tools resolve it (a leading "@", "~", Unicode variants...).
+            absolute = os.path.normpath(resolve_path(self.workspace.cwd, effect.path))
             paths.append((absolute, real(absolute), effect.access))
         call = _Call(tool, args, paths)
         if tool == "bash":
