@@ -189,6 +189,7 @@ async def test_skill_scripts_and_references_are_reachable_by_absolute_path(proje
         reply(tool_call("c1", "bash", {"command": f"sh {script} Ada"})),
         reply(text("greeted")),
         tools=["bash", "read"],
+        permission_mode="bypassPermissions",  # running the script is not what this tests
     )
     await shell.submit("/skill:greeter Ada")
     sent = stream.user_texts(0)[-1]

@@ -113,6 +113,16 @@ def test_the_tui_asks_to_trust_a_folder_before_its_hooks_run(tmp_path: Path) -> 
     def tmux(*args: str) -> str:
         return _tmux("-L", socket, *args)
 
+    def new_session(*args: str) -> None:
+        for _ in range(50):  # the previous server may still be shutting down
+            if (
+                subprocess.run(["tmux", "-L", socket, "new-session", *args], check=False).returncode
+                == 0
+            ):
+                return
+            time.sleep(0.1)
+        raise AssertionError("tmux new-session kept failing")
+
     with FakeProviderServer([]) as server:
         for answer, expect in (("y", "ran\n"), ("n", "ran\n")):
             session = f"trust-{answer}"
@@ -121,7 +131,7 @@ def test_the_tui_asks_to_trust_a_folder_before_its_hooks_run(tmp_path: Path) -> 
                 f"--api-base {server.openai_base_url} --api-key x --no-session; "
                 "echo PI-EXITED-$?; sleep 30"
             )
-            tmux("new-session", "-d", "-s", session, "-x", "110", "-y", "45", command)
+            new_session("-d", "-s", session, "-x", "110", "-y", "45", command)
             try:
 
                 def capture(session: str = session) -> str:

@@ -24,6 +24,7 @@ from pi_cli.shell.permissions.workspace import Workspace, real
 
 MAX_GLOB_MATCHES = 500
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_DOT_GLOB = re.compile(r"(?:^|/)\.[^/]*[*?\[]")
 
 
 class Spec(NamedTuple):
@@ -289,6 +290,9 @@ def _expand(word: Word, cwd: Path) -> list[str] | str:
         return f"glob {pattern!r} matches too many files"
     if any(match.startswith("-") for match in matches):
         return f"glob {pattern!r} matches a file name that reads as an option"
+    if _DOT_GLOB.search(pattern):
+        # bash before 5.2 (no globskipdots) expands ".*" to "." and ".." too.
+        matches.append(os.path.join(os.path.dirname(pattern), ".."))
     return matches or [pattern]
 
 
