@@ -8,10 +8,8 @@ forms it takes inside JSON strings, URLs and Python reprs of headers.
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
-from urllib.parse import quote
 
 MIN_SECRET_LENGTH = 8
 """Shorter values are not treated as secrets (``--api-key x`` must not blank every ``x``)."""
@@ -19,6 +17,9 @@ MASK = "[REDACTED]"
 
 
 def _forms(secret: str) -> set[str]:
+    import json  # here, not at import: the TUI's first frame imports this module
+    from urllib.parse import quote
+
     forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
     forms.add(quote(secret, safe=""))
     forms.add(repr(secret)[1:-1])

@@ -12,6 +12,8 @@ from typing import Any
 
 from textual.message import Message
 
+from pi_cli.shell.redact import REDACTOR
+
 # C0 controls but tab and newline, DEL and the C1 range: ESC sequences in model text, tool output
 # or a file's content would otherwise reach the terminal raw (``\x1b[2J`` clears the screen).
 # Removed character by character, so a sequence split across deltas is harmless too.
@@ -19,8 +21,9 @@ _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def clean(text: str) -> str:
-    """``text`` without terminal control characters (tab and newline kept)."""
-    return _CONTROLS.sub("", text)
+    """``text`` without terminal control characters (tab and newline kept) or the keys pi
+    holds (masked by value, :mod:`pi_cli.shell.redact`)."""
+    return _CONTROLS.sub("", REDACTOR(text))
 
 
 def clean_value(value: Any) -> Any:
