@@ -51,7 +51,7 @@ def models_file_key_envs(env: dict[str, str] | os._Environ[str]) -> list[str]:
     try:
         with open(os.path.join(os.path.expanduser(home), "models.json"), encoding="utf-8") as f:
             data = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a bad file is reported where it is loaded
         return []
     providers = data.get("providers") if isinstance(data, dict) else None
     if not isinstance(providers, dict):
