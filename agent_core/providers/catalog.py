@@ -80,6 +80,18 @@ def _provider_matches(entry: dict[str, Any], provider: str) -> bool:
     return owner == provider or owner.startswith(provider + "-") or provider in ("", owner)
 
 
+def known_providers() -> frozenset[str]:
+    """Every provider the cost map names (``litellm_provider`` values and ``provider/`` keys)."""
+    names: set[str] = set()
+    for key, entry in cost_map().items():
+        owner = str(entry.get("litellm_provider") or "").split("-")[0]
+        if owner:
+            names.add(owner)
+        if "/" in key:
+            names.add(key.partition("/")[0])
+    return frozenset(names)
+
+
 def provider_of_bare_name(name: str) -> str | None:
     """The provider litellm records for a bare model name such as ``gpt-4o``."""
     entry = cost_map().get(name)

@@ -363,7 +363,9 @@ def list_models(
     for key, entry in cost_map().items():
         if entry.get("mode", "chat") != "chat":
             continue
-        owner = str(entry.get("litellm_provider", "")).split("-")[0]
+        owner = str(entry.get("litellm_provider") or "").split("-")[0] or key.partition("/")[0]
+        if not owner or owner == key:
+            continue  # no provider known: not a model anyone can pick
         row_id = key if key.startswith(owner + "/") else f"{owner}/{key}"
         if row_id in rows or (needle and needle not in row_id.lower()):
             continue

@@ -144,6 +144,8 @@ class CodingAgent:
 
     def _resolve_model(self, spec: str | None) -> StreamFn:
         choice = self._models.resolve(spec)
+        if choice.warning:
+            self.notify(choice.warning, "warning")
         self.resolved_model = choice.resolved
         self.model_id = choice.model_id
         return choice.stream_fn

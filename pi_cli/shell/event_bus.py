@@ -39,9 +39,11 @@ class EventBus:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def emit(self, event: ShellEvent) -> None:
-        """Send ``event`` to every listener, then run ``after_emit``."""
+        """Send ``event`` to every listener, then run ``after_emit`` (not while the shell is
+        being built: nothing runs yet, and its parts may not exist)."""
         self.fan_out(event)
-        self.after_emit()
+        if self._startup is None:
+            self.after_emit()
 
     def fan_out(self, event: ShellEvent) -> None:
         """Send ``event`` to every listener (a failing listener never breaks the shell)."""

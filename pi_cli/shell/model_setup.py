@@ -34,6 +34,7 @@ class ModelChoice:
     stream_fn: StreamFn
     model_id: str
     resolved: Any = None  # agent_core.providers.ResolvedModel (None for an injected stream)
+    warning: str | None = None  # one line for the user: an unknown model, tried anyway
 
 
 class ModelResolver:
@@ -91,6 +92,7 @@ class ModelResolver:
                 raise ConfigError(no_model_message())
             chosen, api_base = local.spec, local.api_base
             announce(local)
+        check_provider(chosen, api_base)
         try:
             model = providers.resolve_model(
                 chosen,
@@ -119,7 +121,7 @@ class ModelResolver:
             idle_timeout_s=timeouts.idle_s,
             first_byte_timeout_s=timeouts.first_byte_s,
         )
-        return ModelChoice(stream_fn, model.id, model)
+        return ModelChoice(stream_fn, model.id, model, unknown_model_warning(model, api_base))
 
     def credentials_for(self, chosen: str | None) -> tuple[str | None, str | None]:
         """(api key, api base) for ``chosen``: a --api-key must never reach another vendor.
@@ -160,6 +162,43 @@ def _explicit_key(model: Any) -> Any:
     return model
 
 
+def check_provider(spec: str, api_base: str | None) -> None:
+    """Reject a ``provider/model`` whose provider nobody knows, at once and in one line.
+
+    Known: pi's native providers, models.json providers, every provider of the model
+    catalogue; any provider goes with an ``--api-base`` (an OpenAI-compatible server).
+    """
+    provider, slash, _ = spec.strip().partition("/")
+    if not slash or api_base:
+        return
+    from agent_core.providers.catalog import known_providers, load_models_file
+    from agent_core.providers.models import LITELLM_KEY_ENVS, NATIVE
+
+    if provider in NATIVE or provider in LITELLM_KEY_ENVS or provider in known_providers():
+        return
+    try:
+        if provider in load_models_file(models_file()):
+            return
+    except Exception:  # noqa: BLE001 - a bad models.json is reported by resolve_model itself
+        return
+    raise ConfigError(
+        f'Unknown provider "{provider}" in model "{spec.strip()}": see pi --list-models '
+        "(or pass --api-base for an OpenAI-compatible server)."
+    )
+
+
+def unknown_model_warning(model: Any, api_base: str | None = None) -> str | None:
+    """One line when the catalogue does not know the model (a new one, a typo): it is tried
+    anyway. A server named by ``--api-base`` / ``apiBase`` and the local servers (Ollama,
+    llama.cpp...) serve models of their own: no warning for those."""
+    from agent_core.providers.models import NATIVE
+
+    native = NATIVE.get(model.provider)
+    if model.known or api_base or (native is not None and not native.litellm_known):
+        return None
+    return f"Model {model.id} is not in pi's model list; trying it anyway."
+
+
 def spec_provider(spec: str) -> str:
     """The provider part of a model spec (``gpt-4o`` -> ``openai`` via the catalogue)."""
     provider, _, name = spec.strip().partition("/")
@@ -182,6 +221,9 @@ def models_file() -> Path:
 
 def no_model_message() -> str:
     """How to configure a model, for a user who has none."""
+    from pi_cli.shell.paths import pi_home
+
+    settings_file = pi_home() / "settings.json"
     return (
         "No model configured. Set an API key, for example:\n"
         "  export ANTHROPIC_API_KEY=...    (Anthropic, default anthropic/claude-sonnet-4-5)\n"
@@ -192,7 +234,7 @@ def no_model_message() -> str:
         "or use a local OpenAI-compatible server (Ollama, llama.cpp, LM Studio, vLLM):\n"
         '  pi --model ollama/qwen2.5-coder:7b "your prompt"\n'
         '  pi --model openai/local --api-base http://127.0.0.1:8080/v1 "your prompt"\n'
-        'A default model can also be set in ~/.pi/settings.json: {"model": "provider/model"}.'
+        f'A default model can also be set in {settings_file}: {{"model": "provider/model"}}.'
     )
 
 

@@ -1,0 +1,185 @@
+"""A resumed conversation (``pi -c``, ``--session``, ``/resume``, ``/fork``, ``/tree``) is drawn as
+it was live: prompts, numbered turn panels with their tool blocks (collapsed) and thinking, a
+"resumed N messages" line; long sessions mount their tail at once and older turns on scroll."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from agent_core import messages as M
+from pi_cli.shell.session_store import compaction_summary_message
+from pi_cli.tui import messages as m
+from pi_cli.tui.app import PiApp, TuiOptions
+from pi_cli.tui.resume import BATCH_GROUPS, FIRST_GROUPS
+from pi_cli.tui.widgets.tool_block import ToolBlock
+from pi_cli.tui.widgets.entries import (
+    Notice,
+    SkillMessageView,
+    SummaryView,
+    UserMessageView,
+)
+from pi_cli.tui.widgets.turn_panel import ThinkingBlock, TurnPanel
+from tests.agent_core.scripted_stream import ScriptedStream, reply, text
+from tests.tui.helpers import SIZE, make_app, make_shell, seed_tools, type_text, wait_until
+from tests.tui.screen_text import screen_text
+
+
+def _turns(count: int, *, failing_last: bool = False) -> list[Any]:
+    """``count`` turns: a prompt, a bash call with 30 lines of output, then the answer."""
+    out: list[Any] = []
+    for i in range(count):
+        out.append(M.UserMessage(content=f"question {i}"))
+        call = M.ToolCall(id=f"c{i}", name="bash", arguments={"command": f"make step{i}"})
+        out.append(
+            M.AssistantMessage(
+                content=[
+                    M.ThinkingContent(thinking=f"plan {i}"),
+                    M.TextContent(text="Running."),
+                    call,
+                ],
+                usage=M.Usage(input=100 + i, output=7),
+            )
+        )
+        lines = "\n".join(f"line {n}" for n in range(30))
+        error = failing_last and i == count - 1
+        result = f"{lines}\nFAILED step{i}\n\nCommand exited with code 1" if error else lines
+        out.append(
+            M.ToolResultMessage(
+                tool_call_id=f"c{i}", tool_name="bash", content=result, is_error=error
+            )
+        )
+        out.append(M.AssistantMessage(content=[M.TextContent(text=f"## Answer {i}\n\n- a\n- b\n")]))
+    return out
+
+
+def _shell(tmp_path: Path, messages: list[Any], stream: ScriptedStream | None = None) -> Any:
+    shell = make_shell(tmp_path, stream or ScriptedStream(), tools=seed_tools())
+    shell.agent.replace_messages(messages)
+    return shell
+
+
+async def test_a_resumed_conversation_is_drawn_as_it_was_live(tmp_path: Path) -> None:
+    app = make_app(_shell(tmp_path, _turns(2, failing_last=True)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        users = [u.text for u in app.query(UserMessageView)]
+        assert users == ["question 0", "question 1"]
+        panels = list(app.query(TurnPanel))
+        assert [p.number for p in panels] == [1, 2, 3, 4]
+        assert str(panels[0].title) == "Turn 1 · bash · ↑100 ↓7" and not panels[0].live
+        blocks = list(app.query(ToolBlock))
+        assert [b.title for b in blocks] == ["$ make step0", "$ make step1"]
+        assert all(b.rest == "collapsed" and not b.expanded for b in blocks)
+        assert blocks[0].has_class("-success") and blocks[1].has_class("-error")
+        # Collapsed: one summary line; a failed call also shows its last line (the error).
+        assert str(blocks[0].output.render()) == "(30 lines, Ctrl+O to expand)"
+        assert str(blocks[1].output.render()).endswith("Command exited with code 1")
+        thinking = list(app.query(ThinkingBlock))
+        assert [t.text for t in thinking] == ["plan 0", "plan 1"] and all(
+            t.collapsed for t in thinking
+        )
+        notes = [str(n.render()) for n in app.query(Notice)]
+        assert "Resumed 8 messages of session" in " ".join(notes)
+        await pilot.press("ctrl+o")  # expand every tool block
+        await pilot.pause()
+        assert all(b.expanded for b in blocks)
+        assert "line 29" in str(blocks[0].output.render())
+
+
+async def test_new_turns_are_numbered_after_the_resumed_ones(tmp_path: Path) -> None:
+    stream = ScriptedStream(reply(text("a new answer")))
+    app = make_app(_shell(tmp_path, _turns(2), stream))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go on")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.is_settled and stream.calls == 1)
+        await pilot.pause()
+        assert app.transcript.turns[-1].number == 5
+        assert "Turn 5" in str(app.transcript.turns[-1].title)
+
+
+async def test_a_deferred_shell_with_messages_shows_them(tmp_path: Path) -> None:
+    release = threading.Event()
+
+    def factory():
+        release.wait(10)
+        return _shell(tmp_path, _turns(3))
+
+    app = PiApp(
+        None,
+        TuiOptions(clock=lambda: 0.0, persist_theme=False, cursor_blink=False, cwd=tmp_path),
+        shell_factory=factory,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        release.set()
+        await wait_until(pilot, lambda: app.shell is not None)
+        await wait_until(pilot, lambda: len(list(app.query(TurnPanel))) == 6)
+        await wait_until(pilot, lambda: "Answer 2" in screen_text(app))
+        assert "## Answer" not in screen_text(app)  # Markdown, not raw text
+
+
+async def test_a_long_session_mounts_its_tail_then_older_turns_on_scroll(tmp_path: Path) -> None:
+    messages = _turns(500)  # 2,000 messages: 500 prompts, 1,000 turns, 500 tool calls
+    shell = _shell(tmp_path, [])
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        shell.agent.replace_messages(messages)
+        started = time.perf_counter()
+        app.post_message(m.SessionSwitched("resume"))
+        await wait_until(pilot, lambda: len(list(app.query(TurnPanel))) > 0)
+        await pilot.pause()
+        elapsed = time.perf_counter() - started
+        assert elapsed < 3.0  # make bench measures it on a quiet machine (<= 0.5 s)
+        groups = 500 * 3  # a prompt, a turn with the call, the answer's turn
+        mounted = len(list(app.query("UserMessageView, TurnPanel")))
+        assert mounted == FIRST_GROUPS
+        assert app.transcript.turns == [] and app.transcript.turn_count == 1000
+        numbers = [p.number for p in app.query(TurnPanel)]
+        assert numbers[-1] == 1000 and numbers == sorted(numbers)
+        note = app.transcript.earlier_note
+        assert note is not None and f"{groups - FIRST_GROUPS} earlier messages" in str(
+            note.render()
+        )
+        bottom_text = screen_text(app)
+        await pilot.press("ctrl+home")  # to the top: one older batch is mounted
+        await wait_until(
+            pilot,
+            lambda: (
+                len(list(app.query("UserMessageView, TurnPanel"))) == FIRST_GROUPS + BATCH_GROUPS
+            ),
+        )
+        await pilot.pause()
+        assert [p.number for p in app.query(TurnPanel)] == sorted(
+            p.number for p in app.query(TurnPanel)
+        )
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+
+        def without_scrollbar(text: str) -> list[str]:
+            return [line[: SIZE[0] - 2].rstrip() for line in text.splitlines()[-8:]]
+
+        assert without_scrollbar(screen_text(app)) == without_scrollbar(bottom_text)
+
+
+async def test_skill_calls_and_compaction_summaries_are_drawn_short(tmp_path: Path) -> None:
+    skill = '<skill name="greeter" location="/x/SKILL.md">\n# Greeter\nSay hello.\n</skill>\n\nBob'
+    messages = [
+        compaction_summary_message("## Goal\nKeep going."),
+        M.UserMessage(content=skill),
+        M.AssistantMessage(content=[M.TextContent(text="Hello, Bob!")]),
+    ]
+    app = make_app(_shell(tmp_path, messages))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        summary = app.query_one(SummaryView)
+        assert summary.collapsed and "Compacted" in str(summary.title)
+        view = app.query_one(SkillMessageView)
+        assert view.text == "/skill:greeter Bob" and view.collapsed
+        text = screen_text(app)
+        assert "› /skill:greeter Bob" in text and "Say hello." not in text
+        view.toggle()
+        await pilot.pause()
+        assert "Say hello." in screen_text(app)
