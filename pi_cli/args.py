@@ -185,6 +185,13 @@ OPTIONS: tuple[Option, ...] = (
         "Trust this folder for this run: its hooks and settings apply (`pi trust` remembers).",
         "flag",
     ),
+    Option(
+        "images",
+        ("--image", "-i"),
+        "Attach an image to the prompt (repeatable; PNG, JPEG, GIF, WebP).",
+        "list",
+        metavar="PATH",
+    ),
     Option("theme", ("--theme",), "TUI theme (dark, light or a user theme)."),
     Option(
         "plain",
@@ -222,6 +229,7 @@ class LaunchArgs:
     plain: bool = False
     json_partials: bool = False
     list_models: bool = False
+    images: list[str] = field(default_factory=list)
 
     @property
     def cwd(self) -> Path:

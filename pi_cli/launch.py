@@ -25,6 +25,10 @@ def launch(args: LaunchArgs) -> int:
     if stdin_text.strip():
         prompt = f"{prompt}\n\n{stdin_text}".strip() if prompt else stdin_text.strip()
     interactive = args.mode == "text" and not prompt and not args.print_mode
+    if args.images and (interactive or args.mode == "rpc"):
+        # In the TUI, attach with @shot.png or by pasting the path; RPC: prompt.images.
+        error('--image goes with a prompt: pi -i shot.png "what is in this picture?"')
+        return ExitCode.USAGE
     if not interactive and args.mode != "rpc" and not prompt.strip():
         # -p or --mode json without a prompt: never send an empty prompt to the model.
         error("no prompt given: pass it as an argument or on stdin")

@@ -273,7 +273,8 @@ def _finish(buf: OutputBuffer, code: int | None, outcome: Outcome, timeout: floa
         )
     if outcome == "timeout":
         raise ToolError(
-            f"{text}\n\nCommand timed out after {timeout:g} seconds; the process tree was killed."
+            f"{text}\n\nCommand timed out after {timeout:g} second{'' if timeout == 1 else 's'}; "
+            "the process tree was killed."
         )
     if code:
         raise ToolError(f"{text}\n\nCommand exited with code {code}")

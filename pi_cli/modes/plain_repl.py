@@ -8,6 +8,8 @@ Enter steers, Alt+Enter / Tab queue a follow-up, Esc / Ctrl+C abort (see :mod:`.
 from __future__ import annotations
 
 import asyncio
+import base64
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -262,6 +264,11 @@ class PlainRepl:
                 self._restore = "\n".join(filter(None, [self._restore, restored]))
 
     async def _show_result(self, result: CommandResult) -> None:
+        if result.clipboard is not None and sys.stdout.isatty():
+            # OSC 52: the terminal (and tmux with set-clipboard on) puts it on the clipboard.
+            data = base64.b64encode(result.clipboard.encode()).decode()
+            sys.stdout.write(f"\x1b]52;c;{data}\x07")
+            sys.stdout.flush()
         if result.output:
             self.console.print(Text(result.output, style="red" if result.error else ""))
         if result.action:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_core import AgentEnd, AssistantMessage, MessageEnd, ToolExecutionEnd, ToolExecutionStart
 from pi_cli.args import ExitCode, LaunchArgs, error
@@ -31,11 +31,18 @@ if TYPE_CHECKING:
 
 def run_print(args: LaunchArgs, prompt: str) -> int:
     """Run one prompt; return the exit code."""
+    from pi_cli.shell.images import ImageError, load_image
+
+    try:
+        images = [load_image(args.cwd / path) for path in args.images]
+    except ImageError as exc:
+        error(str(exc))
+        return ExitCode.USAGE
     shell = build_shell(args)
     if isinstance(shell, int):
         return shell
     try:
-        return asyncio.run(_run(shell, args, prompt))
+        return asyncio.run(_run(shell, args, prompt, images))
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
 
@@ -100,7 +107,9 @@ class Outcome:
                 pass
 
 
-async def _run(shell: CodingAgent, args: LaunchArgs, prompt: str) -> int:
+async def _run(
+    shell: CodingAgent, args: LaunchArgs, prompt: str, images: list[Any] | None = None
+) -> int:
     json_mode = args.mode == "json"
     writer = JsonEventWriter(sys.stdout) if json_mode else None
     if writer is not None:
@@ -129,7 +138,7 @@ async def _run(shell: CodingAgent, args: LaunchArgs, prompt: str) -> int:
     except (NotImplementedError, RuntimeError):
         pass
     try:
-        result = await shell.submit(prompt)
+        result = await shell.submit(prompt, images=images or None)
         await shell.wait_idle()
     finally:
         await shell.aclose()

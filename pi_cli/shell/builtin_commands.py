@@ -1,8 +1,9 @@
-"""The commands every front end has: /help, /model, /thinking, /new, /session, /resume, /quit."""
+"""The commands every front end has: /help, /model, /thinking, /new, /session, /resume, /copy, /quit."""
 
 from __future__ import annotations
 
 from agent_core import AssistantMessage
+from pi_cli.shell.paths import pi_home
 from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -77,6 +78,29 @@ async def _resume(shell: ShellAPI, args: str) -> CommandResult:
     return CommandResult(output=f"Resumed session {shell.session.session_id}")
 
 
+def last_answer(shell: ShellAPI) -> str | None:
+    """The text of the model's last answer that has any ("" parts skipped)."""
+    for message in reversed(shell.messages):
+        if isinstance(message, AssistantMessage) and message.text.strip():
+            return message.text
+    return None
+
+
+async def _copy(shell: ShellAPI, args: str) -> CommandResult:
+    """The last answer for the clipboard (the front end writes OSC 52), and saved to a file."""
+    text = last_answer(shell)
+    if text is None:
+        return CommandResult(output="Nothing to copy yet: no answer in this session.", error=True)
+    path = pi_home() / "last-answer.md"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        saved = f"saved to {path}"
+    except OSError as exc:
+        saved = f"not saved to {path}: {exc.strerror or exc}"
+    return CommandResult(output=f"Last answer ({len(text)} characters) {saved}.", clipboard=text)
+
+
 async def _quit(shell: ShellAPI, args: str) -> CommandResult:
     return CommandResult(quit=True)
 
@@ -97,5 +121,8 @@ def builtin_commands() -> list[SlashCommand]:
             while_running=True,
         ),
         SlashCommand("resume", "Resume an earlier session", _resume, usage="[id|path]"),
+        SlashCommand(
+            "copy", "Copy the last answer (clipboard and a file)", _copy, while_running=True
+        ),
         SlashCommand("quit", "Quit pi", _quit, aliases=("exit", "q"), while_running=True),
     ]

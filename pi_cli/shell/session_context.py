@@ -47,9 +47,18 @@ def context_refs(
     return refs, compaction
 
 
+_SUMMARY_HEAD = (
+    "The conversation history before this point was compacted into the following summary:\n\n"
+)
+
+
 def compaction_summary_message(summary: str) -> Message:
     """The user message that stands for compacted history."""
-    return user_message(
-        "The conversation history before this point was compacted into the following summary:\n\n"
-        f"<summary>\n{summary}\n</summary>"
-    )
+    return user_message(f"{_SUMMARY_HEAD}<summary>\n{summary}\n</summary>")
+
+
+def compaction_summary_of(text: str) -> str | None:
+    """The summary inside a :func:`compaction_summary_message` text (``None`` for other text)."""
+    if not text.startswith(_SUMMARY_HEAD + "<summary>\n") or not text.endswith("\n</summary>"):
+        return None
+    return text[len(_SUMMARY_HEAD) + len("<summary>\n") : -len("\n</summary>")]

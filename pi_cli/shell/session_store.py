@@ -26,7 +26,11 @@ from pi_cli.shell.bash_messages import bash_message_from_wire
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
 from pi_cli.shell.session_append import append_line
-from pi_cli.shell.session_context import compaction_summary_message, context_refs
+from pi_cli.shell.session_context import (
+    compaction_summary_message,
+    compaction_summary_of,
+    context_refs,
+)
 from pi_cli.shell.session_entries import (
     PARTIAL,
     entry_problem,
@@ -43,6 +47,7 @@ __all__ = [
     "SessionHeader",
     "SessionStore",
     "compaction_summary_message",
+    "compaction_summary_of",
 ]
 
 

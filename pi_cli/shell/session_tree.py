@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.skill_text import skill_call_of
 
 PREVIEW_CHARS = 80
 
@@ -60,7 +61,9 @@ def preview_of(data: dict[str, Any]) -> tuple[str, str | None]:
         message = data.get("message") or {}
         role = message.get("role")
         if role == "user":
-            return "user: " + one_line(text_of(message.get("content"))), role
+            text = text_of(message.get("content"))
+            call = skill_call_of(text)
+            return "user: " + one_line(call[0] if call else text), role
         if role == "assistant":
             content = message.get("content") or []
             calls = [

@@ -87,6 +87,9 @@ class Settings(_Section):
     bash_timeout_s: float | None = Field(default=None, gt=0)
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     tool_env: ToolEnvSettings = Field(default_factory=ToolEnvSettings)
+    # When a run ends (or waits for an approval) while the terminal is not focused: a desktop
+    # notification where the terminal has them, else the bell ("bell": always the bell).
+    notifications: Literal["auto", "bell", "off"] = "auto"
 
 
 MAX_DEPTH = 64

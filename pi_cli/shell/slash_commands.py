@@ -34,6 +34,7 @@ class CommandResult:
     action: PickAction | None = None
     prompt: str | None = None  # text to send to the model (templates, skills)
     error: bool = False
+    clipboard: str | None = None  # text for the front end to put on the clipboard (/copy)
 
 
 class ShellAPI(Protocol):
