@@ -23,6 +23,7 @@ from agent_core import (
     MessageUpdate,
     TextDelta,
     ThinkingDelta,
+    ToolCallDelta,
     ToolExecutionEnd,
     ToolExecutionStart,
     ToolExecutionUpdate,
@@ -68,6 +69,10 @@ class Bridge:
         self.runs_ended = 0  # agent_end events converted (the app counts the ones it rendered)
         self._open: m.AssistantText | m.AssistantThinking | None = None
         self._turn_open = False  # turn_start seen without its turn_end (a loop crash skips it)
+        # What the model streamed in this run: finished turns' output tokens, plus characters
+        # of the message still streaming (an estimate until its usage arrives). Footer only.
+        self.run_output_tokens = 0
+        self.streaming_chars = 0
 
     def _delta(self, sub: TextDelta | ThinkingDelta) -> UiMessage | None:
         """Coalesce deltas into the last posted message while the app has not taken it yet."""
@@ -96,7 +101,10 @@ class Bridge:
         if isinstance(event, MessageUpdate):  # hot path first
             sub = event.assistant_message_event
             if isinstance(sub, TextDelta | ThinkingDelta):
+                self.streaming_chars += len(sub.delta)
                 return self._delta(sub)
+            if isinstance(sub, ToolCallDelta):
+                self.streaming_chars += len(sub.delta)
             return None
         self._open = None  # any other event closes coalescing: order must be kept
         match event:
@@ -127,12 +135,15 @@ class Bridge:
             case TurnEnd(message=answer):
                 self._turn_open = False
                 usage = answer.usage
+                self.run_output_tokens += usage.output
+                self.streaming_chars = 0
                 return m.TurnEnded(
                     tools=[clean(call.name) for call in answer.tool_calls],
                     input_tokens=usage.input + usage.cache_read,
                     output_tokens=usage.output,
                 )
             case AgentStart():
+                self.run_output_tokens = self.streaming_chars = 0
                 self._users_in_run = 0
                 self._turn_open = False
                 return m.RunStarted()
@@ -159,6 +170,11 @@ class Bridge:
             case _:
                 assert_never(event)
 
+    @property
+    def streamed_tokens(self) -> int:
+        """Output tokens of this run so far (the streaming message estimated at 4 chars a token)."""
+        return self.run_output_tokens + self.streaming_chars // 4
+
     def _run_ended(self, event: AgentEnd) -> m.RunEnded:
         self.runs_ended += 1
         error = event.error_message
@@ -172,23 +188,27 @@ class Bridge:
             case Notice(text=text, level=level):
                 return m.NoticeShown(clean(text), level)
             case AutoRetryStart():
-                return m.NoticeShown(
+                return m.RetryShown(
                     clean(
                         f"Retrying ({event.attempt}/{event.max_attempts}) in "
                         f"{event.delay_ms / 1000:.1f}s: {event.error_message}"
                     ),
-                    "warning",
+                    delay_s=event.delay_ms / 1000,
                 )
             case AutoRetryEnd(success=True, attempt=attempt):
-                return m.NoticeShown(f"Retry {attempt} succeeded.")
-            case AutoRetryEnd(final_error=final_error):
-                return m.NoticeShown(clean(f"Retry gave up: {final_error}"), "error")
+                return m.RetryShown(f"Retry {attempt} succeeded.")
+            case AutoRetryEnd(final_error="aborted"):
+                return m.RetryShown("Retry cancelled.")
+            case AutoRetryEnd():
+                # Gave up: the turn's error line already says so ("gave up after 3 retries").
+                return m.RetryShown("")
             case CompactionStart(reason=reason):
                 return m.NoticeShown(f"Compacting context ({reason})…")
             case CompactionEnd(error_message=str() as error):
                 return m.NoticeShown(clean(f"Compaction failed: {error}"), "error")
-            case CompactionEnd(tokens_before=before, tokens_after=after):
-                return m.NoticeShown(f"Compacted context: {before} → {after} tokens.")
+            case CompactionEnd(tokens_before=before, tokens_after=after, summary=summary):
+                title = f"Compacted context: {before} → {after} tokens (summary inside)"
+                return m.CompactionShown(title, clean(summary or ""))
             case SessionChanged(reason=reason):
                 return m.SessionSwitched(reason)
             case ModelChanged():

@@ -1,77 +1,184 @@
-"""Key bindings: ONE data table of defaults with ids, overridable from ``$PI_HOME/keybindings.json``.
+"""Key bindings: ONE data table of defaults with ids and scopes, overridable from ``keybindings.json``.
 
-``keybindings.json`` maps binding ids to comma-separated keys, e.g.
-``{"pi.follow_up": "ctrl+enter,alt+enter,f2"}``; it is applied with ``App.set_keymap``.
+``$PI_HOME/keybindings.json`` maps binding ids to comma-separated keys, e.g.
+``{"pi.follow_up": "ctrl+enter,alt+enter,f2"}``; it is applied with ``App.set_keymap``, so it
+reaches every scope. ``/keys`` (or ``?`` / F1) lists the whole table with the keys in effect.
 
-Scopes: ``editor`` bindings live on the editor and are *priority* bindings, so they run before
-the TextArea turns Enter into a newline; their ``check_action`` lets a key fall through when
-the action does not apply (Tab completes unless a run is live...). ``app`` bindings work
-everywhere on the main screen.
+Scopes say where a binding is live, so the keys of one screen never leak into another:
+
+* ``main`` — the main screen. These are *priority* bindings on the editor, which always has the
+  focus there: they run before the TextArea turns Enter into a newline or PageUp into a cursor
+  move, and they are gone as soon as a modal screen (picker, queue view, approval) is on top.
+  ``check_action`` lets a key fall through when its action does not apply (Up moves the cursor
+  unless the menu is open or the cursor is on the first line; Home scrolls only an empty editor).
+* one scope per modal screen (``picker``, ``queue``, ``keys``): the screen's own ``BINDINGS``.
+  A new modal (the permission approval) adds its rows with its own scope name here.
+
+``key('name', ...)`` actions are the app's (the editor posts them, in key order, and
+:mod:`key_actions` maps each name to its handler); the others run on the widget or screen
+holding the binding.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from textual.binding import Binding, BindingType
 
 from pi_cli.shell.paths import pi_home
 
-Scope = Literal["app", "editor"]
+SCOPES: dict[str, str] = {
+    "main": "Main screen (the editor keeps the focus)",
+    "picker": "Pickers (/model, /resume, /tree, /theme, Ctrl+R history)",
+    "queue": "Queue view (Alt+Q)",
+    "keys": "This list",
+    "approval": "Approval question (a tool call waits for you)",
+    "trust": "Folder-trust question (at start)",
+}
 
 
 @dataclass(frozen=True)
 class KeySpec:
-    """One default binding."""
+    """One default binding: ``id`` (for keybindings.json), keys, action, help text and scope."""
 
     id: str
     keys: str
     action: str
     description: str
-    scope: Scope
-    show: bool = False
-    priority: bool = False
+    scope: str
 
 
+K = KeySpec
 DEFAULT_KEYS: tuple[KeySpec, ...] = (
-    KeySpec("pi.submit", "enter", "submit", "Send (steer while running)", "editor"),
-    KeySpec("pi.follow_up", "ctrl+enter,alt+enter", "follow_up", "Queue follow-up", "editor"),
-    KeySpec("pi.follow_up_tab", "tab", "tab", "Follow-up while running / complete", "editor"),
-    KeySpec("pi.newline", "shift+enter,ctrl+j", "newline", "Newline", "editor"),
-    KeySpec("pi.complete_next", "down", "complete_move(1)", "Next completion", "editor"),
-    KeySpec("pi.complete_prev", "up", "complete_move(-1)", "Previous completion", "editor"),
-    KeySpec("pi.abort", "escape", "escape", "Abort run / close menu", "editor"),
-    KeySpec("pi.dequeue", "alt+up", "dequeue", "Edit queued messages", "editor"),
-    KeySpec("pi.clear_or_quit", "ctrl+c", "clear_or_quit", "Clear editor, twice to quit", "app"),
-    KeySpec("pi.quit_if_empty", "ctrl+d", "quit_if_empty", "Quit (empty editor)", "editor"),
-    KeySpec("pi.toggle_tools", "ctrl+o", "toggle_tools", "Toggle tool output", "app", show=True),
-    KeySpec("pi.toggle_thinking", "ctrl+t", "toggle_thinking", "Toggle thinking", "app", show=True),
-    # Priority: the screen's own shift+tab (focus previous) must not take it first.
-    KeySpec(
-        "pi.cycle_mode",
-        "shift+tab",
-        "cycle_permission_mode",
-        "Permission mode",
-        "app",
-        priority=True,
+    # -- the prompt
+    K("pi.submit", "enter", "submit", "Send; while a run is live: steer", "main"),
+    K("pi.follow_up", "ctrl+enter,alt+enter", "follow_up", "Queue a follow-up", "main"),
+    K("pi.follow_up_tab", "tab", "tab", "Complete; while live: queue a follow-up", "main"),
+    K("pi.newline", "shift+enter,ctrl+j", "newline", "Newline", "main"),
+    # Up and Down: the first binding whose check passes acts (menu, then history, then the
+    # cursor). A binding here replaces TextArea's own for the key, hence the explicit last one.
+    K("pi.complete_prev", "up", "complete_move(-1)", "Previous completion (menu open)", "main"),
+    K("pi.history_prev", "up", "history(-1)", "Earlier prompt (cursor on the first line)", "main"),
+    K("pi.cursor_up", "up", "cursor_up", "Cursor up", "main"),
+    K("pi.complete_next", "down", "complete_move(1)", "Next completion (menu open)", "main"),
+    K("pi.history_next", "down", "history(1)", "Later prompt (cursor on the last line)", "main"),
+    K("pi.cursor_down", "down", "cursor_down", "Cursor down", "main"),
+    K("pi.history_search", "ctrl+r", "key('history_search')", "Search earlier prompts", "main"),
+    K(
+        "pi.external_editor",
+        "ctrl+g",
+        "key('external_editor')",
+        "Edit the prompt in $EDITOR",
+        "main",
     ),
+    K("pi.undo", "ctrl+underscore", "undo", "Undo in the editor", "main"),
+    # -- the run and the queue
+    K("pi.abort", "escape", "escape", "Close menu / clear cursor / abort the run", "main"),
+    K(
+        "pi.interrupt",
+        "ctrl+c",
+        "key('interrupt')",
+        "Copy selection / abort / clear, twice quits",
+        "main",
+    ),
+    K("pi.dequeue", "alt+up", "dequeue", "Pull every queued message into the editor", "main"),
+    K(
+        "pi.queue_view",
+        "alt+q",
+        "key('queue_view')",
+        "Queue view: edit, delete, reorder one",
+        "main",
+    ),
+    K("pi.quit_if_empty", "ctrl+d", "quit_if_empty", "Quit (empty editor)", "main"),
+    K("pi.delete_right", "ctrl+d", "delete_right", "Delete right (text in the editor)", "main"),
+    K("pi.quit", "ctrl+q", "key('quit_app')", "Quit", "main"),
+    K("pi.thinking_level", "alt+t", "key('cycle_thinking')", "Next thinking level", "main"),
+    # -- the transcript
+    K(
+        "pi.scroll_page_up",
+        "pageup,shift+pageup",
+        "key('scroll_page', -1)",
+        "Scroll up a page",
+        "main",
+    ),
+    K(
+        "pi.scroll_page_down",
+        "pagedown,shift+pagedown",
+        "key('scroll_page', 1)",
+        "Scroll down",
+        "main",
+    ),
+    K("pi.scroll_top", "ctrl+home", "key('scroll_edge', 0)", "Scroll to the top", "main"),
+    K("pi.scroll_bottom", "ctrl+end", "key('scroll_edge', 1)", "Jump to the bottom", "main"),
+    K("pi.scroll_top_empty", "home", "empty_key('top')", "Top (empty editor)", "main"),
+    K("pi.scroll_bottom_empty", "end", "empty_key('bottom')", "Bottom (empty editor)", "main"),
+    K("pi.block_up", "ctrl+up", "key('cursor_move', -1)", "Cursor to the previous block", "main"),
+    K("pi.block_down", "ctrl+down", "key('cursor_move', 1)", "Cursor to the next block", "main"),
+    K(
+        "pi.toggle_tools",
+        "ctrl+o",
+        "key('toggle_tools')",
+        "Expand/collapse tool output (cursor or all)",
+        "main",
+    ),
+    K(
+        "pi.toggle_turn",
+        "alt+o",
+        "key('toggle_turn')",
+        "Collapse/expand the turn (cursor or last)",
+        "main",
+    ),
+    K("pi.toggle_thinking", "ctrl+t", "key('toggle_thinking')", "Hide/show thinking", "main"),
+    K("pi.keys", "f1", "key('show_keys')", "This list", "main"),
+    K("pi.keys_question", "question_mark", "empty_key('keys')", "This list (empty editor)", "main"),
+    K("pi.suspend", "ctrl+z", "app.suspend", "Suspend pi (fg resumes)", "main"),
+    # -- modal screens
+    K("picker.cancel", "escape", "cancel", "Close without choosing", "picker"),
+    K("picker.down", "down", "move(1)", "Next entry", "picker"),
+    K("picker.up", "up", "move(-1)", "Previous entry", "picker"),
+    K("queue.close", "escape", "close", "Close the queue view", "queue"),
+    K("queue.down", "down,j", "select(1)", "Next message", "queue"),
+    K("queue.up", "up,k", "select(-1)", "Previous message", "queue"),
+    K("queue.edit", "enter,e", "edit", "Edit the message (Enter saves, Esc cancels)", "queue"),
+    K("queue.delete", "delete,d,x", "delete", "Delete the message", "queue"),
+    K("queue.move_up", "alt+up,shift+up,K", "move(-1)", "Move it earlier", "queue"),
+    K("queue.move_down", "alt+down,shift+down,J", "move(1)", "Move it later", "queue"),
+    K("queue.promote", "s,p", "promote", "Make a follow-up a steer", "queue"),
+    K("keys.close", "escape,q,f1,question_mark", "close", "Close this list", "keys"),
+    K("approval.once", "y,1", "choose('allow_once')", "Allow once", "approval"),
+    K("approval.session", "s,2", "choose('allow_session')", "Allow for this session", "approval"),
+    K("approval.always", "a,3", "always", "Always (then p project / u user)", "approval"),
+    K("approval.deny", "n,d,4", "choose('deny')", "Deny", "approval"),
+    K("approval.message", "m", "deny_with_message", "Deny with a message", "approval"),
+    K("approval.project", "p", "scope('project')", "Always: in the project settings", "approval"),
+    K("approval.user", "u", "scope('user')", "Always: in the user settings", "approval"),
+    K("approval.escape", "escape", "escape", "Deny", "approval"),
+    K("trust.yes", "y", "answer(True)", "Trust this folder", "trust"),
+    K("trust.no", "n,escape", "answer(False)", "Do not trust it", "trust"),
+    # Shift+Tab, Claude Code's habit: the permission mode (shown in the footer).
+    K("pi.cycle_mode", "shift+tab", "key('cycle_permission_mode')", "Next permission mode", "main"),
 )
+del K
+
+# Chords legacy terminals (and tmux without extended-keys) cannot send.
+NEEDS_PROTOCOL = frozenset({"ctrl+enter", "shift+enter"})
 
 
-def bindings(scope: Scope) -> list[BindingType]:
+def bindings(scope: str) -> list[BindingType]:
     """Textual bindings for one scope, built from :data:`DEFAULT_KEYS`."""
+    assert scope in SCOPES, scope
     return [
         Binding(
             spec.keys,
             spec.action,
             spec.description,
-            show=spec.show,
+            show=False,
             id=spec.id,
-            priority=scope == "editor" or spec.priority,
+            priority=scope in ("main", "picker"),
         )
         for spec in DEFAULT_KEYS
         if spec.scope == scope
@@ -133,12 +240,15 @@ def effective_keys(keymap: dict[str, str]) -> dict[str, list[str]]:
 
 
 def has_extended_keys(env: dict[str, str] | None = None) -> bool:
-    """Whether the terminal likely speaks the kitty keyboard protocol (Ctrl+Enter, Shift+Enter).
+    """Whether Ctrl+Enter / Shift+Enter reach pi: the kitty protocol, or tmux with extended-keys.
 
-    tmux never passes it through; kitty, WezTerm, foot and ghostty do.
+    pi asks for both the kitty protocol and xterm's modifyOtherKeys (see :mod:`terminal`); tmux
+    forwards modified Enter only when its ``extended-keys`` option is on.
     """
     env = dict(os.environ) if env is None else env
-    if env.get("TMUX") or env.get("TERM", "").startswith(("screen", "tmux")):
+    if env.get("TMUX"):
+        return _tmux_extended_keys()
+    if env.get("TERM", "").startswith("screen"):
         return False
     term, program = env.get("TERM", ""), env.get("TERM_PROGRAM", "")
     return (
@@ -148,32 +258,55 @@ def has_extended_keys(env: dict[str, str] | None = None) -> bool:
     )
 
 
-def _pretty(key: str) -> str:
-    names = {"escape": "Esc"}
+def _tmux_extended_keys() -> bool:
+    try:
+        out = subprocess.run(
+            ["tmux", "show-options", "-gv", "extended-keys"],
+            capture_output=True,
+            text=True,
+            timeout=0.5,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.strip() in ("on", "always")
+
+
+def pretty(key: str) -> str:
+    """``ctrl+enter`` -> ``Ctrl+Enter``; ``question_mark`` -> ``?``."""
+    names = {"escape": "Esc", "question_mark": "?", "pageup": "PgUp", "pagedown": "PgDn"}
+    names |= {"underscore": "_", "enter": "Enter", "up": "↑", "down": "↓"}
+    if key in names and len(names[key]) == 1 and not key.isalpha():
+        return names[key]
     return "+".join(
-        names.get(p, p.capitalize() if len(p) > 1 else p.upper()) for p in key.split("+")
+        names.get(p, p.capitalize() if len(p) > 1 else p.upper() if p.islower() else f"Shift+{p}")
+        for p in key.split("+")
     )
+
+
+def chords(keymap: dict[str, str], binding_id: str, extended: bool = True) -> str:
+    """The keys of ``binding_id`` as the user reads them (``Alt+Enter / Tab``)."""
+    keys = effective_keys(keymap)[binding_id]
+    return " / ".join(pretty(k) for k in keys if extended or k not in NEEDS_PROTOCOL)
 
 
 def key_hints(keymap: dict[str, str], extended: bool) -> list[tuple[str, str]]:
     """(chords, meaning) pairs for the startup header, listing only chords that work here."""
-    keys = effective_keys(keymap)
-    needs_protocol = {"ctrl+enter", "shift+enter"}
 
-    def chords(binding_id: str) -> str:
-        usable = [k for k in keys[binding_id] if extended or k not in needs_protocol]
-        return " / ".join(_pretty(k) for k in usable)
+    def c(binding_id: str) -> str:
+        return chords(keymap, binding_id, extended)
 
-    follow = " / ".join(
-        filter(None, [chords("pi.follow_up"), f"{chords('pi.follow_up_tab')} (while running)"])
-    )
+    follow = " / ".join(filter(None, [c("pi.follow_up"), f"{c('pi.follow_up_tab')} (live)"]))
     return [
-        (chords("pi.submit"), "send; while running: steer"),
+        (c("pi.submit"), "send; while running: steer"),
         (follow, "queue a follow-up"),
-        (chords("pi.newline"), "newline"),
-        (chords("pi.abort"), "abort run, restore queue"),
-        (chords("pi.dequeue"), "edit queued messages"),
-        (chords("pi.clear_or_quit"), "clear, twice to quit"),
-        (f"{chords('pi.toggle_tools')} / {chords('pi.toggle_thinking')}", "tool output / thinking"),
-        ("/  @", "commands, files"),
+        (c("pi.newline"), "newline"),
+        (
+            f"{c('pi.abort')} / {c('pi.interrupt')}",
+            "abort the run (Ctrl+C idle: clear, twice quits)",
+        ),
+        (f"{c('pi.dequeue')} / {c('pi.queue_view')}", "edit queued messages: all / one"),
+        (f"PgUp PgDn / {c('pi.block_up')} {c('pi.block_down')}", "scroll / move the cursor"),
+        (f"{c('pi.toggle_tools')} / {c('pi.toggle_turn')}", "expand tool output / collapse turn"),
+        (f"↑ ↓ / {c('pi.history_search')}", "prompt history / search it"),
+        (f"/  @  {c('pi.keys').split(' / ')[-1]}", "commands, files and images; every key"),
     ]

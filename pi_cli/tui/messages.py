@@ -163,6 +163,28 @@ class NoticeShown(Message):
 
 
 @dataclass
+class RetryShown(Message):
+    """A retry note for the turn it happened in (the countdown itself is in the footer)."""
+
+    text: str
+    """What happened (``Retrying (1/3) in 2.0s: HTTP 500 …``)."""
+    level: str = "retry"
+    """``retry`` (dim) or ``error``."""
+    delay_s: float = 0.0
+    """Seconds until the retry (0 for an end note)."""
+
+
+@dataclass
+class CompactionShown(Message):
+    """An automatic compaction finished: a collapsed block with its summary."""
+
+    title: str
+    """``Compacted context: 570 → 256 tokens``."""
+    summary: str = ""
+    """The summary the model now reads instead of the older messages."""
+
+
+@dataclass
 class StatusChanged(Message):
     """Model, thinking level, session or usage changed: refresh the footer."""
 
@@ -197,6 +219,11 @@ class ShellBusy(Message):
 
     state: str = "idle"
     """``idle``, ``preparing``, ``running``, ``command`` or ``compacting``."""
+
+
+@dataclass
+class JumpToBottom(Message):
+    """The "new output below" marker was clicked: scroll to the newest output."""
 
 
 @dataclass

@@ -23,3 +23,5 @@ class TuiOptions:
     cursor_blink: bool = True
     warnings: list[str] = field(default_factory=list)
     cwd: Path | None = None  # shown until a deferred shell is ready
+    history_path: Path | None = None  # prompt history (default: $PI_HOME/history)
+    env: dict[str, str] | None = None  # for terminal detection (default: os.environ)

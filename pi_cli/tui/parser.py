@@ -14,6 +14,7 @@ input-thread start, so calling it before ``App.run`` is enough.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from textual import events
@@ -21,6 +22,9 @@ from textual._xterm_parser import XTermParser
 from textual.message import Message
 
 ALT_ENTER_SEQUENCE = "\x1b\r"
+# xterm's modifyOtherKeys form of a modified key, ``CSI 27;<mods>;<code>~``, rewritten to the
+# ``CSI <code>;<mods>u`` form Textual parses (Ctrl+Enter from xterm itself; tmux sends the u form).
+_MODIFY_OTHER_KEYS = re.compile("\x1b\\[27;(\\d+);(\\d+)~")
 
 
 class PiXTermParser(XTermParser):
@@ -31,6 +35,8 @@ class PiXTermParser(XTermParser):
         if not data:
             yield from super().feed(data)
             return
+        if "\x1b[27;" in data:
+            data = _MODIFY_OTHER_KEYS.sub(lambda m: f"\x1b[{m.group(2)};{m.group(1)}u", data)
         while (at := data.find(ALT_ENTER_SEQUENCE)) != -1:
             if at:
                 yield from super().feed(data[:at])

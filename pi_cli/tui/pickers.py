@@ -2,41 +2,19 @@
 
 ``/model``, ``/resume``, ``/tree`` and ``/theme`` open pickers (modal screens awaited in a
 worker); choosing goes through the same paths as typing: the shell's commands, or
-``navigate_to`` for the tree. The app is reached through :class:`PickerHost`, so this module
-does not import it.
+``navigate_to`` for the tree. The app is reached through :class:`~pi_cli.tui.host.TuiHost`, so
+this module does not import it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.shell.slash_commands import CommandResult, PickAction, ShellAPI
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
-    from textual.worker import Worker
-
-    from pi_cli.shell.coding_agent import CodingAgent
-    from pi_cli.tui.widgets.editor import Editor
-
-
-class PickerHost(Protocol):
-    """What the pickers use of the app."""
-
-    shell: CodingAgent | None
-    pi_themes: dict[str, Any]
-    theme: str
-
-    @property
-    def editor(self) -> Editor: ...
-    def submit_text(self, text: str) -> None: ...
-    def switch_theme(self, name: str) -> None: ...
-    def notify(self, message: str, *, severity: Any = "information") -> None: ...
-    async def push_screen_wait(self, screen: Screen[Any]) -> Any: ...
-    def run_worker(
-        self, work: Coroutine[Any, Any, None], *, group: str = "default", exit_on_error: bool = True
-    ) -> Worker[None]: ...
+    from pi_cli.tui.host import TuiHost as PickerHost
 
 
 def open_picker(host: PickerHost, action: PickAction) -> None:
@@ -56,7 +34,7 @@ async def pick_model(host: PickerHost) -> None:
 
     assert host.shell is not None
     current = host.shell.model_id
-    spec = await host.push_screen_wait(model_picker(current))
+    spec = await host.push_screen_wait(model_picker(current, host.shell.settings.local_probe_ports))
     if spec and spec != current:
         host.submit_text(f"/model {spec}")
 
@@ -107,9 +85,28 @@ async def pick_theme(host: PickerHost) -> None:
     """Choose a colour theme."""
     from pi_cli.tui.screens.pickers import theme_picker
 
-    name = await host.push_screen_wait(theme_picker(sorted(host.pi_themes), host.theme))
+    before = host.theme
+
+    def preview(name: str) -> None:
+        host.theme = name
+
+    name = await host.push_screen_wait(theme_picker(sorted(host.pi_themes), before, preview))
+    host.theme = before
     if name:
         host.switch_theme(name)
+
+
+async def search_history(host: PickerHost) -> None:
+    """Ctrl+R: pick an earlier prompt; it replaces the editor's text (to edit and send)."""
+    from pi_cli.tui.screens.pickers import history_picker
+
+    entries = host.editor.prompt_history.newest_first()
+    if not entries:
+        host.notify("No earlier prompts yet.")
+        return
+    text = await host.push_screen_wait(history_picker(entries))
+    if text:
+        host.editor.set_text(text)
 
 
 def theme_command(host: PickerHost) -> Callable[[ShellAPI, str], Awaitable[CommandResult]]:

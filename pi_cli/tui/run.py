@@ -39,6 +39,7 @@ def run_tui(args: LaunchArgs) -> int:
     from pi_cli.tui.app import PiApp, TuiOptions
     from pi_cli.tui.keymap import load_user_keymap
     from pi_cli.tui.parser import install
+    from pi_cli.tui.terminal import restore_modified_keys
 
     install()  # ESC CR -> alt+enter (see parser.py)
     keymap, warning = load_user_keymap()
@@ -63,8 +64,23 @@ def run_tui(args: LaunchArgs) -> int:
         cwd=args.cwd,
     )
     app = PiApp(None, options, shell_factory=factory)
-    result = app.run()
+    try:
+        result = app.run()
+    finally:
+        restore_modified_keys()
     if app.startup_error:
         print(f"pi: {app.startup_error}", file=sys.stderr, flush=True)
         return 2
+    if (hint := resume_hint(app.shell)) is not None:
+        print(hint, flush=True)
     return result if isinstance(result, int) else 0
+
+
+def resume_hint(shell: object) -> str | None:
+    """``Resume this session with: pi --session <id>`` when the session was saved."""
+    session = getattr(shell, "session", None)
+    messages = getattr(shell, "messages", ())
+    path = getattr(session, "path", None)
+    if session is None or path is None or not messages or not path.exists():
+        return None
+    return f"Resume this session with: pi --session {session.session_id}  (or pi -c here)"

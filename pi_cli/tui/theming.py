@@ -136,3 +136,10 @@ def save_theme_choice(name: str) -> str | None:
     except (OSError, SettingsError) as exc:
         return f"Theme not saved: {exc}"
     return None
+
+
+def switch_theme(app: Any, name: str) -> None:
+    """Apply theme ``name`` to ``app`` and remember it in the global settings."""
+    app.theme = name
+    if app.options.persist_theme and (problem := save_theme_choice(name)):
+        app.notify(problem, severity="warning")

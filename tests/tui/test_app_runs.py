@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from pi_cli.tui.widgets.entries import UserMessageView
 from pi_cli.tui.widgets.tool_block import ToolBlock
-from pi_cli.tui.widgets.transcript import UserMessageView
 from pi_cli.tui.widgets.turn_panel import TurnPanel
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.fakes.provider_server import FakeProviderServer

@@ -34,21 +34,23 @@ def seed_stream() -> ScriptedStream:
     )
 
 
-async def test_ctrl_o_and_ctrl_t_toggle_tool_output_and_thinking(tmp_path: Path) -> None:
+async def test_ctrl_o_expands_every_tool_block_and_ctrl_t_hides_thinking(tmp_path: Path) -> None:
     app = make_app(make_shell(tmp_path, seed_stream(), tools=seed_tools()))
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "go")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.is_settled)
-        output = app.query_one(ToolBlock).query_one(".tool-output")
+        blocks = list(app.query(ToolBlock))
         thinking_body = app.query_one(ThinkingBlock).body
-        assert output.display and thinking_body.visible
+        assert len(blocks) == 3 and not any(b.expanded for b in blocks)
+        assert all(b.output.display for b in blocks) and thinking_body.visible
         await pilot.press("ctrl+o")
         await pilot.pause()
-        assert app.transcript.has_class("-hide-tool-output") and not output.display
+        assert all(b.expanded and b.has_class("-expanded") for b in blocks)
+        assert app.transcript.tools_expanded
         await pilot.press("ctrl+o")
         await pilot.pause()
-        assert output.display
+        assert not any(b.expanded for b in blocks)
         await pilot.press("ctrl+t")
         await pilot.pause()
         assert app.transcript.has_class("-hide-thinking")
@@ -178,22 +180,39 @@ def test_keymap_table_has_unique_ids_and_hints_hide_chords_the_terminal_cannot_s
     ids = [spec.id for spec in DEFAULT_KEYS]
     assert len(ids) == len(set(ids))
     legacy = dict((meaning, keys) for keys, meaning in key_hints({}, extended=False))
-    assert legacy["queue a follow-up"] == "Alt+Enter / Tab (while running)"
+    assert legacy["queue a follow-up"] == "Alt+Enter / Tab (live)"
     assert legacy["newline"] == "Ctrl+J"
     kitty = dict((meaning, keys) for keys, meaning in key_hints({}, extended=True))
     assert kitty["queue a follow-up"].startswith("Ctrl+Enter / Alt+Enter")
     assert kitty["newline"] == "Shift+Enter / Ctrl+J"
+    # Every scope's keys are unique within the scope (but Up/Down serve menu and history).
+    from collections import Counter
+
+    from pi_cli.tui.keymap import SCOPES
+
+    assert {spec.scope for spec in DEFAULT_KEYS} <= set(SCOPES)
+    for scope in SCOPES:
+        keys = Counter(
+            k for spec in DEFAULT_KEYS if spec.scope == scope for k in spec.keys.split(",")
+        )
+        assert {k for k, n in keys.items() if n > 1} <= {"up", "down", "ctrl+d"}, scope
+    assert "shift+tab" not in {k for spec in DEFAULT_KEYS for k in spec.keys.split(",")}
 
 
-async def test_footer_context_colours(tmp_path: Path) -> None:
+async def test_footer_labels_its_fields_and_colours_the_context_use(tmp_path: Path) -> None:
+    from pi_cli.tui.widgets.footer import status_items
+
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     async with app.run_test(size=SIZE):
         footer = app.query_one(StatusFooter)
-        context = footer.labels["context"]
-        for used, warn, danger in [(50, False, False), (75, True, False), (95, False, True)]:
-            footer.show(Status("~/p", "s", "m", "off", context_tokens=used, context_window=100))
-            assert (context.has_class("-warn"), context.has_class("-danger")) == (warn, danger)
-            assert str(context.render()) == f"ctx {used}%"
+        line = footer.text.splitlines()[1]
+        assert "~/project" in line and "session test-session" in line
+        assert "test/scripted" in line and "↑0 ↓0" in line and "cache 0r/0w" in line
+        assert "$0.000" in line and "ctx 0%/128k" in line
+        for used, style in [(50, "$footer-text"), (75, "$ctx-warn"), (95, "$ctx-danger")]:
+            status = Status("~/p", "s", "m", "off", context_tokens=used, context_window=100)
+            context = status_items(status)[1][-1]
+            assert context.text == f"ctx {used}%/100" and context.style == style
 
 
 async def test_model_and_resume_commands_open_pickers(tmp_path: Path) -> None:

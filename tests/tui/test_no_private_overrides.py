@@ -25,6 +25,8 @@ HOOKS = {
     "feed",
     "render",
     "on_resize",
+    "BLOCKS",  # Markdown's documented table of block widgets (pi's tables)
+    "get_content_height",  # documented for widgets that render themselves (pi's tables)
 }
 
 

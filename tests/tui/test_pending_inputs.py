@@ -13,7 +13,7 @@ import pytest
 
 from pi_cli.shell.slash_commands import CommandResult, SlashCommand
 from pi_cli.tui.app import PiApp, TuiOptions
-from pi_cli.tui.widgets.transcript import Notice
+from pi_cli.tui.widgets.entries import Notice
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
 from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
 from tests.tui.screen_text import screen_text
@@ -60,7 +60,7 @@ async def test_inputs_typed_while_starting_run_in_order_commands_as_commands(
         assert "Follow-up: first q" in screen_text(app)
         release.set()
         await wait_until(
-            pilot, lambda: stream.calls == 2 and app.is_settled and not app._startup_inputs
+            pilot, lambda: stream.calls == 2 and app.is_settled and not app.inputs.startup
         )
         await pilot.pause()
         # Each prompt is its own run; the commands ran as commands, never reaching the model.

@@ -14,13 +14,13 @@ from pi_cli.shell.session_store import compaction_summary_message
 from pi_cli.tui import messages as m
 from pi_cli.tui.app import PiApp, TuiOptions
 from pi_cli.tui.resume import BATCH_GROUPS, FIRST_GROUPS
-from pi_cli.tui.widgets.tool_block import ToolBlock
 from pi_cli.tui.widgets.entries import (
     Notice,
     SkillMessageView,
     SummaryView,
     UserMessageView,
 )
+from pi_cli.tui.widgets.tool_block import ToolBlock
 from pi_cli.tui.widgets.turn_panel import ThinkingBlock, TurnPanel
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
 from tests.tui.helpers import SIZE, make_app, make_shell, seed_tools, type_text, wait_until

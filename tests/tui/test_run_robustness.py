@@ -10,8 +10,8 @@ import pytest
 from agent_core import AgentStart, MessageEnd, MessageStart, TurnStart
 from pi_cli.tui.bridge import Bridge
 from pi_cli.tui.messages import clean
+from pi_cli.tui.widgets.entries import Notice, UserMessageView
 from pi_cli.tui.widgets.tool_block import ToolBlock
-from pi_cli.tui.widgets.transcript import Notice, UserMessageView
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, thinking, tool_call
 from tests.tui.helpers import (
     SIZE,

@@ -44,18 +44,6 @@ async def test_tool_progress_after_its_turn_ended_opens_no_panel(tmp_path: Path)
         assert len(app.transcript.turns) == 1 and app.transcript.current is None
 
 
-def test_clip_caps_characters_as_well_as_lines() -> None:
-    from pi_cli.tui.widgets.tool_block import MAX_CHARS, clip
-
-    huge = "x" * (MAX_CHARS * 100)
-    head, tail = clip(huge, 20), clip(huge, 12, tail=True)
-    assert len(head) < MAX_CHARS + 100 and head.endswith(f"{MAX_CHARS * 99} more characters")
-    assert len(tail) < MAX_CHARS + 100 and tail.startswith(f"… {MAX_CHARS * 99} earlier characters")
-    assert clip("a\nb\nc", 2) == "a\nb\n… 1 more lines"
-    assert clip("a\nb\nc", 2, tail=True) == "… 1 earlier lines\nb\nc"
-    assert clip("short", 5) == "short"
-
-
 def test_long_or_multi_line_bash_commands_get_a_one_line_title(tmp_path: Path) -> None:
     from pi_cli.tui.widgets.tool_block import MAX_TITLE_CHARS, ToolBlock
     from tools import create_bash_tool, create_read_tool
@@ -71,7 +59,7 @@ def test_long_or_multi_line_bash_commands_get_a_one_line_title(tmp_path: Path) -
 
 
 async def test_a_huge_tool_result_is_clipped_on_screen(tmp_path: Path) -> None:
-    from pi_cli.tui.widgets.tool_block import MAX_CHARS, ToolBlock
+    from pi_cli.tui.widgets.tool_block import LINE_CHARS, ToolBlock
 
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     async with app.run_test(size=SIZE) as pilot:
@@ -80,7 +68,10 @@ async def test_a_huge_tool_result_is_clipped_on_screen(tmp_path: Path) -> None:
         app.transcript.post_message(m.ToolProgress("c1", "p" * 1_000_000))
         await pilot.pause()
         output = app.query_one(ToolBlock).query_one(".tool-output")
-        assert len(str(output.render())) < MAX_CHARS + 100
+        assert len(str(output.render())) < LINE_CHARS + 100
         app.transcript.post_message(m.ToolFinished("c1", "read", "r" * 1_000_000))
         await pilot.pause()
-        assert len(str(output.render())) < MAX_CHARS + 100
+        assert len(str(output.render())) < LINE_CHARS + 100
+        app.query_one(ToolBlock).set_expanded(True)  # expanded, a single line is still cut
+        await pilot.pause()
+        assert len(str(output.render())) < LINE_CHARS + 100

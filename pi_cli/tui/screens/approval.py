@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from pi_cli.tui.keymap import bindings
 from pi_cli.tui.widgets.tool_block import diff_content
 
 
@@ -53,16 +53,7 @@ class ApprovalScreen(ModalScreen[Verdict]):
     """y allow once · s this session · a always (then p project / u user) · n deny ·
     m deny with a message · Esc deny."""
 
-    BINDINGS = [
-        Binding("y,1", "choose('allow_once')", "Allow once", id="approval.once"),
-        Binding("s,2", "choose('allow_session')", "This session", id="approval.session"),
-        Binding("a,3", "always", "Always", id="approval.always"),
-        Binding("n,d,4", "choose('deny')", "Deny", id="approval.deny"),
-        Binding("m", "deny_with_message", "Deny with a message", id="approval.message"),
-        Binding("p", "scope('project')", "Project settings", show=False, id="approval.project"),
-        Binding("u", "scope('user')", "User settings", show=False, id="approval.user"),
-        Binding("escape", "escape", "Deny", id="approval.escape"),
-    ]
+    BINDINGS = bindings("approval")  # the key table, scope "approval"
 
     def __init__(self, approval: Approval) -> None:
         super().__init__(classes="approval")
@@ -151,10 +142,7 @@ class ApprovalScreen(ModalScreen[Verdict]):
 class TrustScreen(ModalScreen[bool]):
     """y trust this folder · n do not (both remembered) · Esc = no."""
 
-    BINDINGS = [
-        Binding("y", "answer(True)", "Trust", id="trust.yes"),
-        Binding("n,escape", "answer(False)", "Do not trust", id="trust.no"),
-    ]
+    BINDINGS = bindings("trust")
 
     def __init__(self, folder: str, items: list[str], changed: bool) -> None:
         super().__init__(classes="approval")

@@ -6,14 +6,15 @@ from collections.abc import Callable
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-Item = tuple[str, str]  # (value, label)
-MAX_SHOWN = 200
+from pi_cli.tui.keymap import bindings
+
+Item = tuple[str, str]  # (value, label); an empty value is a heading, not a choice
+MAX_SHOWN = 300
 
 
 class PickerScreen(ModalScreen[str | None]):
@@ -21,13 +22,10 @@ class PickerScreen(ModalScreen[str | None]):
 
     ``loader`` runs in a thread when given (slow sources such as the model catalogue).
     ``allow_free_text`` lets Enter return the typed text when nothing matches.
+    ``on_highlight`` is called with each highlighted value (the theme picker previews).
     """
 
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="picker.cancel"),
-        Binding("down", "move(1)", show=False, priority=True, id="picker.down"),
-        Binding("up", "move(-1)", show=False, priority=True, id="picker.up"),
-    ]
+    BINDINGS = bindings("picker")
 
     def __init__(
         self,
@@ -37,6 +35,7 @@ class PickerScreen(ModalScreen[str | None]):
         loader: Callable[[], list[Item]] | None = None,
         current: str | None = None,
         allow_free_text: bool = False,
+        on_highlight: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__(classes="picker")
         self.title_text = title
@@ -44,13 +43,16 @@ class PickerScreen(ModalScreen[str | None]):
         self.loader = loader
         self.current = current
         self.allow_free_text = allow_free_text
+        self.on_highlight = on_highlight
         self.shown: list[Item] = []
+        self.loading = loader is not None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
             yield Label(self.title_text, id="picker-title")
             yield Input(placeholder="filter…", id="picker-filter")
             yield OptionList(id="picker-list")
+            yield Label("", id="picker-status")
 
     def on_mount(self) -> None:
         self.refilter("")
@@ -67,21 +69,45 @@ class PickerScreen(ModalScreen[str | None]):
         self.app.call_from_thread(self._loaded, items)
 
     def _loaded(self, items: list[Item]) -> None:
+        self.loading = False
         self.items = items
         self.refilter(self.query_one(Input).value)
 
     def refilter(self, needle: str) -> None:
-        """Show the items whose label contains every word of ``needle``."""
+        """Show the items whose label contains every word of ``needle`` (headings only while
+        nothing is typed)."""
         words = needle.lower().split()
-        self.shown = [item for item in self.items if all(w in item[1].lower() for w in words)][
-            :MAX_SHOWN
+        shown = [
+            item
+            for item in self.items
+            if (item[0] or not words) and all(w in item[1].lower() for w in words)
         ]
+        self.shown = shown[:MAX_SHOWN]
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(label) for _, label in self.shown])
-        if self.shown:
-            values = [value for value, _ in self.shown]
-            options.highlighted = values.index(self.current) if self.current in values else 0
+        options.add_options(
+            [Option(label, disabled=not value) for value, label in self.shown]  # headings
+        )
+        values = [value for value, _ in self.shown]
+        if self.current in values:
+            options.highlighted = values.index(self.current)
+        elif any(values):
+            options.highlighted = next(i for i, v in enumerate(values) if v)
+        self._status(needle, len(shown))
+
+    def _status(self, needle: str, matches: int) -> None:
+        status = self.query_one("#picker-status", Label)
+        choices = sum(1 for value, _ in self.shown if value)
+        if self.loading:
+            text = "loading…"
+        elif not choices and needle.strip():
+            use = f": Enter uses “{needle.strip()}” as typed" if self.allow_free_text else ""
+            text = f"no match{use}"
+        elif matches > MAX_SHOWN:
+            text = f"{MAX_SHOWN} of {matches} shown: type to narrow"
+        else:
+            text = ""
+        status.update(text)
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
@@ -90,20 +116,35 @@ class PickerScreen(ModalScreen[str | None]):
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         index = self.query_one(OptionList).highlighted
-        if self.shown and index is not None:
+        if self.shown and index is not None and self.shown[index][0]:
             self.dismiss(self.shown[index][0])
         elif self.allow_free_text and event.value.strip():
             self.dismiss(event.value.strip())
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.shown[event.option_index][0])
+        value = self.shown[event.option_index][0]
+        if value:
+            self.dismiss(value)
+
+    @on(OptionList.OptionHighlighted)
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if self.on_highlight is not None and event.option_index < len(self.shown):
+            value = self.shown[event.option_index][0]
+            if value:
+                self.on_highlight(value)
 
     def action_move(self, step: int) -> None:
-        """Move the highlight."""
+        """Move the highlight (over choices, not headings)."""
         options = self.query_one(OptionList)
-        if self.shown:
-            options.highlighted = ((options.highlighted or 0) + step) % len(self.shown)
+        if not any(value for value, _ in self.shown):
+            return
+        index = options.highlighted or 0
+        for _ in self.shown:
+            index = (index + step) % len(self.shown)
+            if self.shown[index][0]:
+                break
+        options.highlighted = index
 
     def action_cancel(self) -> None:
         """Close without choosing."""

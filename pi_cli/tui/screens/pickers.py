@@ -4,25 +4,36 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pi_cli.shell.skill_text import skill_call_of
 from pi_cli.tui.screens.picker import Item, PickerScreen
 
 
-def model_items() -> list[Item]:
-    """Known models from the provider catalogue (slow: run in a thread)."""
-    from agent_core import providers  # lazy: the catalogue is never on the first-frame path
+def model_items(current: str, ports: dict[str, int] | None = None) -> list[Item]:
+    """Pickable models, best first: current, configured here, then the rest (slow: a thread)."""
+    from pi_cli.shell.model_choices import model_rows
 
-    return [(m.id, m.id) for m in providers.list_models()]
+    rows = model_rows(current, ports)
+    items: list[Item] = [("", "Configured here (current ✓, models.json, local servers, keys set)")]
+    others = False
+    for row in rows:
+        if not row.configured and not others:
+            items.append(("", "Other known models (their provider needs a key)"))
+            others = True
+        mark = "✓" if row.current else " "
+        items.append((row.spec, f"{mark} {row.spec}  {row.note}".rstrip()))
+    return items
 
 
-def model_picker(current: str) -> PickerScreen:
+def model_picker(current: str, ports: dict[str, int] | None = None) -> PickerScreen:
     """Pick a model; free text is accepted (``provider/model`` not in the catalogue)."""
     return PickerScreen(
-        "Model (type to filter, Enter to choose)",
-        [(current, f"{current}  (current)")],
-        loader=model_items,
+        "Model (type to filter, Enter to choose; any provider/model may be typed)",
+        [(current, f"✓ {current}  current")],
+        loader=lambda: model_items(current, ports),
         current=current,
         allow_free_text=True,
     )
@@ -43,7 +54,8 @@ def _first_prompt(path: Path) -> str:
                             b.get("text", "") for b in content or [] if isinstance(b, dict)
                         )
                     )
-                    return " ".join(text.split())[:80]
+                    call = skill_call_of(text)
+                    return " ".join((call[0] if call else text).split())[:80]
     except Exception:  # noqa: BLE001 - one odd file must not empty the whole /resume list
         pass
     return ""
@@ -66,9 +78,20 @@ def session_picker(directory: Path, current: str | None) -> PickerScreen:
     return PickerScreen("Resume session", loader=lambda: session_items(directory), current=current)
 
 
-def theme_picker(names: list[str], current: str) -> PickerScreen:
-    """Pick a theme."""
-    return PickerScreen("Theme", [(n, n) for n in names], current=current)
+def theme_picker(
+    names: list[str], current: str, preview: Callable[[str], None] | None = None
+) -> PickerScreen:
+    """Pick a theme; each highlighted one is previewed (Esc goes back to ``current``)."""
+    items = [(n, f"{'✓' if n == current else ' '} {n}") for n in names]
+    return PickerScreen(
+        "Theme (↑↓ preview, Enter keeps)", items, current=current, on_highlight=preview
+    )
+
+
+def history_picker(entries: list[str]) -> PickerScreen:
+    """Ctrl+R: search earlier prompts, newest first; the choice goes into the editor."""
+    items = [(text, " ".join(text.split())[:200]) for text in entries]
+    return PickerScreen("Prompt history (type to search, Enter puts it in the editor)", items)
 
 
 def tree_items(entries: list[Any]) -> list[Item]:

@@ -1,24 +1,34 @@
-"""The status footer: cwd, session, model, thinking, tokens, cache, cost and context use."""
+"""The status footer: two labelled lines that fit the terminal's width.
+
+Line 1 is what pi is doing now (spinner, elapsed time, tokens streamed, retry countdown) and
+hints (``Press Ctrl+C again to quit``), plus the *extra* items other features add, such as the
+permission mode or the background shells: ``footer.set_item("mode", "auto", priority=...)``.
+Line 2 is where and what: cwd, session, model and thinking level, then tokens, cache, cost and
+context use. When a line is too narrow, the fields of lowest priority go first; the cwd is cut
+from the left.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from textual.app import ComposeResult
-from textual.containers import Horizontal
-from textual.widgets import Label
+from textual.content import Content
+from textual.widget import Widget
 
 CTX_WARN, CTX_DANGER = 70.0, 90.0
+GAP = "  "
 
 
 def short_tokens(count: int) -> str:
-    """``1234`` -> ``1.2k``."""
+    """``1234`` -> ``1.2k``; ``1_234_567`` -> ``1.2M``."""
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
     return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
 
 
 @dataclass
 class Status:
-    """Everything the footer shows."""
+    """What the shell says: line 2 of the footer."""
 
     cwd: str
     session: str
@@ -32,6 +42,7 @@ class Status:
     context_tokens: int = 0
     context_window: int = 0
     mode: str = ""
+    """The permission mode (``auto``, ``plan``...; Shift+Tab cycles it)."""
 
     @property
     def context_percent(self) -> float:
@@ -39,34 +50,130 @@ class Status:
         return 100.0 * self.context_tokens / self.context_window if self.context_window else 0.0
 
 
-class StatusFooter(Horizontal):
-    """One line of labels; the context label turns ``-warn`` > 70 % and ``-danger`` > 90 %."""
+@dataclass(frozen=True)
+class Item:
+    """One footer field: its text, style (theme variables only) and priority (higher stays)."""
 
-    NAMES = ("cwd", "session", "mode", "model", "tokens", "cache", "cost", "context")
+    text: str
+    style: str = "$footer-text"
+    priority: int = 50
 
-    def compose(self) -> ComposeResult:
-        # Kept as attributes, not queried: updates may arrive while the app shuts down.
-        self.labels = {
-            n: Label("", id=f"status-{n}", classes="status-item", markup=False) for n in self.NAMES
-        }
-        yield from self.labels.values()
+
+@dataclass
+class FooterState:
+    """Everything the footer draws."""
+
+    status: Status
+    activity: Item | None = None
+    hint: Item | None = None
+    extras: dict[str, Item] = field(default_factory=dict)
+
+
+def status_items(status: Status) -> tuple[list[Item], list[Item]]:
+    """Line 2 as (left items, right items)."""
+    thinking = (
+        f" · thinking {status.thinking}" if status.thinking and status.thinking != "off" else ""
+    )
+    percent = status.context_percent
+    ctx_style = "$ctx-danger" if percent > CTX_DANGER else "$ctx-warn" if percent > CTX_WARN else ""
+    window = status.context_window
+    window_text = "" if not window else f"/{window // 1000}k" if window >= 1000 else f"/{window}"
+    left = [
+        Item(status.cwd, priority=90),
+        Item(f"session {status.session}", "$footer-dim", priority=20),
+    ]
+    if status.mode:
+        left.append(Item(f"mode {status.mode}", "$warning", priority=85))
+    right = [
+        Item(f"{status.model}{thinking}", "$footer-model", priority=95),
+        Item(f"↑{short_tokens(status.input)} ↓{short_tokens(status.output)}", priority=40),
+        Item(
+            f"cache {short_tokens(status.cache_read)}r/{short_tokens(status.cache_write)}w",
+            "$footer-dim",
+            priority=10,
+        ),
+        Item(f"${status.cost:.3f}", priority=30),
+        Item(f"ctx {percent:.0f}%{window_text}", ctx_style or "$footer-text", priority=80),
+    ]
+    return left, right
+
+
+def fit_line(left: list[Item], right: list[Item], width: int) -> Content:
+    """Left items, a gap, right items: low-priority items dropped until the line fits."""
+    items = [(i, item) for i, item in enumerate([*left, *right])]
+    keep = {i for i, _ in items}
+
+    def length() -> int:
+        shown = [item.text for i, item in items if i in keep]
+        return sum(len(t) for t in shown) + len(GAP) * max(0, len(shown) - 1)
+
+    for i, _ in sorted(items, key=lambda pair: pair[1].priority):
+        if length() <= width or len(keep) == 1:
+            break
+        keep.discard(i)
+    lefts = [item for i, item in items[: len(left)] if i in keep]
+    rights = [item for i, item in items[len(left) :] if i in keep]
+    if length() > width and lefts:  # still too long: cut the first field (the cwd) from the left
+        over = length() - width
+        first = lefts[0]
+        text = "…" + first.text[over + 1 :] if over + 1 < len(first.text) else "…"
+        lefts[0] = Item(text, first.style, first.priority)
+
+    def join(group: list[Item]) -> Content:
+        return Content(GAP).join(Content.styled(item.text, item.style) for item in group)
+
+    left_c, right_c = join(lefts), join(rights)
+    pad = max(1 if lefts and rights else 0, width - left_c.cell_length - right_c.cell_length)
+    return Content.assemble(left_c, " " * pad, right_c)
+
+
+class StatusFooter(Widget):
+    """Two lines (see the module docstring)."""
+
+    DEFAULT_CSS = "StatusFooter { height: 2; }"
+
+    def __init__(self, status: Status | None = None, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.state = FooterState(status or Status("", "", "", ""))
 
     def show(self, status: Status) -> None:
-        """Update every label."""
-        thinking = f" · {status.thinking}" if status.thinking and status.thinking != "off" else ""
-        values = {
-            "cwd": status.cwd,
-            "session": status.session,
-            "mode": status.mode,
-            "model": f"{status.model}{thinking}",
-            "tokens": f"↑{short_tokens(status.input)} ↓{short_tokens(status.output)}",
-            "cache": f"R{short_tokens(status.cache_read)} W{short_tokens(status.cache_write)}",
-            "cost": f"${status.cost:.3f}",
-            "context": f"ctx {status.context_percent:.0f}%",
-        }
-        for name, value in values.items():
-            self.labels[name].update(value)
-        context = self.labels["context"]
-        percent = status.context_percent
-        context.set_class(CTX_WARN < percent <= CTX_DANGER, "-warn")
-        context.set_class(percent > CTX_DANGER, "-danger")
+        """New shell status (line 2)."""
+        self.state.status = status
+        self.refresh()
+
+    def set_activity(self, activity: Item | None) -> None:
+        """What pi is doing now (line 1, left); ``None`` when idle."""
+        if activity != self.state.activity:
+            self.state.activity = activity
+            self.refresh()
+
+    def set_hint(self, hint: Item | None) -> None:
+        """A transient hint (line 1, right)."""
+        if hint != self.state.hint:
+            self.state.hint = hint
+            self.refresh()
+
+    def set_item(self, name: str, item: Item | None) -> None:
+        """Add, change or (``None``) remove an extra item of line 1 (mode, background shells)."""
+        if item is None:
+            self.state.extras.pop(name, None)
+        else:
+            self.state.extras[name] = item
+        self.refresh()
+
+    def lines(self, width: int) -> list[Content]:
+        """The two footer lines for ``width`` cells."""
+        state = self.state
+        first_left = [state.activity] if state.activity else []
+        first_right = [*state.extras.values(), *([state.hint] if state.hint else [])]
+        left, right = status_items(state.status)
+        return [fit_line(first_left, first_right, width), fit_line(left, right, width)]
+
+    def render(self) -> Content:
+        width = self.content_size.width or self.size.width or 80
+        return Content("\n").join(self.lines(width))
+
+    @property
+    def text(self) -> str:
+        """The footer as plain text (tests)."""
+        return "\n".join(line.plain for line in self.lines(self.content_size.width or 100))

@@ -2,8 +2,34 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import Any
+
 from textual.content import Content
 from textual.widgets import Static
+
+from pi_cli.tui.keymap import has_extended_keys, key_hints
+from pi_cli.tui.status import home_relative
+
+
+def header_parts(
+    shell: Any, cwd: Path, keymap: dict[str, str], extended: bool | None
+) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """(context files, skills, key hints) for the header; ``extended`` None: guess here."""
+    if extended is None:  # asking tmux costs a process: not before the first frame
+        extended = False if os.environ.get("TMUX") else has_extended_keys()
+    hints = key_hints(keymap, extended)
+    if shell is None:
+        return [], [], hints
+
+    def short(path: Path) -> str:
+        try:
+            return str(path.relative_to(cwd))
+        except ValueError:
+            return home_relative(path)
+
+    return [short(f.path) for f in shell.context_files], [s.name for s in shell.skills], hints
 
 
 def _header_content(

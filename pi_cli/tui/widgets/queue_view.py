@@ -26,5 +26,9 @@ class QueueView(Static):
         lines += [
             Content.styled(f"Follow-up: {_one_line(t)}", "$queue-follow-up") for t in follow_ups
         ]
+        if lines:
+            lines.append(
+                Content.styled("↳ Alt+Q edit one · Alt+Up edit all · Esc abort", "$hint-text")
+            )
         self.update(Content("\n").join(lines))
         self.set_class(bool(lines), "-shown")

@@ -6,52 +6,41 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Static
 
 from pi_cli.tui import messages as m
-from pi_cli.tui.messages import clean
-
-HISTORY_SHOWN = 40  # messages of a resumed conversation drawn; older ones are only counted
-HISTORY_MARKDOWN = 6  # the last answers drawn as Markdown, older ones as plain text
+from pi_cli.tui.widgets.entries import Notice, SummaryView, user_view
 
 if TYPE_CHECKING:
     # Turn panels pull in Markdown (markdown-it, pygments): imported with the first turn,
     # not before the first frame.
+    from pi_cli.tui.resume import Group
     from pi_cli.tui.widgets.turn_panel import TurnPanel
 
-
-class UserMessageView(Static):
-    """A message the model received from the user (``-injected`` for delivered queue items)."""
-
-    def __init__(self, text: str, injected: bool = False, kind: str = "") -> None:
-        prefix = f"› {kind}: " if kind else "› "
-        super().__init__(
-            prefix + text, classes="user-message" + (" -injected" if injected else ""), markup=False
-        )
-        self.text = text
+CURSOR_ITEMS = "TurnPanel, ToolBlock, ThinkingBlock, SkillMessageView, SummaryView"
+__all__ = ["Notice", "Transcript"]
 
 
-class Notice(Static):
-    """A line from the shell (command output, warnings, errors)."""
-
-    def __init__(self, text: str, level: str = "info") -> None:
-        super().__init__(text, classes=f"notice -{level}", markup=False)
-
-
-class Transcript(VerticalScroll):
+class Transcript(VerticalScroll, can_focus=False):
     """Renders the bridge's messages: turn panels, user messages, notices.
 
     The bridge posts to the transcript; a message the app also needs (run and turn ends,
     status, queue) bubbles on to it after the transcript has drawn it. Stays at the bottom
-    until scrolled.
+    until scrolled. Never takes the focus: the editor keeps it.
     """
 
     def __init__(self, clock: Callable[[], float]) -> None:
         super().__init__(id="transcript")
         self.clock = clock
+        self.describe: Callable[[str, Any], str] = lambda name, args: ""
         self.turns: list[TurnPanel] = []
+        self.turn_count = 0  # turns drawn so far, resumed ones included (numbers go on)
         self.current: TurnPanel | None = None
+        self.tools_expanded = False
+        self.older: list[tuple[Group, int]] = []  # resumed groups not mounted yet, with numbers
+        self.earlier_note: Notice | None = None
+        self.history_first: Widget | None = None
 
     def on_mount(self) -> None:
         self.anchor()
@@ -97,13 +86,20 @@ class Transcript(VerticalScroll):
     async def on_notice_shown(self, message: m.NoticeShown) -> None:
         await self.notice(message.text, message.level)
 
+    async def on_retry_shown(self, message: m.RetryShown) -> None:
+        await (await self._panel()).add_note(message.text, message.level)
+
+    async def on_compaction_shown(self, message: m.CompactionShown) -> None:
+        await self.mount(SummaryView(message.summary, message.title))
+
     # ------------------------------------------------------------------ drawing
 
     async def start_turn(self) -> TurnPanel:
-        """Open a new turn panel."""
+        """Open a new turn panel (numbers continue after a resumed conversation)."""
         from pi_cli.tui.widgets.turn_panel import TurnPanel
 
-        panel = TurnPanel(len(self.turns) + 1, self.clock)
+        self.turn_count += 1
+        panel = TurnPanel(self.turn_count, self.clock)
         self.turns.append(panel)
         self.current = panel
         await self.mount(panel)
@@ -112,11 +108,11 @@ class Transcript(VerticalScroll):
     async def _panel(self) -> TurnPanel:
         return self.current if self.current is not None else await self.start_turn()
 
-    async def user_message(self, text: str, injected: bool, kind: str = "") -> None:
+    async def user_message(self, text: str, injected: bool) -> None:
         """Show a user message where the model received it: before the turn it starts."""
-        view = UserMessageView(text, injected, kind)
         panel = self.current
-        await self.mount(view, before=panel if panel is not None and panel.has_no_output else None)
+        before = panel if panel is not None and panel.has_no_output else None
+        await self.mount(user_view(text, injected), before=before)
 
     async def text(self, index: int, delta: str) -> None:
         """Assistant text delta."""
@@ -127,12 +123,22 @@ class Transcript(VerticalScroll):
         await (await self._panel()).add_thinking(index, delta)
 
     async def assistant_ended(self, stop_reason: str, error: str | None) -> None:
-        """Flush the stream; show an error or abort note."""
+        """Flush the stream; show an error or abort note.
+
+        An abort between two turns (Esc while a tool batch runs) makes the loop open one more
+        turn that only says "aborted": the note goes to the turn it stopped instead.
+        """
         panel = await self._panel()
         await panel.end_segment()
         if stop_reason == "error":
             await panel.add_error(f"Error: {error or 'the model request failed'}")
         elif stop_reason == "aborted":
+            if panel.has_no_output and len(self.turns) > 1 and panel is self.turns[-1]:
+                self.turns.pop()
+                self.turn_count -= 1
+                self.current = None
+                await panel.remove()
+                panel = self.turns[-1]
             await panel.add_error("Aborted.", "aborted")
         elif stop_reason == "refusal":
             why = f": {error}" if error else ""
@@ -143,7 +149,9 @@ class Transcript(VerticalScroll):
 
     async def tool_started(self, call_id: str, name: str, args: Any, title: str = "") -> None:
         """A tool call began."""
-        await (await self._panel()).tool_started(call_id, name, args, title)
+        block = await (await self._panel()).tool_started(call_id, name, args, title)
+        if self.tools_expanded:
+            block.set_expanded(True)
 
     async def tool_progress(self, call_id: str, text: str) -> None:
         """A tool streamed output (dropped after its turn ended: no panel is opened for it)."""
@@ -167,48 +175,99 @@ class Transcript(VerticalScroll):
         if self.current is not None:
             await self.end_turn([block.tool_name for block in self.current.tools.values()], 0, 0)
 
-    async def notice(self, text: str, level: str = "info") -> None:
+    async def notice(self, text: str | Content, level: str = "info") -> None:
         """Show a notice line."""
         await self.mount(Notice(text, level))
+
+    def tick(self, now: float) -> None:
+        """Animate the live turn (spinner, elapsed time)."""
+        if self.current is not None:
+            self.current.tick(now)
+
+    def cursor_items(self) -> list[Widget]:
+        """What the transcript cursor can stop on, top to bottom."""
+        return list(self.query(CURSOR_ITEMS))
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        """Expand every tool block (and the ones to come), or put them back at rest."""
+        from pi_cli.tui.widgets.tool_block import ToolBlock
+
+        self.tools_expanded = expanded
+        for block in self.query(ToolBlock):
+            block.set_expanded(expanded)
 
     async def reset(self) -> None:
         """Remove everything but the startup header."""
         await self.query("Transcript > *").exclude("#startup-header").remove()
-        self.turns, self.current = [], None
+        self.turns, self.current, self.turn_count = [], None, 0
+        self.older, self.earlier_note, self.history_first = [], None, None
 
-    async def history(self, messages: list[Any]) -> None:
-        """Render a resumed conversation compactly: its last user messages and answers.
+    # ------------------------------------------------------------------ resumed conversations
 
-        Only the last :data:`HISTORY_SHOWN` are drawn (a note counts the rest), built first and
-        mounted in one go; answers before the last :data:`HISTORY_MARKDOWN` are plain text,
-        because a Markdown widget costs ~25 ms to build (500 of them froze pi for 18 s).
-        """
-        shown = [msg for msg in messages if _history_text(msg)]
-        hidden, shown = max(0, len(shown) - HISTORY_SHOWN), shown[-HISTORY_SHOWN:]
-        widgets: list[Widget] = []
-        if hidden:
-            widgets.append(Notice(f"… {hidden} earlier message{'s' if hidden != 1 else ''}"))
-        answers = sum(1 for msg in shown if msg.role == "assistant")
-        for msg in shown:
-            body = clean(_history_text(msg))
-            if msg.role == "user":
-                widgets.append(UserMessageView(body))
-                continue
-            answers -= 1
-            if answers < HISTORY_MARKDOWN:
-                from textual.widgets import Markdown
+    async def history(self, messages: list[Any], note: str | None = None) -> None:
+        """Draw a resumed conversation as it was live: its last groups now, older ones on scroll."""
+        from pi_cli.tui.resume import FIRST_GROUPS, group_messages
 
-                widgets.append(Markdown(body, classes="assistant-text history"))
+        groups = group_messages(messages)
+        if not groups:
+            return
+        numbered: list[tuple[Group, int]] = []
+        for group in groups:
+            if group.kind == "turn":
+                self.turn_count += 1
+            numbered.append((group, self.turn_count))
+        self.older, shown = numbered[:-FIRST_GROUPS], numbered[-FIRST_GROUPS:]
+        widgets = self._build(shown, markdown_from=len(shown) - _markdown_turns())
+        if self.older:
+            self.earlier_note = Notice(self._earlier_text(), "info")
+            widgets.insert(0, self.earlier_note)
+        self.history_first = widgets[1] if self.older else widgets[0]
+        if note:
+            widgets.append(Notice(note))
+        await self.mount_all(widgets)
+
+    def _build(self, numbered: list[tuple[Group, int]], markdown_from: int) -> list[Widget]:
+        from pi_cli.tui.resume import build_group
+
+        return [
+            build_group(group, number, self.clock, self.describe, index >= markdown_from)
+            for index, (group, number) in enumerate(numbered)
+        ]
+
+    def _earlier_text(self) -> str:
+        turns = sum(1 for group, _ in self.older if group.kind == "turn")
+        return (
+            f"… {len(self.older)} earlier messages ({turns} turns): scroll up or Ctrl+Home to show"
+        )
+
+    async def load_earlier(self) -> bool:
+        """Mount the next batch of older resumed groups above the ones shown (False: none left)."""
+        from pi_cli.tui.resume import BATCH_GROUPS
+
+        if not self.older or self.history_first is None:
+            return False
+        batch, self.older = self.older[-BATCH_GROUPS:], self.older[:-BATCH_GROUPS]
+        widgets = self._build(batch, markdown_from=len(batch))
+        before = self.virtual_size.height
+        await self.mount_all(widgets, before=self.history_first)
+        self.history_first = widgets[0]
+        if self.earlier_note is not None:
+            if self.older:
+                self.earlier_note.update(self._earlier_text())
             else:
-                widgets.append(Static(body, classes="assistant-text history", markup=False))
-        if widgets:
-            await self.mount_all(widgets)
+                await self.earlier_note.remove()
+                self.earlier_note = None
+        self.call_after_refresh(self._keep_view, before)
+        return True
+
+    def _keep_view(self, height_before: int) -> None:
+        """After mounting above the view, scroll by what was added: the view stays put."""
+        grown = self.virtual_size.height - height_before
+        if grown > 0:
+            self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
 
 
-def _history_text(message: Any) -> str:
-    """The text worth showing of a stored message ('' for tool results and empty answers)."""
-    role = getattr(message, "role", "")
-    if role not in ("user", "assistant"):
-        return ""
-    text = getattr(message, "text", "")
-    return text if isinstance(text, str) and text.strip() else ""
+def _markdown_turns() -> int:
+    from pi_cli.tui.resume import MARKDOWN_TURNS
+
+    return MARKDOWN_TURNS

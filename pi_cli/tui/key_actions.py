@@ -1,0 +1,54 @@
+"""The app's key actions: each ``key('name', ...)`` of the key table, mapped to its handler.
+
+The editor posts them (in key order, after the text typed before the key); the handlers live
+in the controllers, so the app itself stays a thin shell around them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def _handlers(app: Any) -> dict[str, Callable[..., Any]]:
+    from pi_cli.tui.external_editor import edit_prompt
+    from pi_cli.tui.pickers import search_history
+    from pi_cli.tui.tui_commands import open_queue_view, show_keys
+
+    return {
+        "interrupt": app.inputs.interrupt,
+        "quit_app": app.inputs.quit,
+        "cycle_thinking": app.inputs.cycle_thinking,
+        "queue_view": lambda: open_queue_view(app),
+        "history_search": lambda: app.run_worker(
+            search_history(app), group="picker", exit_on_error=False
+        ),
+        "external_editor": lambda: edit_prompt(app),
+        "scroll_page": app.scroller.page,
+        "scroll_edge": lambda bottom: app.scroller.edge(bool(bottom)),
+        "cursor_move": app.cursor.move,
+        "toggle_tools": app.cursor.toggle_tools,
+        "toggle_turn": app.cursor.toggle_turn,
+        "toggle_thinking": lambda: app.transcript.toggle_class("-hide-thinking"),
+        "show_keys": lambda: show_keys(app),
+        "cycle_permission_mode": lambda: app.shell.permissions.cycle() if app.shell else None,
+    }
+
+
+def action_names() -> frozenset[str]:
+    """Every action name the key table may use in ``key(...)``."""
+    from types import SimpleNamespace
+
+    stub = SimpleNamespace(
+        inputs=SimpleNamespace(interrupt=None, quit=None, cycle_thinking=None),
+        scroller=SimpleNamespace(page=None),
+        cursor=SimpleNamespace(move=None, toggle_tools=None, toggle_turn=None),
+    )
+    return frozenset(_handlers(stub))
+
+
+def run_key_action(app: Any, name: str, args: tuple[object, ...]) -> None:
+    """Run the handler of ``name`` with the key table's ``args``."""
+    handler = _handlers(app).get(name)
+    if handler is not None:
+        handler(*args)

@@ -1,0 +1,143 @@
+"""A resumed conversation drawn as it was live: prompts, turn panels, thinking, tool blocks.
+
+The stored messages become *groups* (a user message, or one turn: an assistant message with
+the results of its tool calls), built without touching the DOM. The transcript mounts the last
+:data:`FIRST_GROUPS` at once and older ones in batches of :data:`BATCH_GROUPS` when the user
+scrolls to the top, so a 500-turn session opens as fast as a short one. Tool blocks are
+collapsed to one line (Ctrl+O expands them); thinking blocks are collapsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.widget import Widget
+from textual.widgets import Static
+
+from pi_cli.tui.messages import clean, clean_value
+
+FIRST_GROUPS = 12  # groups mounted at once: more than a tall screen shows
+BATCH_GROUPS = 12  # older groups mounted per scroll to the top
+MARKDOWN_TURNS = 6  # of those, the last ones drawn as Markdown (older: plain text)
+
+
+@dataclass
+class Group:
+    """One user message or one turn of a stored conversation (data only)."""
+
+    kind: str  # "user", "turn", "summary"
+    text: str = ""
+    thinking: list[str] = field(default_factory=list)
+    parts: list[tuple[str, Any]] = field(default_factory=list)  # ("text", str) | ("tool", call)
+    results: dict[str, Any] = field(default_factory=dict)  # call id -> ToolResultMessage
+    tools: list[str] = field(default_factory=list)
+    tokens: tuple[int, int] = (0, 0)
+    error: str | None = None
+    stop_reason: str = "stop"
+
+
+def group_messages(messages: Sequence[Any]) -> list[Group]:
+    """Stored messages as display groups, in order (tool results join their turn)."""
+    from pi_cli.shell.session_store import compaction_summary_of
+
+    groups: list[Group] = []
+    calls: dict[str, Group] = {}
+    for message in messages:
+        role = getattr(message, "role", "")
+        if role == "user":
+            text = clean(message.text)
+            summary = compaction_summary_of(text)
+            groups.append(Group("summary", summary) if summary is not None else Group("user", text))
+        elif role == "assistant":
+            group = Group("turn", stop_reason=message.stop_reason)
+            for block in message.content:
+                kind = getattr(block, "type", "")
+                if kind == "text" and block.text.strip():
+                    group.parts.append(("text", clean(block.text)))
+                elif kind == "thinking" and block.thinking.strip():
+                    group.parts.append(("thinking", clean(block.thinking)))
+                elif kind == "toolCall":
+                    group.parts.append(("tool", block))
+                    group.tools.append(clean(block.name))
+                    calls[block.id] = group
+            usage = message.usage
+            group.tokens = (usage.input + usage.cache_read, usage.output)
+            if message.stop_reason in ("error", "aborted"):
+                group.error = clean(message.error_message or message.stop_reason)
+            groups.append(group)
+        elif role == "toolResult" and message.tool_call_id in calls:
+            calls[message.tool_call_id].results[message.tool_call_id] = message
+    return groups
+
+
+def count_turns(groups: Sequence[Group]) -> int:
+    """How many turn panels ``groups`` hold."""
+    return sum(1 for group in groups if group.kind == "turn")
+
+
+def build_group(
+    group: Group,
+    number: int,
+    clock: Callable[[], float],
+    describe: Callable[[str, Any], str],
+    markdown: bool,
+) -> Widget:
+    """The widget of one group: a user message, a summary, or a finished turn panel."""
+    from pi_cli.tui.widgets.entries import SummaryView, user_view
+    from pi_cli.tui.widgets.turn_panel import ThinkingBlock, TurnPanel, turn_title
+
+    if group.kind == "user":
+        return user_view(group.text)
+    if group.kind == "summary":
+        return SummaryView(group.text)
+    children: list[Widget] = []
+    for kind, value in group.parts:
+        if kind == "thinking":
+            children.append(ThinkingBlock(value, collapsed=True))
+        elif kind == "text":
+            children.append(_answer(value, markdown))
+        else:
+            children.append(_tool_block(value, group.results.get(value.id), describe))
+    if group.error:
+        note = "Aborted." if group.stop_reason == "aborted" else f"Error: {group.error}"
+        css = "aborted" if group.stop_reason == "aborted" else "error"
+        children.append(Static(note, classes=f"turn-note {css}", markup=False))
+    title = turn_title(number, group.tools, group.tokens, None)
+    return TurnPanel(number, clock, live=False, children=children, title=title)
+
+
+def _answer(text: str, markdown: bool) -> Widget:
+    if markdown:
+        from pi_cli.tui.widgets.markdown import PiMarkdown
+
+        return PiMarkdown(text, classes="assistant-text")
+    # Older answers: plain text first (a Markdown widget is costly to build in bulk).
+    return Static(text, classes="assistant-text plain", markup=False)
+
+
+def _tool_block(call: Any, result: Any, describe: Callable[[str, Any], str]) -> Widget:
+    from pi_cli.tui.widgets.tool_block import ToolBlock
+
+    name = clean(call.name)
+    args = clean_value(call.arguments)
+    # No clock: a resumed call has no duration to show.
+    block = ToolBlock(call.id, name, args, clean(describe(name, args)), None, rest="collapsed")
+    if result is None:  # the run was cut before the result was stored
+        block.finish("(no result stored)", True, None)
+    else:
+        block.finish(clean(result.text), bool(result.is_error), clean_value(result.details))
+    return block
+
+
+async def show_history(app: Any, reason: str) -> None:
+    """Draw the conversation ``app.shell`` holds, with a line saying what was resumed."""
+    shell = app.shell
+    messages = list(shell.messages)
+    session = shell.session.session_id[:8]
+    note = f"Resumed {len(messages)} messages of session {session}." if messages else None
+    if reason and reason != "new":
+        note = f"Session {session} ({reason}): {len(messages)} messages."
+    await app.transcript.history(messages, note)
+    app.scroller.edge(bottom=True)
