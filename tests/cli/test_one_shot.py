@@ -211,3 +211,43 @@ def test_ctrl_c_exits_130(server: FakeProviderServer, project: Path, pi_home: Pa
     assert process.returncode == 130
     assert stdout == ""
     assert "Traceback" not in stderr
+
+
+def test_image_flag_attaches_images_to_the_prompt(
+    server: FakeProviderServer, run_pi: RunPi, project: Path
+) -> None:
+    import base64
+
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    )
+    (project / "shot.png").write_bytes(png)
+    server.add(Turn(text="A single pixel."))
+    result = run_pi(*openai_args(server), "-i", "shot.png", "--image", "shot.png", "what is it?")
+    assert result.returncode == 0, result.stderr
+    user = [m for m in server.requests[0]["messages"] if m["role"] == "user"][-1]
+    parts = user["content"]
+    images = [p for p in parts if p.get("type") == "image_url"]
+    assert len(images) == 2 and images[0]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert any(p.get("type") == "text" and p["text"] == "what is it?" for p in parts)
+
+
+def test_a_bad_image_or_an_unknown_provider_is_a_usage_error_at_once(
+    server: FakeProviderServer, run_pi: RunPi, project: Path
+) -> None:
+    (project / "notes.png").write_text("not an image")
+    result = run_pi(*openai_args(server), "-i", "notes.png", "hi")
+    assert result.returncode == 2 and "not a PNG, JPEG, GIF or WebP image" in result.stderr
+    result = run_pi("--model", "nonexist/zzz", "hi")
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and 'Unknown provider "nonexist"' in result.stderr
+    assert server.requests == []
+    result = run_pi(*openai_args(server), "-i", "notes.png")  # no prompt: interactive is refused
+    assert result.returncode == 2
+
+
+def test_list_models_has_no_provider_less_rows(run_pi: RunPi) -> None:
+    result = run_pi("--list-models")
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert len(lines) > 100 and not [line for line in lines if line.startswith("/")]
