@@ -274,6 +274,7 @@ def _tmux_extended_keys() -> bool:
 def pretty(key: str) -> str:
     """``ctrl+enter`` -> ``Ctrl+Enter``; ``question_mark`` -> ``?``."""
     names = {"escape": "Esc", "question_mark": "?", "pageup": "PgUp", "pagedown": "PgDn"}
+    names |= {"delete": "Del"}
     names |= {"underscore": "_", "enter": "Enter", "up": "↑", "down": "↓"}
     if key in names and len(names[key]) == 1 and not key.isalpha():
         return names[key]
@@ -302,7 +303,7 @@ def key_hints(keymap: dict[str, str], extended: bool) -> list[tuple[str, str]]:
         (c("pi.newline"), "newline"),
         (
             f"{c('pi.abort')} / {c('pi.interrupt')}",
-            "abort the run (Ctrl+C idle: clear, twice quits)",
+            "abort the run (idle Ctrl+C: clear, twice quits)",
         ),
         (f"{c('pi.dequeue')} / {c('pi.queue_view')}", "edit queued messages: all / one"),
         (f"PgUp PgDn / {c('pi.block_up')} {c('pi.block_down')}", "scroll / move the cursor"),

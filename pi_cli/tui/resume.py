@@ -135,7 +135,7 @@ async def show_history(app: Any, reason: str) -> None:
     """Draw the conversation ``app.shell`` holds, with a line saying what was resumed."""
     shell = app.shell
     messages = list(shell.messages)
-    session = shell.session.session_id[:8]
+    session = app.options.session_label or shell.session.session_id[:8]
     note = f"Resumed {len(messages)} messages of session {session}." if messages else None
     if reason and reason != "new":
         note = f"Session {session} ({reason}): {len(messages)} messages."

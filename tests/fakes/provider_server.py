@@ -186,6 +186,7 @@ class _Handler(BaseHTTPRequestHandler):
                     self._chunk(turn.malformed_sse_line.encode() + b"\n\n")
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
+            self.server.fake._streamed(time.time())
         except OSError:  # the client went away (abort): nothing to do
             self.close_connection = True
 
@@ -286,6 +287,7 @@ class FakeProviderServer:
         self._paths: list[str] = []
         self._headers: list[dict[str, str]] = []
         self._times: list[float] = []
+        self._stream_ends: list[float] = []
         self._served = 0
         self._http: _HttpServer | None = None
         self._bound_port: int | None = None
@@ -363,6 +365,16 @@ class FakeProviderServer:
         """Wall-clock time (``time.time()``) each request arrived."""
         with self._lock:
             return list(self._times)
+
+    @property
+    def stream_end_times(self) -> list[float]:
+        """Wall-clock time (``time.time()``) each complete stream's last byte was sent."""
+        with self._lock:
+            return list(self._stream_ends)
+
+    def _streamed(self, at: float) -> None:
+        with self._lock:
+            self._stream_ends.append(at)
 
     @property
     def remaining(self) -> int:

@@ -207,7 +207,7 @@ async def test_footer_labels_its_fields_and_colours_the_context_use(tmp_path: Pa
         footer = app.query_one(StatusFooter)
         line = footer.text.splitlines()[1]
         assert "~/project" in line and "session test-session" in line
-        assert "test/scripted" in line and "↑0 ↓0" in line and "cache 0r/0w" in line
+        assert "test/scripted" in line and "↑0 ↓0" in line and "cache 0 read, 0 write" in line
         assert "$0.000" in line and "ctx 0%/128k" in line
         for used, style in [(50, "$footer-text"), (75, "$ctx-warn"), (95, "$ctx-danger")]:
             status = Status("~/p", "s", "m", "off", context_tokens=used, context_window=100)
@@ -253,3 +253,52 @@ async def test_tree_command_opens_the_tree_and_navigating_restores_the_prompt(
         await pilot.pause()
         assert app.editor.text == "second question"
         assert [m.role for m in shell.messages] == ["user", "assistant"]
+
+
+async def test_the_model_picker_lists_configured_models_first_and_says_no_match(
+    tmp_path: Path, monkeypatch: object
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")  # type: ignore[attr-defined]
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/model")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        screen = app.screen
+        await wait_until(pilot, lambda: not screen.loading, timeout=20)
+        values = [value for value, _ in screen.items]
+        labels = [label for _, label in screen.items]
+        assert values[0] == "" and labels[0].startswith("Configured here")
+        assert values[1] == "test/scripted" and labels[1].startswith("✓ test/scripted")
+        other = values.index("", 1)  # the heading of the models that need a key
+        assert all(v.startswith(("test/", "anthropic/")) for v in values[1:other])
+        assert other > 2 and not any(v.startswith("/") for v in values)
+        await type_text(pilot, "zzzz-no-such-model")
+        await pilot.pause()
+        status = str(screen.query_one("#picker-status").render())
+        assert status == "no match: Enter uses “zzzz-no-such-model” as typed"
+        await pilot.press("escape")
+
+
+async def test_the_theme_picker_marks_the_current_theme_and_previews(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/theme")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        assert ("dark", "✓ dark") in app.screen.items and ("light", "  light") in app.screen.items
+        await pilot.press("down")  # highlight light: previewed at once
+        await wait_until(pilot, lambda: app.theme == "light")
+        await pilot.press("escape")  # cancelled: back to the theme it had
+        await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
+        assert app.theme == "dark"
+        picker_box = None
+        await type_text(pilot, "/theme")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        picker_box = app.screen.query_one("#picker-box")
+        assert picker_box.size.height < SIZE[1] // 2  # two themes: a small box, not full height
+        await pilot.press("down", "enter")
+        await wait_until(
+            pilot, lambda: app.theme == "light" and not isinstance(app.screen, PickerScreen)
+        )

@@ -24,8 +24,8 @@ def keys_content(keymap: dict[str, str], commands: list[tuple[str, str]]) -> Con
             chord = " / ".join(pretty(k) for k in keys[spec.id])
             lines.append(
                 Content.assemble(
-                    (f"  {chord:<26}", "bold $hint-key"),
-                    (f"{spec.description:<52}", "$notice-text"),
+                    (f"  {chord:<24}", "bold $hint-key"),
+                    (f"{spec.description:<47}", "$notice-text"),
                     (spec.id, "$hint-text"),
                 )
             )

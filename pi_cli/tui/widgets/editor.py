@@ -141,10 +141,14 @@ class Editor(TextArea):
         if action == "history":
             if self.menu.is_open:
                 return False
+            # While an untouched recalled prompt is shown, Up and Down keep browsing.
+            browsing = self.prompt_history.browsing and self.text == self._recalled
             row = self.cursor_location[0]
             if parameters and parameters[0] == -1:
-                return row == 0
-            return self.prompt_history.browsing and row == self.document.line_count - 1
+                return browsing or row == 0
+            return browsing or (
+                self.prompt_history.browsing and row == self.document.line_count - 1
+            )
         if action == "quit_if_empty":  # with text, Ctrl+D keeps TextArea's delete-right
             return not self.text
         return True

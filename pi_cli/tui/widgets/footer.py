@@ -52,11 +52,20 @@ class Status:
 
 @dataclass(frozen=True)
 class Item:
-    """One footer field: its text, style (theme variables only) and priority (higher stays)."""
+    """One footer field: its text, style (theme variables only) and priority (higher stays).
+
+    A ``shrink`` field (the cwd) is cut from the left, down to :data:`MIN_SHRUNK` cells,
+    before it would be dropped.
+    """
 
     text: str
     style: str = "$footer-text"
     priority: int = 50
+    shrink: bool = False
+
+
+MIN_SHRUNK = 12
+SOFT_SHRUNK = 28  # a long cwd is cut to this before any other field is dropped
 
 
 @dataclass
@@ -79,7 +88,7 @@ def status_items(status: Status) -> tuple[list[Item], list[Item]]:
     window = status.context_window
     window_text = "" if not window else f"/{window // 1000}k" if window >= 1000 else f"/{window}"
     left = [
-        Item(status.cwd, priority=90),
+        Item(status.cwd, priority=70, shrink=True),
         Item(f"session {status.session}", "$footer-dim", priority=20),
     ]
     if status.mode:
@@ -88,7 +97,7 @@ def status_items(status: Status) -> tuple[list[Item], list[Item]]:
         Item(f"{status.model}{thinking}", "$footer-model", priority=95),
         Item(f"↑{short_tokens(status.input)} ↓{short_tokens(status.output)}", priority=40),
         Item(
-            f"cache {short_tokens(status.cache_read)}r/{short_tokens(status.cache_write)}w",
+            f"cache {short_tokens(status.cache_read)} read, {short_tokens(status.cache_write)} write",
             "$footer-dim",
             priority=10,
         ),
@@ -98,32 +107,44 @@ def status_items(status: Status) -> tuple[list[Item], list[Item]]:
     return left, right
 
 
+def _cut_left(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
+
+
 def fit_line(left: list[Item], right: list[Item], width: int) -> Content:
-    """Left items, a gap, right items: low-priority items dropped until the line fits."""
-    items = [(i, item) for i, item in enumerate([*left, *right])]
-    keep = {i for i, _ in items}
+    """Left items, a gap, right items: the lowest priorities go first (a ``shrink`` item is cut
+    down instead, as far as it can be) until the line fits."""
+    items = list(enumerate([*left, *right]))
+    shown = {i: item.text for i, item in items}
 
     def length() -> int:
-        shown = [item.text for i, item in items if i in keep]
-        return sum(len(t) for t in shown) + len(GAP) * max(0, len(shown) - 1)
+        return sum(len(t) for t in shown.values()) + len(GAP) * max(0, len(shown) - 1)
 
-    for i, _ in sorted(items, key=lambda pair: pair[1].priority):
-        if length() <= width or len(keep) == 1:
-            break
-        keep.discard(i)
-    lefts = [item for i, item in items[: len(left)] if i in keep]
-    rights = [item for i, item in items[len(left) :] if i in keep]
-    if length() > width and lefts:  # still too long: cut the first field (the cwd) from the left
+    for i, item in items:  # first, a long cwd gives way
         over = length() - width
-        first = lefts[0]
-        text = "…" + first.text[over + 1 :] if over + 1 < len(first.text) else "…"
-        lefts[0] = Item(text, first.style, first.priority)
+        if over > 0 and item.shrink and len(item.text) > SOFT_SHRUNK:
+            shown[i] = _cut_left(item.text, max(SOFT_SHRUNK, len(item.text) - over))
+    for i, item in sorted(items, key=lambda pair: pair[1].priority):
+        over = length() - width
+        if over <= 0 or len(shown) == 1:
+            break
+        if item.shrink and len(shown[i]) > MIN_SHRUNK:
+            shown[i] = _cut_left(shown[i], max(MIN_SHRUNK, len(shown[i]) - over))
+            if length() <= width:
+                break
+        del shown[i]
+    if length() > width and shown:  # one item left, still too long: cut it
+        first = min(shown)
+        shown[first] = _cut_left(shown[first], max(1, width))
 
-    def join(group: list[Item]) -> Content:
-        return Content(GAP).join(Content.styled(item.text, item.style) for item in group)
+    def join(group: list[tuple[int, Item]]) -> Content:
+        return Content(GAP).join(
+            Content.styled(shown[i], item.style) for i, item in group if i in shown
+        )
 
-    left_c, right_c = join(lefts), join(rights)
-    pad = max(1 if lefts and rights else 0, width - left_c.cell_length - right_c.cell_length)
+    left_c, right_c = join(items[: len(left)]), join(items[len(left) :])
+    pad = max(1 if left_c.cell_length and right_c.cell_length else 0,
+              width - left_c.cell_length - right_c.cell_length)  # fmt: skip
     return Content.assemble(left_c, " " * pad, right_c)
 
 

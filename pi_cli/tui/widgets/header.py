@@ -40,8 +40,11 @@ def _header_content(
     lines.append(Content.styled("Context: " + context, "$notice-text"))
     if skills:
         lines.append(Content.styled("Skills: " + ", ".join(skills), "$notice-text"))
+    column = max((len(keys) for keys, _ in hints), default=0) + 2
     for keys, meaning in hints:
-        lines.append(Content.assemble((f"{keys:<34}", "bold $hint-text"), (meaning, "$hint-text")))
+        lines.append(
+            Content.assemble((f"{keys:<{column}}", "bold $hint-text"), (meaning, "$hint-text"))
+        )
     return Content("\n").join(lines)
 
 

@@ -1,0 +1,227 @@
+"""The streamed-answer figure END TO END: the real ``pi`` in tmux against the fake server.
+
+A 20,000-word Markdown answer is streamed as fast as the server can write it (about 6,700 SSE
+chunks). Measured per run: the server's last chunk -> the answer's last line on the tmux screen
+(``capture-pane`` polled every 5 ms), the whole stream's duration, and the CPU time the pi
+process used meanwhile. Also: resuming a 500-turn session with tool blocks (``pi -c``) until
+its last turn is on screen.
+
+Run: ``.venv/bin/python bench/bench_tui_tmux.py`` (``make bench``). Prints numbers; asserts
+nothing. Skipped without tmux.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fakes.provider_server import FakeProviderServer  # noqa: E402
+from tests.fakes.script import Turn  # noqa: E402
+
+WORDS = 20_000
+MARKER = "END-OF-THE-ANSWER"
+RUNS = 3
+PI = Path(sys.executable).parent / "pi"
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def big_answer() -> str:
+    """~20,000 words of Markdown: paragraphs, headings, bold and code, then the marker."""
+    rng = random.Random(7)
+    vocab = ["agent", "turn", "tool", "stream", "markdown", "queue", "steer", "`code`", "**bold**"]
+    parts: list[str] = []
+    for i in range(0, WORDS, 120):
+        if i % 1200 == 0:
+            parts.append(f"## Section {i // 1200}")
+        parts.append(" ".join(rng.choice(vocab) for _ in range(120)))
+    return "\n\n".join(parts) + f"\n\n{MARKER}\n"
+
+
+class Pane:
+    """pi in a private tmux server."""
+
+    def __init__(self, home: Path, cwd: Path) -> None:
+        self.socket = f"pi-bench-{uuid.uuid4().hex[:8]}"
+        self.home, self.cwd = home, cwd
+
+    def tmux(self, *args: str) -> str:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True
+        ).stdout
+
+    def start(self, port: int, *flags: str) -> int:
+        """Start pi; returns its pid once the footer shows the shell is ready."""
+        env = f"PI_HOME={self.home} PI_NO_LOCAL_PROBE=1 LITELLM_LOCAL_MODEL_COST_MAP=True"
+        command = (
+            f"cd {self.cwd} && exec env -u COLUMNS -u LINES {env} {PI} --model openai/fake "
+            f"--api-base http://127.0.0.1:{port}/v1 --api-key bench-key {' '.join(flags)}"
+        )
+        self.tmux(
+            "-f", "/dev/null", "new-session", "-d", "-s", "b", "-x", "120", "-y", "40", command
+        )
+        self.wait(lambda screen: "ctx " in screen and "starting…" not in screen, 20)
+        return int(self.tmux("display", "-p", "-t", "b", "#{pane_pid}").strip())
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "b")
+
+    def wait(self, check, timeout: float, every: float = 0.005) -> float:  # noqa: ANN001
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if check(self.screen()):
+                return time.time()
+            time.sleep(every)
+        raise RuntimeError(f"not on screen in {timeout} s:\n{self.screen()}")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "b", *keys)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of ``pid`` and its threads so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def streamed_answer() -> tuple[list[float], list[float], list[float], int]:
+    """(tail latencies, stream durations, pi CPU seconds, SSE chunks) over :data:`RUNS` runs."""
+    text = big_answer()
+    chunk = max(1, len(text) // 6700)
+    tails, durations, cpus = [], [], []
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
+        for _ in range(RUNS):
+            with FakeProviderServer([Turn(text=text, chunk_size=chunk)]) as server:
+                pane = Pane(Path(home), Path(cwd))
+                try:
+                    pid = pane.start(server.port, "--no-session")
+                    before = cpu_seconds(pid)
+                    pane.keys("-l", "write the long answer")
+                    pane.keys("Enter")
+                    seen = pane.wait(lambda screen: MARKER in screen, 120)
+                    cpu = cpu_seconds(pid) - before
+                    (started,) = server.request_times
+                    (ended,) = server.stream_end_times
+                    tails.append(seen - ended)
+                    durations.append(ended - started)
+                    cpus.append(cpu)
+                finally:
+                    pane.close()
+    return tails, durations, cpus, len(text) // chunk + 3
+
+
+def _line(data: dict) -> str:
+    return json.dumps(data, separators=(",", ":")) + "\n"
+
+
+def write_session(directory: Path, cwd: Path, turns: int) -> None:
+    """A session file of ``turns`` turns, each a prompt, a bash call with output, an answer."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ts = "2026-01-01T00:00:00.000Z"
+    lines = [
+        _line({"type": "session", "version": 1, "id": "benchres", "timestamp": ts, "cwd": str(cwd)})
+    ]
+    parent = None
+    n = 0
+
+    def entry(message: dict) -> None:
+        nonlocal parent, n
+        n += 1
+        lines.append(
+            _line(
+                {
+                    "type": "message",
+                    "id": f"{n:08x}",
+                    "parentId": parent,
+                    "timestamp": ts,
+                    "message": message,
+                }
+            )
+        )
+        parent = f"{n:08x}"
+
+    output = "\n".join(f"line {i}: some output" for i in range(40))
+    for i in range(turns):
+        entry({"role": "user", "content": [{"type": "text", "text": f"Step {i}: continue."}]})
+        call = {
+            "type": "toolCall",
+            "id": f"c{i}",
+            "name": "bash",
+            "arguments": {"command": f"make step{i}"},
+        }
+        entry({"role": "assistant", "content": [{"type": "text", "text": "Running it."}, call]})
+        entry(
+            {
+                "role": "toolResult",
+                "toolCallId": f"c{i}",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": output}],
+            }
+        )
+        final = f"Step {i} **done**: the build passed.\n\n- item a\n- item b"
+        if i == turns - 1:
+            final += f"\n\n{MARKER}"
+        entry({"role": "assistant", "content": [{"type": "text", "text": final}]})
+    (directory / "2026-01-01T00-00-00-000Z_benchres.jsonl").write_text("".join(lines))
+
+
+def resumed_session() -> tuple[list[float], list[float]]:
+    """(seconds from ``pi -c`` to the last of 500 resumed turns on screen, seconds from a bare
+    ``pi`` to its ready footer) per run."""
+    from pi_cli.shell.paths import sessions_dir
+
+    times, bare = [], []
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
+        os.environ["PI_HOME"] = home
+        write_session(sessions_dir(Path(cwd).resolve()), Path(cwd).resolve(), 500)
+        with FakeProviderServer() as server:
+            for _ in range(RUNS):
+                for flags, into in ((("-c",), times), (("--no-session",), bare)):
+                    pane = Pane(Path(home), Path(cwd))
+                    try:
+                        start = time.time()
+                        pane.start(server.port, *flags)
+                        marker = MARKER if flags == ("-c",) else "ctx "
+                        seen = pane.wait(lambda screen, marker=marker: marker in screen, 30)
+                        into.append(seen - start)
+                    finally:
+                        pane.close()
+    return times, bare
+
+
+def main() -> None:
+    if shutil.which("tmux") is None:
+        print("tmux is not installed: skipped")
+        return
+    tails, durations, cpus, chunks = streamed_answer()
+    print(f"20,000-word answer in tmux ({chunks} SSE chunks, {RUNS} runs):")
+    print(
+        f"  server's last chunk -> last line on screen: median {statistics.median(tails):.3f} s "
+        f"(min {min(tails):.3f}, max {max(tails):.3f})"
+    )
+    print(f"  stream (request -> last chunk): median {statistics.median(durations):.3f} s")
+    print(f"  pi CPU during the run: median {statistics.median(cpus):.2f} s")
+    resume, bare = resumed_session()
+    print(
+        f"pi -c of a 500-turn session with tool blocks, start -> last turn on screen: "
+        f"median {statistics.median(resume):.3f} s; a bare start to ready: "
+        f"{statistics.median(bare):.3f} s (the difference is the resume)"
+    )
+
+
+if __name__ == "__main__":
+    main()
