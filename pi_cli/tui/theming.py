@@ -1,6 +1,8 @@
 """Themes: ``themes/*.toml`` (built in) and ``$PI_HOME/themes/*.toml`` (user) as Textual themes.
 
-A theme file holds ``dark`` (bool), a ``[palette]`` of Textual's base colours and ``[tokens]``:
+A theme file holds ``dark`` (bool), ``ansi`` (bool: ANSI colours such as ``ansi_default``, the
+terminal's own background, are passed through instead of converted to RGB), a ``[palette]`` of
+Textual's base colours and ``[tokens]``:
 pi's semantic colours (``tool-error-bg``, ``diff-add``, ``thinking-text``...). Tokens become
 theme variables, so the CSS refers to them as ``$tool-error-bg`` and never to a hex colour.
 The theme's name is the file stem (``dark``, ``light``, ``mytheme``).
@@ -78,8 +80,10 @@ def theme_from_toml(path: Path) -> Theme:
     if not isinstance(palette, dict) or not isinstance(tokens, dict) or "primary" not in palette:
         raise ValueError("needs a [palette] table with at least 'primary' and a [tokens] table")
     dark = data.get("dark", True)
-    if not isinstance(dark, bool):
-        raise ValueError(f"dark must be true or false, not {dark!r}")
+    ansi = data.get("ansi", False)  # true: ANSI colours (ansi_default) reach the terminal as is
+    for key, value in (("dark", dark), ("ansi", ansi)):
+        if not isinstance(value, bool):
+            raise ValueError(f"{key} must be true or false, not {value!r}")
     colours = {
         key: _colour(f"palette.{key}", palette[key]) for key in PALETTE_KEYS if key in palette
     }
@@ -88,7 +92,7 @@ def theme_from_toml(path: Path) -> Theme:
         if not _TOKEN_NAME.match(name):
             raise ValueError(f"token name {name!r} must be lower-case letters, digits and '-'")
         variables[name] = _colour(f"tokens.{name}", value)
-    return Theme(name=path.stem, dark=dark, variables=variables, **colours)  # type: ignore[arg-type]
+    return Theme(name=path.stem, dark=dark, ansi=ansi, variables=variables, **colours)  # type: ignore[arg-type]
 
 
 def load_themes(user_dir: Path | None = None) -> tuple[dict[str, Theme], list[ThemeLoadError]]:
