@@ -183,3 +183,31 @@ async def test_skill_calls_and_compaction_summaries_are_drawn_short(tmp_path: Pa
         view.toggle()
         await pilot.pause()
         assert "Say hello." in screen_text(app)
+
+
+async def test_compact_says_so_once_and_its_summary_can_be_read(tmp_path: Path) -> None:
+    stream = ScriptedStream(
+        reply(text("first answer " * 50)),
+        reply(text("second answer " * 50)),
+        reply(text("## Goal\nThe summary of it all.")),
+    )
+    app = make_app(make_shell(tmp_path, stream, tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        for prompt in ("first", "second"):
+            await type_text(pilot, prompt)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.is_settled)
+        await type_text(pilot, "/compact")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.query(SummaryView)) == 1)
+        await wait_until(pilot, lambda: app.is_settled)
+        await pilot.pause()
+        summary = app.query_one(SummaryView)
+        assert str(summary.title).startswith("Compacted context:") and summary.collapsed
+        notes = [str(n.render()) for n in app.query(Notice)]
+        assert not any(n.startswith("Compacted") for n in notes)  # said once, by the block
+        await pilot.press("ctrl+up")  # the cursor lands on the summary; Ctrl+O opens it
+        assert app.cursor.item is summary
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert not summary.collapsed and "The summary of it all." in screen_text(app)
