@@ -80,7 +80,7 @@ class CodingAgent:
         self.settings: Settings = self.safety.settings
         self._stream_fns = StreamFnPool()
         self.thinking: str = options.thinking or self.settings.thinking
-        self._models = ModelResolver(options, self.settings, self.safety.provider_env)
+        self._models = ModelResolver(options, self.settings, self.safety.provider_env, self.notify)
         self.resolved_model: object | None = None
         self.model_id = ""
         stream_fn = self._resolve_model(startup_spec(options))
@@ -144,8 +144,6 @@ class CodingAgent:
 
     def _resolve_model(self, spec: str | None) -> StreamFn:
         choice = self._models.resolve(spec)
-        if choice.warning:
-            self.notify(choice.warning, "warning")
         self.resolved_model = choice.resolved
         self.model_id = choice.model_id
         return choice.stream_fn

@@ -45,10 +45,12 @@ class ModelResolver:
         options: ShellOptions,
         settings: Settings,
         env: Callable[[], dict[str, str]] | None = None,
+        notify: Callable[..., None] | None = None,
     ) -> None:
         self.options = options
         self.settings = settings
         self.env = env or (lambda: dict(os.environ))
+        self.notify = notify  # where an unknown model's one warning goes
         self.startup_provider: str | None = None
         from pi_cli.shell.model_controls import RetryGate
 
@@ -121,7 +123,10 @@ class ModelResolver:
             idle_timeout_s=timeouts.idle_s,
             first_byte_timeout_s=timeouts.first_byte_s,
         )
-        return ModelChoice(stream_fn, model.id, model, unknown_model_warning(model, api_base))
+        warning = unknown_model_warning(model, api_base)
+        if warning and self.notify is not None:
+            self.notify(warning, "warning")
+        return ModelChoice(stream_fn, model.id, model, warning)
 
     def credentials_for(self, chosen: str | None) -> tuple[str | None, str | None]:
         """(api key, api base) for ``chosen``: a --api-key must never reach another vendor.

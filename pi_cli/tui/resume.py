@@ -64,8 +64,9 @@ def group_messages(messages: Sequence[Any]) -> list[Group]:
                     calls[block.id] = group
             usage = message.usage
             group.tokens = (usage.input + usage.cache_read, usage.output)
-            if message.stop_reason in ("error", "aborted"):
-                group.error = clean(message.error_message or message.stop_reason)
+            if message.stop_reason in ("error", "aborted", "refusal", "length"):
+                why = getattr(message, "refusal", None) or message.error_message
+                group.error = clean(why or "")
             groups.append(group)
         elif role == "toolResult" and message.tool_call_id in calls:
             calls[message.tool_call_id].results[message.tool_call_id] = message
@@ -100,12 +101,21 @@ def build_group(
             children.append(_answer(value, markdown))
         else:
             children.append(_tool_block(value, group.results.get(value.id), describe))
-    if group.error:
-        note = "Aborted." if group.stop_reason == "aborted" else f"Error: {group.error}"
-        css = "aborted" if group.stop_reason == "aborted" else "error"
+    if group.error is not None:
+        note, css = _stop_note(group)
         children.append(Static(note, classes=f"turn-note {css}", markup=False))
     title = turn_title(number, group.tools, group.tokens, None)
     return TurnPanel(number, clock, live=False, children=children, title=title)
+
+
+def _stop_note(group: Group) -> tuple[str, str]:
+    """The note a turn that did not end normally shows (as live, see the transcript)."""
+    why = f": {group.error}" if group.error else ""
+    return {
+        "aborted": ("Aborted.", "aborted"),
+        "refusal": (f"The model refused to answer{why}", "aborted"),
+        "length": ("Cut at the model's output token limit: the answer is incomplete.", "aborted"),
+    }.get(group.stop_reason, (f"Error: {group.error or 'the model request failed'}", "error"))
 
 
 def _answer(text: str, markdown: bool) -> Widget:
