@@ -231,7 +231,26 @@ def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], str | No
         problems.append(
             f"ignored values of {', '.join(invalid)} (need a key string or a list of them)"
         )
-    return keymap, (f"Key bindings in {path}: {'; '.join(problems)}" if problems else None)
+    return keep_shared_keys(keymap), (
+        f"Key bindings in {path}: {'; '.join(problems)}" if problems else None
+    )
+
+
+def keep_shared_keys(keymap: dict[str, str]) -> dict[str, str]:
+    """``keymap`` plus, unchanged, the bindings that share a key with a remapped one.
+
+    Textual drops every binding of a key when one of them is remapped (Up serves the menu,
+    the history and the cursor): naming the others keeps them on their key, in their order.
+    """
+    out = dict(keymap)
+    for spec in DEFAULT_KEYS:
+        if spec.id not in keymap:
+            continue
+        for other in DEFAULT_KEYS:
+            shared = set(other.keys.split(",")) & set(spec.keys.split(","))
+            if other.id not in out and other.scope == spec.scope and shared:
+                out[other.id] = other.keys
+    return out
 
 
 def effective_keys(keymap: dict[str, str]) -> dict[str, list[str]]:

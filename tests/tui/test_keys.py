@@ -170,3 +170,27 @@ async def test_home_and_end_scroll_only_an_empty_editor(tmp_path: Path) -> None:
         await pilot.press("home")
         await pilot.pause()
         assert app.editor.cursor_location == (0, 0) and app.scroller.at_bottom
+
+
+async def test_remapping_one_binding_of_a_shared_key_keeps_the_others(
+    tmp_path: Path, pi_home: Path
+) -> None:
+    import json
+
+    from pi_cli.tui.keymap import load_user_keymap
+
+    (pi_home / "keybindings.json").write_text(json.dumps({"pi.history_prev": "ctrl+p"}))
+    keymap, warning = load_user_keymap()
+    assert warning is None and keymap["pi.history_prev"] == "ctrl+p"
+    assert keymap["pi.cursor_up"] == "up" and keymap["pi.complete_prev"] == "up"
+    stream = ScriptedStream(reply(text("a")))
+    app = make_app(make_shell(tmp_path, stream, tools=[]), keymap=keymap)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "first")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.is_settled)
+        app.editor.set_text("one\ntwo")
+        await pilot.press("up")  # still moves the cursor
+        assert app.editor.cursor_location[0] == 0 and app.editor.text == "one\ntwo"
+        await pilot.press("ctrl+p")  # history on its new key
+        assert app.editor.text == "first"
