@@ -68,6 +68,16 @@ def run_plain(args: LaunchArgs) -> int:
         return ExitCode.INTERRUPTED
 
 
+def dumb_terminal_width() -> int | None:
+    """The real width under ``TERM=dumb`` (rich assumes 80 columns there); else rich's own."""
+    import os
+    import shutil
+
+    if os.environ.get("TERM") != "dumb":
+        return None
+    return shutil.get_terminal_size((80, 24)).columns
+
+
 def history_path() -> Path:
     """``$PI_HOME/history`` (created on demand)."""
     path = pi_home() / "history"
@@ -100,7 +110,7 @@ class PlainRepl:
     ) -> None:
         register_extra_sequences()
         self.shell = shell
-        self.console = console or Console(highlight=False)
+        self.console = console or Console(highlight=False, width=dumb_terminal_width())
         self.renderer = PlainRenderer(self.console, shell, on_change=self.invalidate)
         self.pickers = Pickers(shell)
         self.next_kind: Kind = "enter"

@@ -31,3 +31,17 @@ def test_no_model_exits_with_the_configuration_message(
     assert run_plain(LaunchArgs(shell=ShellOptions(cwd=tmp_path), plain=True)) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert "No model configured" in err and "ollama" in err
+
+
+def test_a_dumb_terminal_uses_its_real_width(monkeypatch) -> None:  # noqa: ANN001
+    import os
+
+    from pi_cli.modes.plain_repl import dumb_terminal_width
+
+    monkeypatch.setenv("TERM", "dumb")
+    monkeypatch.setattr(
+        "shutil.get_terminal_size", lambda fallback=(80, 24): os.terminal_size((100, 30))
+    )
+    assert dumb_terminal_width() == 100
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert dumb_terminal_width() is None

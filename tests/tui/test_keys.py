@@ -194,3 +194,14 @@ async def test_remapping_one_binding_of_a_shared_key_keeps_the_others(
         assert app.editor.cursor_location[0] == 0 and app.editor.text == "one\ntwo"
         await pilot.press("ctrl+p")  # history on its new key
         assert app.editor.text == "first"
+
+
+async def test_ctrl_c_copies_a_selection_and_says_so(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "copy me")
+        app.editor.select_all()
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.clipboard == "copy me" and app.editor.text == "copy me"  # not cleared
+        assert "Copied 7 characters." in app.footer.text
