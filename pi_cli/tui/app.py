@@ -151,7 +151,8 @@ class PiApp(App[int], inherit_bindings=False):
         if self.options.keymap:
             self.set_keymap(self.options.keymap)
         enable_modified_keys(self)
-        exit_on_signals(self)
+        if not self.is_headless:  # tests keep their process's own signal handling
+            exit_on_signals(self)
         self.editor.focus()
         for warning in self.startup_warnings:
             await self.transcript.notice(warning, "warning")

@@ -208,3 +208,17 @@ def test_ctrl_enter_queues_a_follow_up_in_tmux(
     assert _user_texts(requests[2]) == ["start", "then this follow-up"]
     tmux.keys("C-d")
     tmux.wait("PI-EXITED-0-1")
+
+
+def test_sigterm_restores_the_terminal_in_tmux(tmux: Tmux) -> None:
+    tmux.start()
+    shell_pid = tmux("display", "-p", "-t", "e2e", "#{pane_pid}").strip()
+    assert tmux("display", "-p", "-t", "e2e", "#{alternate_on}").strip() == "1"
+    children = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", shell_pid], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert len(children) == 1
+    subprocess.run(["kill", "-TERM", children[0]], check=True)
+    tmux.wait("PI-EXITED-143-1")
+    state = tmux("display", "-p", "-t", "e2e", "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")
+    assert state.split() == ["0", "0", "1"]  # alt screen off, mouse reporting off, cursor on
