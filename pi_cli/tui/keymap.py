@@ -328,5 +328,6 @@ def key_hints(keymap: dict[str, str], extended: bool) -> list[tuple[str, str]]:
         (f"PgUp PgDn / {c('pi.block_up')} {c('pi.block_down')}", "scroll / move the cursor"),
         (f"{c('pi.toggle_tools')} / {c('pi.toggle_turn')}", "expand tool output / collapse turn"),
         (f"↑ ↓ / {c('pi.history_search')}", "prompt history / search it"),
+        (f"{c('pi.cycle_mode')} / {c('pi.thinking_level')}", "permission mode / thinking level"),
         (f"/  @  {c('pi.keys').split(' / ')[-1]}", "commands, files and images; every key"),
     ]

@@ -196,7 +196,8 @@ def test_keymap_table_has_unique_ids_and_hints_hide_chords_the_terminal_cannot_s
             k for spec in DEFAULT_KEYS if spec.scope == scope for k in spec.keys.split(",")
         )
         assert {k for k, n in keys.items() if n > 1} <= {"up", "down", "ctrl+d"}, scope
-    assert "shift+tab" not in {k for spec in DEFAULT_KEYS for k in spec.keys.split(",")}
+    owners = [spec.id for spec in DEFAULT_KEYS if "shift+tab" in spec.keys.split(",")]
+    assert owners == ["pi.cycle_mode"]  # Claude Code's habit: the permission mode
 
 
 async def test_footer_labels_its_fields_and_colours_the_context_use(tmp_path: Path) -> None:
@@ -205,10 +206,12 @@ async def test_footer_labels_its_fields_and_colours_the_context_use(tmp_path: Pa
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     async with app.run_test(size=SIZE):
         footer = app.query_one(StatusFooter)
-        line = footer.text.splitlines()[1]
-        assert "~/project" in line and "session test-session" in line
+        line = footer.lines(160)[1].plain  # wide enough for every field
+        assert "~/project" in line and "session test-session" in line and "mode auto" in line
         assert "test/scripted" in line and "↑0 ↓0" in line and "cache 0 read, 0 write" in line
         assert "$0.000" in line and "ctx 0%/128k" in line
+        narrow = footer.lines(70)[1].plain  # the least important fields gave way
+        assert "cache" not in narrow and "test/scripted" in narrow and "ctx 0%/128k" in narrow
         for used, style in [(50, "$footer-text"), (75, "$ctx-warn"), (95, "$ctx-danger")]:
             status = Status("~/p", "s", "m", "off", context_tokens=used, context_window=100)
             context = status_items(status)[1][-1]

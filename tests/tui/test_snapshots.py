@@ -51,10 +51,12 @@ async def _send(pilot: Any, prompt: str) -> None:
 
 
 def test_idle_with_header(snap_compare: Any, tmp_path: Path) -> None:
-    """Idle app: the startup header (title, 'Context: none', key hints listing Enter, Alt+Enter /
-    Tab (while running), Ctrl+J, Esc, Alt+Up, Ctrl+C, Ctrl+O / Ctrl+T, / and @ - no Ctrl+Enter
-    since this terminal has no kitty protocol), the empty editor with its placeholder, and the
-    footer: ~/project, test-session, test/scripted, zero tokens, $0.000, ctx 0%."""
+    """Idle app: the startup header (title, 'Context: none', key hints: Enter, Alt+Enter / Tab
+    (live), Ctrl+J, Esc / Ctrl+C, Alt+↑ / Alt+Q, PgUp PgDn / Ctrl+↑ Ctrl+↓, Ctrl+O / Alt+O,
+    ↑ ↓ / Ctrl+R, Shift+Tab / Alt+T, / @ F1 - no Ctrl+Enter since this terminal reports no
+    modified Enter), the empty editor with its placeholder, and the two-line footer: an empty
+    activity line, then ~/project, session test-session, mode auto, test/scripted, ↑0 ↓0,
+    $0.000, ctx 0%/128k."""
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     assert snap_compare(app, terminal_size=SIZE)
 

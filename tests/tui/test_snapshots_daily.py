@@ -174,9 +174,9 @@ def test_a_resumed_session(snap_compare: Any, tmp_path: Path) -> None:
 
 
 def test_a_narrow_footer_keeps_its_labelled_fields(snap_compare: Any, tmp_path: Path) -> None:
-    """70 columns, idle: the footer's second line still shows '~/project', the model
-    'test/scripted', '↑0 ↓0', '$0.000' and 'ctx 0%/128k' (the session and cache fields,
-    lowest priority, gave way); nothing is cut mid-word."""
+    """70 columns, idle: the footer's second line still shows '~/project', 'mode auto' (the
+    permission mode), the model 'test/scripted', '↑0 ↓0', '$0.000' and 'ctx 0%/128k' (the
+    session and cache fields, lowest priority, gave way); nothing is cut mid-word."""
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     assert snap_compare(app, terminal_size=(70, 24))
 

@@ -50,7 +50,8 @@ class Tmux:
         env = f"PI_HOME={self.home} PI_NO_LOCAL_PROBE=1 LITELLM_LOCAL_MODEL_COST_MAP=True"
         command = (
             f"cd {self.project} && env -u COLUMNS -u LINES {env} {PI} --model openai/fake "
-            f"--api-base http://127.0.0.1:{self.port}/v1 --api-key test-key; "
+            f"--api-base http://127.0.0.1:{self.port}/v1 --api-key test-key "
+            "--permission-mode bypassPermissions; "
             f"echo PI-EXITED-$?-{self.runs}; sleep 60"
         )
         if self.runs == 1:
