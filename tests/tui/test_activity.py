@@ -211,3 +211,17 @@ async def test_ctrl_g_edits_the_prompt_in_the_editor_command(
         await pilot.press("ctrl+g")  # a failing editor leaves the prompt alone
         await pilot.pause()
         assert app.editor.text == "DRAFT PROMPT EDITED"
+
+
+async def test_an_approval_waiting_while_unfocused_notifies(tmp_path: Path) -> None:
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]), env={"VTE_VERSION": "1"})
+    async with app.run_test(size=SIZE) as pilot:
+        app.app_focus = False
+        app.post_message(
+            m.ApprovalRequested("r1", "bash", "$ rm -rf build", "writes outside", "rm -rf build")
+        )
+        await pilot.pause()
+        assert app.attention is not None
+        assert app.attention.sent == [
+            f"\x1b]777;notify;pi;Approval needed: bash $ rm -rf build{BEL}"
+        ]
