@@ -347,7 +347,7 @@ async def case_abort_slow_stream(h: Harness) -> None:
     async with h.serve(Turn(text="x" * 200, chunk_size=1, chunk_delay_s=0.05)):
         run = await h.run(abort_when=lambda e: e.type == "text_delta")
     assert run.final.stop_reason == "aborted"
-    assert run.elapsed < 0.5
+    assert run.elapsed < 3  # the stream would take 10 s: the abort did not wait for it
     assert run.final.text.startswith("x")
 
 

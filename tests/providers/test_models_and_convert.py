@@ -146,16 +146,16 @@ def test_helpers() -> None:
 
 
 def test_native_import_budget() -> None:
+    """The native transports load no heavy SDK (the time itself is bench/bench_providers.py's)."""
     code = (
-        "import time, sys; t = time.perf_counter(); import agent_core.providers.openai_compat, "
-        "agent_core.providers.anthropic; print(time.perf_counter() - t); "
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'litellm', 'openai', 'rich'}))"
+        "import sys; import agent_core.providers.openai_compat, agent_core.providers.anthropic; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'litellm', 'openai', 'rich', "
+        "'anthropic', 'textual', 'typer', 'h2'}))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split("\n")
-    assert out[1] == "[]"
-    assert float(out[0]) < 1.0  # generous under parallel load; bench reports the real number
+    assert out[0] == "[]"
 
 
 def test_a_bare_unknown_model_name_gets_concrete_suggestions(tmp_path) -> None:

@@ -5,7 +5,6 @@ it was live: prompts, numbered turn panels with their tool blocks (collapsed) an
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -127,12 +126,9 @@ async def test_a_long_session_mounts_its_tail_then_older_turns_on_scroll(tmp_pat
     app = make_app(shell)
     async with app.run_test(size=SIZE) as pilot:
         shell.agent.replace_messages(messages)
-        started = time.perf_counter()
-        app.post_message(m.SessionSwitched("resume"))
+        app.post_message(m.SessionSwitched("resume"))  # the time it takes: bench/bench_tui.py
         await wait_until(pilot, lambda: len(list(app.query(TurnPanel))) > 0)
         await pilot.pause()
-        elapsed = time.perf_counter() - started
-        assert elapsed < 3.0  # make bench measures it on a quiet machine (<= 0.5 s)
         groups = 500 * 3  # a prompt, a turn with the call, the answer's turn
         mounted = len(list(app.query("UserMessageView, TurnPanel")))
         assert mounted == FIRST_GROUPS
