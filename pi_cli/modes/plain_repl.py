@@ -233,7 +233,10 @@ class PlainRepl:
         if not text.strip():
             return
         text = self.pickers.expand(text)
-        future = self.shell.submit(text, "follow_up" if kind == "follow_up" else "auto")
+        user_command = self.shell.user_bash.start(text)  # !cmd / !!cmd: the user's own command
+        future = user_command or self.shell.submit(
+            text, "follow_up" if kind == "follow_up" else "auto"
+        )
         if future.done():  # queued, or refused while busy: nothing to wait for
             await self._finished(future)
             return

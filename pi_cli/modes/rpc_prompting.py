@@ -38,10 +38,12 @@ def prompting_commands(rpc: RpcContext) -> Mapping[str, Handler]:
         if behaviour not in (None, "steer", "followUp"):
             raise RpcError('"streamingBehavior" must be "steer" or "followUp"')
         intent: Intent = "auto"
-        if rpc.shell.busy:
-            if behaviour is None:
-                raise RpcError(BUSY)
+        if behaviour is not None:
             intent = "steer" if behaviour == "steer" else "follow_up"
+        elif rpc.shell.state == "running":
+            # Like pi: only a live model run needs to be told. A prompt arriving while the shell
+            # finishes a run (compaction after agent_end) or runs a command is held and sent next.
+            raise RpcError(BUSY)
         submit(command, intent)
 
     async def steer(command: dict[str, Any]) -> Any:

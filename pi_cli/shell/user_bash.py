@@ -17,16 +17,51 @@ from typing import TYPE_CHECKING
 
 from agent_core import AbortSignal
 from pi_cli.shell.bash_messages import BashExecutionMessage, BashResult
+from pi_cli.shell.slash_commands import CommandResult
 
 if TYPE_CHECKING:
     from pi_cli.shell.context import ShellContext
 
 _READ = 64 * 1024
+_SHOWN_LINES = 20  # of a user command's output, on screen (the model gets the whole tail)
 _EXIT_DRAIN_S = 0.3  # how long a backgrounded child may keep the pipe open after the shell exits
 
 
 class UserBashError(Exception):
     """The command cannot run now (another one is running)."""
+
+
+def parse_user_command(text: str) -> tuple[str, bool] | None:
+    """``!cmd`` -> ``("cmd", True)`` (its output goes to the model), ``!!cmd`` -> ``("cmd",
+    False)`` (shown only); ``None`` for anything else, a lone ``!`` included."""
+    stripped = text.strip()
+    if stripped.startswith("!!"):
+        command, include = stripped[2:].strip(), False
+    elif stripped.startswith("!"):
+        command, include = stripped[1:].strip(), True
+    else:
+        return None
+    return (command, include) if command else None
+
+
+def result_text(command: str, result: BashResult, include: bool) -> str:
+    """What the user sees of a command they ran: the command, the output's tail, how it ended."""
+    lines = result.output.rstrip("\n").splitlines()
+    shown = lines[-_SHOWN_LINES:]
+    parts = [f"$ {command}"]
+    if len(lines) > len(shown):
+        parts.append(f"… ({len(lines) - len(shown)} earlier lines)")
+    parts += shown or ["(no output)"]
+    if result.cancelled:
+        parts.append("(cancelled)")
+    elif result.exit_code:
+        parts.append(f"Command exited with code {result.exit_code}")
+    if result.truncated and result.full_output_path:
+        parts.append(f"Full output: {result.full_output_path}")
+    parts.append(
+        "(sent to the model with your next prompt)" if include else "(not sent to the model)"
+    )
+    return "\n".join(parts)
 
 
 async def run_command(command: str, cwd: Path, signal: AbortSignal) -> BashResult:
@@ -104,6 +139,24 @@ class UserBash:
         if not self.shell.busy:
             self.flush()
         return result
+
+    def start(self, text: str) -> asyncio.Future[CommandResult | None] | None:
+        """Run ``text`` if it is ``!cmd`` / ``!!cmd`` (interactive front ends' syntax); the
+        future's result shows it. ``None``: ``text`` is no such command."""
+        parsed = parse_user_command(text)
+        if parsed is None:
+            return None
+        command, include = parsed
+
+        async def run() -> CommandResult | None:
+            try:
+                result = await self.run(command, include)
+            except UserBashError as exc:
+                return CommandResult(output=str(exc), error=True)
+            failed = result.cancelled or bool(result.exit_code)
+            return CommandResult(output=result_text(command, result, include), error=failed)
+
+        return asyncio.ensure_future(run())
 
     def abort(self) -> None:
         """Abort the running command (its tree is killed; the result says ``cancelled``)."""

@@ -45,6 +45,12 @@ class InputControl:
             self.startup.append(text)
             host.refresh_queue()
             return
+        user_command = shell.user_bash.start(text)  # !cmd / !!cmd: the user's own command
+        if user_command is not None:
+            host.run_worker(
+                self.show_result(user_command, text), group="input", exit_on_error=False
+            )
+            return
         blocks = self._load_images(images or [])
         future = shell.submit(text, intent, blocks or None)
         host.editor.live = shell.busy

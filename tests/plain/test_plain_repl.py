@@ -245,3 +245,17 @@ async def test_steer_follow_up_and_an_edited_queue_item_come_from_the_shell(
         await h.idle()
     assert stream.user_texts(1) == ["go", "edited steer"]
     assert stream.user_texts(2) == ["go", "edited steer", "a follow-up"]
+
+
+async def test_bang_commands_run_in_the_shell_and_reach_the_next_prompt(tmp_path: Path) -> None:
+    stream = ScriptedStream(reply(text("seen")))
+    async with plain_repl(tmp_path, stream) as h:
+        h.send("!echo plain-bang" + ENTER)
+        await h.until(lambda: "$ echo plain-bang" in h.output and "sent to the model" in h.output)
+        h.send("!!echo only-shown" + ENTER)
+        await h.until(lambda: "(not sent to the model)" in h.output)
+        h.send("go" + ENTER)
+        await h.until(lambda: "seen" in h.output)
+        await h.idle()
+    sent = "\n".join(stream.user_texts(0))
+    assert "plain-bang" in sent and "only-shown" not in sent

@@ -1,0 +1,44 @@
+"""``!cmd`` runs the user's own command and sends its output with the next prompt; ``!!cmd``
+shows it only (pi's habit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.agent_core.scripted_stream import ScriptedStream, reply, text
+from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
+from tests.tui.screen_text import screen_text
+
+
+async def test_bang_runs_a_command_and_the_model_reads_it_next(tmp_path: Path) -> None:
+    (tmp_path / "marker.txt").write_text("hello from the file\n")
+    stream = ScriptedStream(reply(text("noted")))
+    shell = make_shell(tmp_path, stream, tools=[])
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "!cat marker.txt")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "hello from the file" in screen_text(app))
+        await type_text(pilot, "!!echo secret-not-sent")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "secret-not-sent" in screen_text(app))
+        assert "(not sent to the model)" in screen_text(app)
+        assert stream.calls == 0  # running a command is not a prompt
+        await type_text(pilot, "what did it say?")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.is_settled and stream.calls == 1)
+    sent = "\n".join(stream.user_texts(0))
+    assert "Ran `cat marker.txt`" in sent and "hello from the file" in sent
+    assert "secret-not-sent" not in sent
+    assert sent.rstrip().endswith("what did it say?")
+
+
+async def test_a_failing_command_shows_its_exit_code(tmp_path: Path) -> None:
+    shell = make_shell(tmp_path, ScriptedStream(), tools=[])
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "!echo boom; exit 3")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Command exited with code 3" in screen_text(app))
+        assert "boom" in screen_text(app)
+        assert not shell.busy
