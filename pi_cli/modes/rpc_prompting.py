@@ -40,9 +40,9 @@ def prompting_commands(rpc: RpcContext) -> Mapping[str, Handler]:
         intent: Intent = "auto"
         if behaviour is not None:
             intent = "steer" if behaviour == "steer" else "follow_up"
-        elif rpc.shell.state == "running":
-            # Like pi: only a live model run needs to be told. A prompt arriving while the shell
-            # finishes a run (compaction after agent_end) or runs a command is held and sent next.
+        elif rpc.shell.streaming:
+            # Like pi: only a live (or starting) model run needs to be told. A prompt arriving
+            # while the shell finishes a run (compaction after agent_end) is held and sent next.
             raise RpcError(BUSY)
         submit(command, intent)
 

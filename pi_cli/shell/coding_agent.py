@@ -208,6 +208,11 @@ class CodingAgent:
         return self.policy.busy
 
     @property
+    def streaming(self) -> bool:
+        """A model run is live or starting for the input being handled (pi's ``isStreaming``)."""
+        return self.policy.streaming
+
+    @property
     def run_aborted(self) -> bool:
         """The input being handled was aborted."""
         return self.policy.run_aborted
@@ -220,11 +225,9 @@ class CodingAgent:
     def submit(
         self, text: str, intent: Intent = "auto", images: list[ImageContent] | None = None
     ) -> asyncio.Future[CommandResult | None]:
-        """The one way input enters pi; await the result to wait until it has been handled.
+        """The one way input enters pi; decided now (see :mod:`pi_cli.shell.input_policy`).
 
-        The shell decides now what ``text`` becomes (see :mod:`pi_cli.shell.input_policy`):
-        handled at once when idle, else a ``while_running`` command, a steer or follow-up for
-        the live run, or a held input. Returns the command's result (``None`` for a prompt).
+        Await the result (the command's, ``None`` for a prompt) to wait until it was handled.
         """
         # A lone surrogate (pasted, or "\ud800" from RPC JSON) cannot be saved or sent as UTF-8.
         text = text.encode("utf-8", "replace").decode("utf-8")
@@ -279,10 +282,7 @@ class CodingAgent:
         return self.queue.take_all()
 
     def abort(self) -> None:
-        """Abort whatever is live: input hooks, the run, or a compaction (before or after a run).
-
-        What is still queued is handed back (:class:`~pi_cli.shell.events.QueueReturned`).
-        """
+        """Abort the input hooks, the run or a compaction; what is queued is handed back."""
         self.policy.abort()
         self.agent.abort()
         self.compactor.abort()

@@ -70,6 +70,7 @@ class InputPolicy:
         self._activity: Activity | None = None
         self._run_live = False  # between agent_start and agent_end
         self._run_failed = False  # the last run ended with an error (or the loop crashed)
+        self._run_over = False  # the input being handled has had its run (agent_end seen)
         self._signal: AbortSignal | None = None
         self._shown: ShellState = "idle"
         self._idle = asyncio.Event()
@@ -86,6 +87,15 @@ class InputPolicy:
         if self._compacting():
             return "compacting"
         return self._activity or "idle"
+
+    @property
+    def streaming(self) -> bool:
+        """A model run is live or about to start for the input being handled (pi's isStreaming).
+
+        True from the moment a prompt is taken until its run ends; false while the shell only
+        finishes a run (compaction after agent_end) or runs a command.
+        """
+        return self._run_live or (self.state == "preparing" and not self._run_over)
 
     @property
     def busy(self) -> bool:
@@ -123,7 +133,7 @@ class InputPolicy:
         if isinstance(event, AgentStart):
             self._run_live, self._run_failed = True, False
         elif isinstance(event, AgentEnd):
-            self._run_live = False
+            self._run_live, self._run_over = False, True
             last = next(
                 (m for m in reversed(event.messages) if isinstance(m, AssistantMessage)), None
             )
@@ -173,7 +183,7 @@ class InputPolicy:
         """Hold the shell busy for ``work`` (claimed now, synchronously), then send held inputs."""
         if self.busy:
             raise RuntimeError("the shell is busy")  # callers check first
-        self._signal = AbortSignal()
+        self._signal, self._run_over = AbortSignal(), False
         self._idle.clear()
         self.set_activity(activity)
         return asyncio.get_running_loop().create_task(self._run(work))
@@ -200,7 +210,7 @@ class InputPolicy:
         if item is None:
             self._end(returned=None)
             return
-        self._signal = AbortSignal()
+        self._signal, self._run_over = AbortSignal(), False
         self.set_activity("preparing")
         self._chain = asyncio.get_running_loop().create_task(self._replay(item))
 

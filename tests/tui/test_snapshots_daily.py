@@ -32,6 +32,13 @@ FAILING = "\n".join(f"test_{i} ... ok" for i in range(1, 61))
 FAILING += "\nFAILED test_61: AssertionError: expected 3 got 4\n\nCommand exited with code 1"
 
 
+async def settle_scrolling(pilot: Any) -> None:
+    """The cursor's scroll into view is animated: wait for it (a loaded machine lags)."""
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
 async def _send(pilot: Any, prompt: str) -> None:
     await type_text(pilot, prompt)
     await pilot.press("enter")
@@ -81,7 +88,7 @@ def test_the_cursor_on_an_expanded_tool_block(snap_compare: Any, tmp_path: Path)
         await _send(pilot, "go")
         await wait_until(pilot, lambda: app.is_settled)
         await pilot.press("ctrl+up", "ctrl+up", "ctrl+up", "ctrl+o")
-        await pilot.pause()
+        await settle_scrolling(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -97,7 +104,7 @@ def test_the_cursor_is_visible_in_the_light_theme(snap_compare: Any, tmp_path: P
         await _send(pilot, "go")
         await wait_until(pilot, lambda: app.is_settled)
         await pilot.press("ctrl+up", "ctrl+up")
-        await pilot.pause()
+        await settle_scrolling(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
