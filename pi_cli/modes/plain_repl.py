@@ -168,7 +168,12 @@ class PlainRepl:
             )
         context = f" · {self.renderer.context_text}" if self.renderer.context_text else ""
         mode = self.shell.permissions.mode
-        return f" {self.shell.model_id}{context} · {mode} · Ctrl+J newline · Tab complete · Ctrl+D quit"
+        running = self.shell.sandbox.shells.running
+        shells = f" · {running} background shell{'s' * (running > 1)} (/bashes)" if running else ""
+        return (
+            f" {self.shell.model_id}{context}{shells} · {mode} · Ctrl+J newline · Tab complete"
+            " · Ctrl+D quit"
+        )
 
     # ------------------------------------------------------------------ main loop
 

@@ -49,6 +49,7 @@ from pi_cli.shell.model_setup import (
 from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl, permission_commands
 from pi_cli.shell.safety import Safety
+from pi_cli.shell.sandbox_setup import build_sandbox, close_sandbox
 from pi_cli.shell.session_files import restore_session
 from pi_cli.shell.session_load import open_startup_session, switch_to
 from pi_cli.shell.session_store import SessionError, SessionStore
@@ -84,8 +85,9 @@ class CodingAgent:
         self.resolved_model: object | None = None
         self.model_id = ""
         stream_fn = self._resolve_model(startup_spec(options))
+        self.sandbox = build_sandbox(self.cwd, options, self.settings, self.notify, self.emit)
         self.tools: list[Tool] = create_shell_tools(
-            options, self.settings, self.cwd, self.safety.tools_env()
+            options, self.settings, self.cwd, self.safety.tools_env(), self.sandbox
         )
         self.context_files: list[ContextFile]
         self.context_files, import_notices = load_context(self.cwd)
@@ -121,7 +123,7 @@ class CodingAgent:
         self.recorder = StreamRecorder(lambda: self.session)
         self.skills: SkillSet = load_skills(self.cwd, [*options.skill_paths, *self.settings.skills])
         templates, template_problems = load_templates(self.cwd)
-        self.sandbox_active: Callable[[], bool] = lambda: False  # the sandbox will own this
+        self.sandbox_active: Callable[[], bool] = lambda: self.sandbox.active
         self.hooks, self.gate = self.safety.wire(self)
         self.permissions = PermissionControl(self.gate, self.emit)
         self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
@@ -388,6 +390,7 @@ class CodingAgent:
     async def aclose(self) -> None:
         """Run SessionEnd hooks, release the provider clients; call once at shutdown."""
         await run_session_end(self.hooks, "other")
+        await close_sandbox(self.sandbox, self.notify)  # never raises
         await self._stream_fns.aclose(self.agent.stream_fn)
 
     def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
