@@ -67,7 +67,7 @@ def probe(bwrap: str | None = None) -> Probe:
     if not sys.platform.startswith("linux"):
         return Probe(False, reason="the sandbox uses bubblewrap, which needs Linux")
     path = bwrap or shutil.which("bwrap")
-    if path is None:
+    if path is None or not os.access(path, os.X_OK):
         return Probe(False, reason="bubblewrap (bwrap) is not installed")
     flags: tuple[str, ...] = ISOLATION
     error = _try(path, flags)
