@@ -8,10 +8,12 @@ read-only (bind-mounted onto themselves, so they can be neither written, replace
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,3 +197,51 @@ def remove_placeholders(paths: Iterable[Path]) -> None:
                 path.rmdir()
         except OSError:
             pass
+
+
+def _manifests() -> Path:
+    return Path(tempfile.gettempdir()) / f"pi-placeholders-{os.getuid()}"
+
+
+def record_placeholders(paths: Sequence[Path]) -> Path | None:
+    """Note this process's placeholders, so a later pi removes them if this one is killed."""
+    if not paths:
+        return None
+    directory = _manifests()
+    try:
+        directory.mkdir(mode=0o700, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f"{os.getpid()}-", suffix=".txt", dir=directory)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(str(p) for p in paths) + "\n")
+    except OSError:
+        return None
+    return Path(name)
+
+
+def sweep_placeholders() -> None:
+    """Remove the placeholders of pi processes that died without cleaning up (``kill -9``)."""
+    try:
+        manifests = list(_manifests().glob("*.txt"))
+    except OSError:
+        return
+    for manifest in manifests:
+        pid = int(manifest.name.split("-")[0]) if manifest.name.split("-")[0].isdigit() else 0
+        if pid and _running(pid):  # a live pi (this one too) still uses them
+            continue
+        try:
+            paths = [Path(line) for line in manifest.read_text(encoding="utf-8").splitlines()]
+        except OSError:
+            continue
+        remove_placeholders(p for p in paths if p.is_absolute())
+        with contextlib.suppress(OSError):
+            manifest.unlink()
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -284,6 +284,17 @@ class ProcessHost:
         with suppress(OSError):
             self._send({"op": "kill", "id": job_id, "now": now})
 
+    def init_pid(self) -> int | None:
+        """The host pid of the sandbox's PID 1 (killing it ends every process inside)."""
+        if not self.prefix or self._proc is None:
+            return None
+        try:
+            children = Path(f"/proc/{self._proc.pid}/task/{self._proc.pid}/children").read_text()
+        except OSError:
+            return None
+        first = children.split()
+        return int(first[0]) if first else None
+
     def forget(self, job_id: str) -> None:
         """Stop watching a job (its tree may live on until pi exits)."""
         job = self.jobs.pop(job_id, None)

@@ -101,7 +101,8 @@ def git_paths(workspace: Path, names: Iterable[str]) -> tuple[list[Path], list[P
         pass
     writable: list[Path] = []
     pinned: list[Path] = []
-    for directory in {gitdir, common}:
+    # A worktree's own git directory lies inside the common one: one bind covers both.
+    for directory in [common] if gitdir.is_relative_to(common) else [gitdir, common]:
         inside = directory.is_relative_to(workspace)
         (pinned if inside else writable).append(directory)
     protected = [common / name.removeprefix(".git/") for name in names if name.startswith(".git/")]

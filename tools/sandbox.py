@@ -102,6 +102,7 @@ class Sandbox:
         self._temp: Path | None = None
         self._hosts: dict[bool, ProcessHost] = {}
         self._placeholders: list[Path] = []
+        self._manifest: Path | None = None
         self._ids = itertools.count(1)
         self._said_unavailable = False
         self.shells = BackgroundShells()
@@ -214,6 +215,7 @@ class Sandbox:
         return host
 
     def _bwrap_prefix(self) -> list[str]:
+        _bwrap.sweep_placeholders()  # a killed pi's empty mount points, before they look real
         layout = build_layout(
             self.workspace,
             writable=[*self.writable, self.temp_dir],
@@ -226,7 +228,21 @@ class Sandbox:
             self._probed(), layout, die_with_parent=not self.keep_background
         )
         self._placeholders += [p for p in placeholders if p not in self._placeholders]
+        if placeholders and self._manifest is None:
+            self._manifest = _bwrap.record_placeholders(self._placeholders)
         return prefix
+
+    def kept_report(self) -> list[str]:
+        """For ``--keep-bashes`` at exit: each running shell, where its output goes, how to stop it."""
+        lines = []
+        for shell in self.shells.all():
+            if shell.state != "running":
+                continue
+            log = shell.host.log_dir / f"{shell.id}.log"
+            init = shell.host.init_pid()
+            stop = f"kill -KILL {init} (the sandbox)" if init else f"kill -TERM -{shell.job.pid}"
+            lines.append(f"{shell.id} ({shell.command}): output -> {log}; stop: {stop}")
+        return lines
 
     async def aclose(self) -> None:
         """Stop every command (kept background shells excepted); remove what pi created."""
@@ -235,6 +251,9 @@ class Sandbox:
             await host.aclose()
         self._hosts.clear()
         _bwrap.remove_placeholders(self._placeholders)
+        if self._manifest is not None:
+            with suppress(OSError):
+                self._manifest.unlink()
         if self._temp is not None:
             # Full-output files stay (the transcript points at them); an empty directory goes.
             with suppress(OSError):

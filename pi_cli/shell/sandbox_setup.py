@@ -67,10 +67,9 @@ async def close_sandbox(sandbox: Sandbox, notify: Notify) -> None:
 
     Never raises: shutting down must go on (the helpers also stop at pi's exit by themselves).
     """
-    kept = [info for info in sandbox.shells.infos() if info.state == "running"]
-    if sandbox.keep_background and kept:
-        names = ", ".join(f"{info.id} ({info.command})" for info in kept)
-        notify(f"Background shells kept running after pi exits: {names}", "warning")
+    kept = sandbox.kept_report() if sandbox.keep_background else []
+    if kept:
+        notify("Background shells kept running after pi exits:\n  " + "\n  ".join(kept), "warning")
     try:
         await sandbox.aclose()
     except Exception:  # noqa: BLE001

@@ -6,6 +6,7 @@ daemon, not a SIGTERM-ignoring child, not a ``nohup &`` child. Each test runs un
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -187,3 +188,30 @@ def test_kill_9_of_pi_takes_the_tools_down(tmp_path: Path, where: str) -> None:
             child.kill()
         for pid in tagged(tag):  # never leave a stray process behind a failed assertion
             os.kill(pid, signal.SIGKILL)
+
+
+async def test_kept_background_shells_outlive_the_session(tmp_path: Path, where: str) -> None:
+    """``--keep-bashes``: pi's exit stops the foreground commands, not the background shells,
+    whose output the helper then writes to a log (no broken pipe kills them)."""
+    tag = marker()
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    box = Sandbox(workspace, mode="required" if where == "inside" else "off", keep_background=True)
+    tools = _tools(box, tag)
+    loop = f"while :; do echo tick; sleep 0.1; done & sleep {tag}4"
+    started = await run(tools["bash"], command=loop, background=True)  # type: ignore[arg-type]
+    shell_id = started.details["background_id"]
+    foreground = asyncio.ensure_future(run(tools["bash"], command=f"sleep {tag}5"))  # type: ignore[arg-type]
+    await _started(tag, "45")
+    report = box.kept_report()
+    assert len(report) == 1 and report[0].startswith(f"{shell_id} (") and "stop: kill" in report[0]
+    log = Path(report[0].split("output -> ")[1].split(";")[0])
+    await box.aclose()
+    with contextlib.suppress(ToolError):
+        await foreground  # stopped by the shutdown
+    running = {a for p in tagged(tag) for a in _args(p)}
+    assert f"{tag}4" in running and f"{tag}5" not in running
+    assert wait_until(lambda: log.exists() and log.read_text().count("tick") >= 3, timeout=10)
+    stop = report[0].split("stop: ")[1].split(" (")[0]
+    subprocess.run(stop, shell=True, check=True)
+    assert wait_until(lambda: not tagged(tag), timeout=10), "the documented stop did not stop it"
