@@ -5,20 +5,31 @@ exit; unmounting closes the shell (the tools' processes stop) and Textual restor
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from contextlib import suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.modes.termination import Termination
 
 if TYPE_CHECKING:
-    from pi_cli.tui.app import PiApp
+    from pi_cli.shell.coding_agent import CodingAgent
+
+
+class TerminatingApp(Protocol):
+    """What the handlers use of the app (not imported: no cycle)."""
+
+    shell: CodingAgent | None
+
+    def exit(self, result: Any = None) -> None: ...
+    def run_worker(self, work: Coroutine[Any, Any, None], *, group: str = ...) -> Any: ...
+
 
 SETTLE_S = 5.0
 """Longest wait for the aborted run to end before the app exits anyway."""
 
 
-def install_termination(app: PiApp) -> Termination:
-    """Install the handlers on the app's loop (call from ``on_mount``)."""
+def install_termination(app: TerminatingApp) -> Termination:
+    """Install the handlers on the app's loop (``run_tui`` does, before the app starts)."""
 
     def abort() -> None:
         if app.shell is not None:
@@ -31,7 +42,10 @@ def install_termination(app: PiApp) -> Termination:
         app.exit(termination.exit_code(0))
 
     def quit() -> None:  # noqa: A001
-        app.run_worker(leave(), group="terminate")
+        try:
+            app.run_worker(leave(), group="terminate")
+        except Exception:  # noqa: BLE001 - the app is still starting: just leave
+            app.exit(termination.exit_code(0))
 
     termination = Termination(abort, quit)
     return termination.install()
