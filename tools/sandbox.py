@@ -155,7 +155,8 @@ class Sandbox:
 
     def writable_roots(self) -> list[Path]:
         """Where sandboxed commands may write (for the "failed because of the sandbox" hint)."""
-        return [self.workspace, *self.writable, Path("/tmp"), self.temp_dir]
+        own = [self._temp] if self._temp is not None else []  # not created just to be named
+        return [self.workspace, *self.writable, Path("/tmp"), *own]
 
     def environment(self, base: Mapping[str, str] | None, sandboxed: bool) -> dict[str, str]:
         """A command's environment: ``base`` (or ``os.environ``); inside, temp files go to /tmp."""

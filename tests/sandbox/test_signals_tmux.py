@@ -77,7 +77,7 @@ def _start(server: FakeProviderServer, tmp_path: Path, tag: str, ui: str) -> tup
 
 def _run_tool(server: FakeProviderServer, session: str, tag: str, ui: str) -> int:
     """Type a prompt whose tool call starts the stubborn tree; returns pi's pid."""
-    ready = "Enter sends" if ui == "plain" else "interactive coding agent"
+    ready = "›" if ui == "plain" else "interactive coding agent"  # the prompt is up
     assert wait_until(lambda: ready in _tmux("capture-pane", "-p", "-t", session), timeout=30)
     _tmux("send-keys", "-t", session, "-l", "go")
     _tmux("send-keys", "-t", session, "Enter")
