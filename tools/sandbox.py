@@ -207,7 +207,10 @@ class Sandbox:
             prefix: list[str] = []
             if inside:
                 prefix = self._bwrap_prefix()
-            log_dir = self.temp_dir / ("kept-in" if inside else "kept-out")
+            # Only a kept shell's output goes there (after pi has gone): no directory otherwise.
+            keep = self.keep_background
+            base = self.temp_dir if inside or keep else Path(tempfile.gettempdir())
+            log_dir = base / ("kept-in" if inside else "kept-out")
             host = ProcessHost(prefix, log_dir, keep=self.keep_background)
             self._hosts[inside] = host
         if not host.alive and inside:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -215,3 +216,4 @@ async def test_kept_background_shells_outlive_the_session(tmp_path: Path, where:
     stop = report[0].split("stop: ")[1].split(" (")[0]
     subprocess.run(stop, shell=True, check=True)
     assert wait_until(lambda: not tagged(tag), timeout=10), "the documented stop did not stop it"
+    shutil.rmtree(box.temp_dir, ignore_errors=True)
