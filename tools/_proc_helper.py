@@ -31,6 +31,7 @@ import signal
 import socket
 import struct
 import sys
+import traceback
 from typing import Any
 
 if __package__:  # imported as tools._proc_helper (type checking, tests)
@@ -122,7 +123,10 @@ class Helper:
                 if msg is None:
                     self.parent_gone()
                 else:
-                    self.handle(msg, fds)
+                    try:
+                        self.handle(msg, fds)
+                    except Exception:  # noqa: BLE001 - one bad request must not stop the others
+                        traceback.print_exc()
 
     def reap(self) -> None:
         while True:
@@ -139,7 +143,19 @@ class Helper:
     def handle(self, msg: dict[str, Any], fds: list[int]) -> None:
         op = msg.get("op")
         if op == "spawn" and len(fds) >= 2:
-            self.spawn(msg, fds)
+            try:
+                self.spawn(msg, fds)
+            except (OSError, KeyError, TypeError, ValueError) as exc:  # fork failed, bad request
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, reaper.CONTROL_SIGNALS)
+                try:
+                    os.write(fds[1], f"error cannot start: {exc}\n".encode("utf-8", "replace"))
+                except OSError:
+                    pass
+                for fd in fds:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass  # already closed by spawn
             return
         for fd in fds:
             os.close(fd)
@@ -149,6 +165,7 @@ class Helper:
                 self._signal(job[0], signal.SIGTERM if msg.get("now") else signal.SIGUSR1)
 
     def spawn(self, msg: dict[str, Any], fds: list[int]) -> None:
+        job_id = str(msg["id"])
         out_fd, status_fd = fds[0], fds[1]
         keep_fd = fds[2] if len(fds) > 2 else None
         # Blocked across the fork: a kill arriving before the reaper's handlers exist waits.
@@ -168,7 +185,7 @@ class Helper:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, reaper.CONTROL_SIGNALS)
         for fd in fds:
             os.close(fd)
-        self.jobs[str(msg["id"])] = (pid, bool(msg.get("background")))
+        self.jobs[job_id] = (pid, bool(msg.get("background")))
 
     @staticmethod
     def _signal(pid: int, sig: int) -> None:

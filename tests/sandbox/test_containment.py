@@ -217,3 +217,33 @@ async def test_kept_background_shells_outlive_the_session(tmp_path: Path, where:
     subprocess.run(stop, shell=True, check=True)
     assert wait_until(lambda: not tagged(tag), timeout=10), "the documented stop did not stop it"
     shutil.rmtree(box.temp_dir, ignore_errors=True)
+
+
+async def test_a_bad_request_does_not_stop_the_helper(tmp_path: Path) -> None:
+    from tools._host import ProcessHost
+
+    host = ProcessHost([], tmp_path)
+    await host.ensure()
+    try:
+        out_r, out_w = os.pipe()
+        status_r, status_w = os.pipe()
+        host._send({"op": "spawn", "argv": ["true"]}, [out_w, status_w])  # no id
+        os.close(out_w)
+        os.close(status_w)
+        assert os.read(status_r, 1000).startswith(b"error cannot start: 'id'")
+        host._send({"op": "nonsense"})
+        read_fd, write_fd = os.pipe()
+        job = host.spawn("ok", ["/bin/sh", "-c", "echo fine"], str(tmp_path), {}, write_fd)
+        os.close(write_fd)
+        await asyncio.wait_for(job.gone.wait(), 10)
+        assert job.returncode == 0 and os.read(read_fd, 100) == b"fine\n"
+        spare_r, spare_w = os.pipe()
+        failing = host.spawn("bad-cwd", ["/bin/sh"], str(tmp_path / "gone"), {}, spare_w)
+        os.close(spare_w)
+        os.close(spare_r)
+        await asyncio.wait_for(failing.gone.wait(), 10)
+        assert failing.error == "No such file or directory" and failing.returncode == 127
+        for fd in (out_r, status_r, read_fd):
+            os.close(fd)
+    finally:
+        await host.aclose()
