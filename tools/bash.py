@@ -106,6 +106,7 @@ class BashTool(ToolBase):
     ) -> None:
         self.cwd = Path(cwd)
         self.sandbox = sandbox if sandbox is not None else Sandbox(self.cwd, mode="off")
+        self.sandbox.used = True
         self.env = dict(env) if env is not None else None
         """The environment of commands (None: ``os.environ`` at call time)."""
 

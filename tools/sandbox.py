@@ -10,6 +10,7 @@ a ``sandbox: false`` call) run under a second helper outside, with the same cont
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import os
 import tempfile
@@ -105,6 +106,10 @@ class Sandbox:
         self._manifest: Path | None = None
         self._ids = itertools.count(1)
         self._said_unavailable = False
+        self._probing = asyncio.Lock()
+        self._prestart: asyncio.Task[None] | None = None
+        self.used = False
+        """A bash tool runs on this sandbox (set by the tool): :meth:`prestart` starts it."""
         self.shells = BackgroundShells()
         """The background shells (``bash`` with ``background: true``)."""
 
@@ -129,8 +134,6 @@ class Sandbox:
     def _probed(self) -> _bwrap.Probe:
         if self._probe is None:
             self._probe = _bwrap.probe(self._bwrap)
-            if self._probe.ok and self._probe.weaker:
-                self._say("Sandbox active with weaker isolation: " + "; ".join(self._probe.weaker))
         return self._probe
 
     def _say(self, text: str, level: Literal["info", "warning", "error"] = "warning") -> None:
@@ -181,6 +184,12 @@ class Sandbox:
             raise SandboxUnavailable(
                 'sandbox.mode is "required": commands may not run outside the sandbox'
             )
+        async with self._probing:
+            if self._probe is None and self.mode != "off":
+                # A few subprocess runs: off the event loop, which keeps serving keys meanwhile.
+                probe = await asyncio.to_thread(self._probed)
+                if probe.ok and probe.weaker:
+                    self._say("Sandbox active with weaker isolation: " + "; ".join(probe.weaker))
         inside = sandboxed and self.mode != "off" and self.status.active
         if sandboxed and not inside and self.mode == "required":
             raise SandboxUnavailable(
@@ -248,8 +257,30 @@ class Sandbox:
             lines.append(f"{shell.id} ({shell.command}): output -> {log}; stop: {stop}")
         return lines
 
+    @property
+    def started(self) -> bool:
+        """A process helper runs (inside the sandbox or outside)."""
+        return any(host.alive for host in self._hosts.values())
+
+    def prestart(self) -> None:
+        """Start the helper (and the sandbox) in the background, once: the shell calls this
+        when a run begins, so the first bash call does not wait for it."""
+        if not self.used or self._prestart is not None or self._hosts:
+            return
+        try:
+            self._prestart = asyncio.get_running_loop().create_task(self._start_early())
+        except RuntimeError:  # no loop: the first command starts it
+            pass
+
+    async def _start_early(self) -> None:
+        with suppress(Exception):  # its reason is said (once) when a command needs the sandbox
+            await self.host(True)
+
     async def aclose(self) -> None:
         """Stop every command (kept background shells excepted); remove what pi created."""
+        if self._prestart is not None:
+            with suppress(Exception):
+                await self._prestart
         await self.shells.aclose(keep=self.keep_background)
         for host in self._hosts.values():
             await host.aclose()

@@ -85,7 +85,7 @@ class CodingAgent:
         self.resolved_model: object | None = None
         self.model_id = ""
         stream_fn = self._resolve_model(startup_spec(options))
-        self.sandbox = build_sandbox(self.cwd, options, self.settings, self.notify, self.emit)
+        self.sandbox = build_sandbox(self.cwd, options, self.settings, self.events)
         self.tools: list[Tool] = create_shell_tools(
             options, self.settings, self.cwd, self.safety.tools_env(), self.sandbox
         )

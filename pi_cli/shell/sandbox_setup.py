@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pi_cli.shell.paths import pi_home
 
@@ -26,16 +26,25 @@ MIB = 1024 * 1024
 Notify = Callable[[str, Literal["info", "warning", "error"]], None]
 
 
+class Events(Protocol):
+    """What the sandbox uses of the shell's event bus."""
+
+    def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None: ...
+    def emit(self, event: ShellEvent) -> None: ...
+    def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
+
+
 def build_sandbox(
     cwd: Path,
     options: ShellOptions,
     settings: Settings,
-    notify: Notify,
-    emit: Callable[[ShellEvent], None],
+    events: Events,
     extra_writable: list[Path] | None = None,
 ) -> Sandbox:
-    """The sandbox of a shell in ``cwd`` (nothing starts until the first command); its
+    """The sandbox of a shell in ``cwd``. Nothing starts before the first run: then it starts
+    in the background while the model thinks (the first bash call does not wait for it). Its
     background shells' changes are emitted as :class:`BackgroundShellsChanged`."""
+    from agent_core import AgentStart
     from pi_cli.shell.events import BackgroundShellsChanged
     from tools.sandbox import DEFAULT_PROTECTED, Sandbox
 
@@ -55,10 +64,11 @@ def build_sandbox(
         protected=DEFAULT_PROTECTED,
         keep_background=options.keep_background,
         output_cap=int(settings.bash_spill_cap_mb * MIB),
-        notify=notify,
+        notify=events.notify,
     )
     shells = sandbox.shells
-    shells.on_change = lambda: emit(BackgroundShellsChanged.of(shells.infos()))
+    shells.on_change = lambda: events.emit(BackgroundShellsChanged.of(shells.infos()))
+    events.subscribe(lambda event: sandbox.prestart() if isinstance(event, AgentStart) else None)
     return sandbox
 
 

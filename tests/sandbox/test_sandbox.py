@@ -171,6 +171,7 @@ async def test_pi_home_and_credentials_are_hidden(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Hidden even where they would be visible: inside the workspace, under a writable dir."""
+    from pi_cli.shell.event_bus import EventBus
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.sandbox_setup import build_sandbox
     from pi_cli.shell.settings import Settings
@@ -189,7 +190,7 @@ async def test_pi_home_and_credentials_are_hidden(
     monkeypatch.setenv("PI_HOME", str(pi_home))
     monkeypatch.setenv("HOME", str(home))
     settings = Settings.model_validate({"sandbox": {"mode": "required", "writable": [str(extra)]}})
-    box = build_sandbox(workspace, ShellOptions(cwd=workspace), settings, lambda *a: None, print)
+    box = build_sandbox(workspace, ShellOptions(cwd=workspace), settings, EventBus())
     try:
         output = await sh(
             box,

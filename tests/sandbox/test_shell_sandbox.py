@@ -145,3 +145,32 @@ def test_event_counts_running_shells() -> None:
         }
     )
     assert event.running == 1
+
+
+async def test_the_first_run_starts_the_sandbox_before_any_bash_call(tmp_path: Path) -> None:
+    shell, _, _ = make_shell(
+        tmp_path, reply(text("no tools needed")), settings=Settings.model_validate({})
+    )
+    try:
+        assert not shell.sandbox.started  # nothing at start-up
+        await shell.submit("hello")
+        await shell.wait_idle()
+        for _ in range(200):
+            if shell.sandbox.started:
+                break
+            await asyncio.sleep(0.02)
+        assert shell.sandbox.started  # started while the model answered
+    finally:
+        await shell.aclose()
+    assert not shell.sandbox.started
+
+
+async def test_no_bash_tool_no_prestart(tmp_path: Path) -> None:
+    shell, _, _ = make_shell(tmp_path, reply(text("hi")), tools=["read"])
+    try:
+        await shell.submit("hello")
+        await shell.wait_idle()
+        await asyncio.sleep(0.2)
+        assert not shell.sandbox.started
+    finally:
+        await shell.aclose()
