@@ -14,6 +14,7 @@ import asyncio
 import itertools
 import os
 import tempfile
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -145,6 +146,8 @@ class Sandbox:
         """This session's directory for full-output files and logs (writable inside too)."""
         if self._temp is None:
             self._temp = Path(tempfile.mkdtemp(prefix="pi-session-"))
+            # An embedder that never calls aclose() leaves no empty directory behind either.
+            weakref.finalize(self, _remove_if_empty, self._temp)
         return self._temp
 
     def spill_dir(self, sandboxed: bool) -> Path | None:
@@ -328,3 +331,8 @@ class Sandbox:
         if running:
             lines.append(f"Background shells running: {running} (/bashes)")
         return "\n".join(lines)
+
+
+def _remove_if_empty(path: Path) -> None:
+    with suppress(OSError):
+        path.rmdir()
