@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import os
 import tempfile
 import weakref
@@ -28,6 +29,7 @@ from tools._output import DEFAULT_SPILL_CAP
 from tools._sandbox_paths import DEFAULT_HIDDEN, DEFAULT_PROTECTED, build_layout
 
 SandboxMode = Literal["auto", "required", "off"]
+log = logging.getLogger("pi_cli")
 Notify = Callable[[str, Literal["info", "warning", "error"]], None]
 
 __all__ = [
@@ -111,6 +113,11 @@ class Sandbox:
         self._prestart: asyncio.Task[None] | None = None
         self.used = False
         """A bash tool runs on this sandbox (set by the tool): :meth:`prestart` starts it."""
+        self.extra_writable: Callable[[], Sequence[Path]] = lambda: ()
+        """More writable directories, read when the sandbox starts (the workspace's extra
+        directories: the shell's permission control exists only after the tools)."""
+        self.skip: Callable[[], str | None] = lambda: None
+        """A reason to run without the sandbox now (the yolo mode), ignored when required."""
         self.shells = BackgroundShells()
         """The background shells (``bash`` with ``background: true``)."""
 
@@ -121,6 +128,9 @@ class Sandbox:
         """Probes bubblewrap the first time (a few milliseconds)."""
         if self.mode == "off":
             return SandboxStatus(False, True, "sandbox.mode is off", self.mode)
+        skipped = self.skip() if self.mode == "auto" else None
+        if skipped is not None:
+            return SandboxStatus(False, True, skipped, self.mode)
         probe = self._probed()
         reason = probe.reason or self._failure
         if reason is not None:
@@ -162,7 +172,11 @@ class Sandbox:
     def writable_roots(self) -> list[Path]:
         """Where sandboxed commands may write (for the "failed because of the sandbox" hint)."""
         own = [self._temp] if self._temp is not None else []  # not created just to be named
-        return [self.workspace, *self.writable, Path("/tmp"), *own]
+        return [self.workspace, *self._writable(), Path("/tmp"), *own]
+
+    def _writable(self) -> list[Path]:
+        extra = [Path(os.path.abspath(p)) for p in self.extra_writable()]
+        return [*self.writable, *(p for p in extra if p not in self.writable)]
 
     def environment(self, base: Mapping[str, str] | None, sandboxed: bool) -> dict[str, str]:
         """A command's environment: ``base`` (or ``os.environ``); inside, temp files go to /tmp."""
@@ -234,7 +248,7 @@ class Sandbox:
         _bwrap.sweep_placeholders()  # a killed pi's empty mount points, before they look real
         layout = build_layout(
             self.workspace,
-            writable=[*self.writable, self.temp_dir],
+            writable=[*self._writable(), self.temp_dir],
             hidden=self.hidden,
             protected=self.protected,
             network=self.network,
@@ -254,10 +268,10 @@ class Sandbox:
         for shell in self.shells.all():
             if shell.state != "running":
                 continue
-            log = shell.host.log_dir / f"{shell.id}.log"
+            output = shell.host.log_dir / f"{shell.id}.log"
             init = shell.host.init_pid()
             stop = f"kill -KILL {init} (the sandbox)" if init else f"kill -TERM -{shell.job.pid}"
-            lines.append(f"{shell.id} ({shell.command}): output -> {log}; stop: {stop}")
+            lines.append(f"{shell.id} ({shell.command}): output -> {output}; stop: {stop}")
         return lines
 
     @property
@@ -280,7 +294,18 @@ class Sandbox:
             await self.host(True)
 
     async def aclose(self) -> None:
-        """Stop every command (kept background shells excepted); remove what pi created."""
+        """Stop every command (kept background shells excepted: they are reported through
+        ``notify``); remove what pi created. Never raises: a shutdown must go on (the helpers
+        also stop by themselves when pi exits)."""
+        kept = self.kept_report() if self.keep_background else []
+        if kept:
+            self._say("Background shells kept running after pi exits:\n  " + "\n  ".join(kept))
+        try:
+            await self._close()
+        except Exception:  # noqa: BLE001
+            log.exception("closing the sandbox failed")
+
+    async def _close(self) -> None:
         if self._prestart is not None:
             with suppress(Exception):
                 await self._prestart

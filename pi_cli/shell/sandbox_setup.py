@@ -1,14 +1,17 @@
 """The session's sandbox, built once per shell from settings and options.
 
 The sandbox itself lives in :mod:`tools.sandbox`; the shell decides what it hides (all of
-``PI_HOME``), what stays read-only in the workspace (the protected paths) and what is writable
-besides the workspace (``sandbox.writable``; the lead wires ``--add-dir`` in here).
+``PI_HOME``), what stays read-only in the workspace (the permission engine's protected paths)
+and what is writable besides the workspace (``sandbox.writable``, and the workspace's extra
+directories: ``--add-dir``, ``permissions.additionalDirectories``). In the
+``bypassPermissions`` (yolo) mode commands run without it, unless ``sandbox.mode`` is
+``required``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -17,6 +20,7 @@ from pi_cli.shell.paths import pi_home
 log = logging.getLogger("pi_cli")
 
 if TYPE_CHECKING:
+    from agent_core import Tool
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.settings import Settings
@@ -26,12 +30,43 @@ MIB = 1024 * 1024
 Notify = Callable[[str, Literal["info", "warning", "error"]], None]
 
 
+class Shell(Protocol):
+    """What the sandbox's set-up reads of the shell (the CodingAgent)."""
+
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def events(self) -> Events: ...
+    @property
+    def extra_dirs(self) -> list[Path]: ...
+
+
 class Events(Protocol):
     """What the sandbox uses of the shell's event bus."""
 
     def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None: ...
     def emit(self, event: ShellEvent) -> None: ...
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
+
+
+def tools_and_sandbox(
+    shell: Shell, options: ShellOptions, settings: Settings, env: Mapping[str, str] | None
+) -> tuple[list[Tool], Sandbox]:
+    """The shell's tools (their commands run with ``env``) and its one sandbox."""
+    from pi_cli.shell.model_setup import create_shell_tools
+
+    sandbox = build_sandbox(shell.cwd, options, settings, shell.events)
+    # Read when the sandbox starts: the permission control is built after the tools.
+    sandbox.extra_writable = lambda: shell.extra_dirs
+    sandbox.skip = lambda: _yolo(shell)
+    return create_shell_tools(options, settings, shell.cwd, env, sandbox), sandbox
+
+
+def _yolo(shell: Shell) -> str | None:
+    permissions = getattr(shell, "permissions", None)
+    if permissions is not None and permissions.mode == "bypassPermissions":
+        return "the permission mode is bypassPermissions (yolo)"
+    return None
 
 
 def build_sandbox(
@@ -46,7 +81,8 @@ def build_sandbox(
     background shells' changes are emitted as :class:`BackgroundShellsChanged`."""
     from agent_core import AgentStart
     from pi_cli.shell.events import BackgroundShellsChanged
-    from tools.sandbox import DEFAULT_PROTECTED, Sandbox
+    from pi_cli.shell.permissions import PROTECTED_PATHS
+    from tools.sandbox import Sandbox
 
     home = pi_home()
     try:
@@ -61,7 +97,7 @@ def build_sandbox(
         network=settings.sandbox.network,
         writable=[*writable, *(extra_writable or [])],
         hidden=[home],
-        protected=DEFAULT_PROTECTED,
+        protected=PROTECTED_PATHS,
         keep_background=options.keep_background,
         output_cap=int(settings.bash_spill_cap_mb * MIB),
         notify=events.notify,
@@ -70,17 +106,3 @@ def build_sandbox(
     shells.on_change = lambda: events.emit(BackgroundShellsChanged.of(shells.infos()))
     events.subscribe(lambda event: sandbox.prestart() if isinstance(event, AgentStart) else None)
     return sandbox
-
-
-async def close_sandbox(sandbox: Sandbox, notify: Notify) -> None:
-    """Stop the tools' processes at shutdown; say which background shells were kept.
-
-    Never raises: shutting down must go on (the helpers also stop at pi's exit by themselves).
-    """
-    kept = sandbox.kept_report() if sandbox.keep_background else []
-    if kept:
-        notify("Background shells kept running after pi exits:\n  " + "\n  ".join(kept), "warning")
-    try:
-        await sandbox.aclose()
-    except Exception:  # noqa: BLE001
-        log.exception("closing the sandbox failed")
