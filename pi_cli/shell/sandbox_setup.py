@@ -11,6 +11,7 @@ directories: ``--add-dir``, ``permissions.additionalDirectories``). In the
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.settings import Settings
-    from tools.sandbox import Sandbox
+    from tools.sandbox import Sandbox, SandboxMode
 
 MIB = 1024 * 1024
 Notify = Callable[[str, Literal["info", "warning", "error"]], None]
@@ -91,9 +92,15 @@ def build_sandbox(
     except OSError:
         pass
     writable = [(cwd / Path(path).expanduser()) for path in settings.sandbox.writable]
+    mode: SandboxMode = settings.sandbox.mode
+    override = os.environ.get("PI_SANDBOX_MODE", "")
+    if override in ("auto", "required", "off"):
+        mode = override  # type: ignore[assignment] # e.g. off in a CI container without userns
+    elif override:
+        events.notify(f"PI_SANDBOX_MODE={override!r} ignored: auto, required or off", "warning")
     sandbox = Sandbox(
         cwd,
-        mode=settings.sandbox.mode,
+        mode=mode,
         network=settings.sandbox.network,
         writable=[*writable, *(extra_writable or [])],
         hidden=[home],

@@ -89,6 +89,7 @@ async def test_background_shell_through_a_run_and_bashes(tmp_path: Path) -> None
         reply(tool_call("c1", "bash", {"command": command, "background": True})),
         reply(text("started it")),
         settings=Settings.model_validate({"sandbox": {"mode": "off"}}),
+        permission_mode="bypassPermissions",  # no sandbox: auto mode would ask, nobody answers
     )
     try:
         await shell.submit("start the server")
@@ -127,6 +128,7 @@ async def test_shutdown_stops_background_shells(tmp_path: Path) -> None:
         reply(tool_call("c1", "bash", {"command": f"sleep {tag}1", "background": True})),
         reply(text("ok")),
         settings=Settings.model_validate({"sandbox": {"mode": "off"}}),
+        permission_mode="bypassPermissions",
     )
     await shell.submit("go")
     await shell.wait_idle()

@@ -21,7 +21,8 @@ async def test_footer_indicator_and_bashes_picker(tmp_path: Path) -> None:
         reply(text("Started.")),
     )
     settings = Settings.model_validate({"sandbox": {"mode": "off"}})
-    shell = make_shell(tmp_path, stream, settings=settings)
+    # No sandbox here, so the auto permission mode would ask: nobody answers in this test.
+    shell = make_shell(tmp_path, stream, settings=settings, permission_mode="bypassPermissions")
     app = make_app(shell)
     try:
         async with app.run_test(size=SIZE) as pilot:
