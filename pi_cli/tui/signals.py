@@ -20,7 +20,7 @@ class TerminatingApp(Protocol):
 
     shell: CodingAgent | None
 
-    def exit(self, result: Any = None) -> None: ...
+    def exit(self, result: Any = None, return_code: int = 0) -> None: ...
     def run_worker(self, work: Coroutine[Any, Any, None], *, group: str = ...) -> Any: ...
 
 
@@ -29,7 +29,7 @@ SETTLE_S = 5.0
 
 
 def install_termination(app: TerminatingApp) -> Termination:
-    """Install the handlers on the app's loop (``run_tui`` does, before the app starts)."""
+    """Install the handlers on the app's running loop (from its ``on_mount``)."""
 
     def abort() -> None:
         if app.shell is not None:
@@ -39,13 +39,15 @@ def install_termination(app: TerminatingApp) -> Termination:
         if app.shell is not None:
             with suppress(TimeoutError):
                 await asyncio.wait_for(app.shell.wait_idle(), SETTLE_S)
-        app.exit(termination.exit_code(0))
+        code = termination.exit_code(0)
+        app.exit(code, return_code=code)
 
     def quit() -> None:  # noqa: A001
         try:
             app.run_worker(leave(), group="terminate")
         except Exception:  # noqa: BLE001 - the app is still starting: just leave
-            app.exit(termination.exit_code(0))
+            code = termination.exit_code(0)
+            app.exit(code, return_code=code)
 
     termination = Termination(abort, quit)
     return termination.install()

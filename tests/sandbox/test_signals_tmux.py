@@ -107,7 +107,8 @@ def test_signal_in_a_terminal(
         if ui == "tui":
             assert _screen_state(session).startswith("1")  # the TUI is in the alternate screen
         os.kill(pid, sig)
-        assert wait_until(exit_file.exists, timeout=30), _tmux("capture-pane", "-p", "-t", session)
+        written = lambda: exit_file.exists() and exit_file.read_text() != ""  # noqa: E731
+        assert wait_until(written, timeout=30), _tmux("capture-pane", "-p", "-t", session)
         assert exit_file.read_text().strip() == str(CODES[sig])
         assert tagged(tag) == [], "a process started by the tool survived pi"
         assert _screen_state(session) == "0 0", "the terminal was not restored"
@@ -129,7 +130,7 @@ def test_closing_the_terminal(server: FakeProviderServer, tmp_path: Path, ui: st
         pid = _run_tool(server, session, tag, ui)
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
         assert wait_until(lambda: not Path(f"/proc/{pid}").exists(), timeout=30)
-        assert wait_until(exit_file.exists, timeout=10)
+        assert wait_until(lambda: exit_file.exists() and exit_file.read_text() != "", timeout=10)
         assert exit_file.read_text().strip() == "129"
         assert tagged(tag) == [], "a process started by the tool survived pi"
     finally:
