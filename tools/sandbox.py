@@ -282,7 +282,9 @@ class Sandbox:
     def prestart(self) -> None:
         """Start the helper (and the sandbox) in the background, once: the shell calls this
         when a run begins, so the first bash call does not wait for it."""
-        if not self.used or self._prestart is not None or self._hosts:
+        if not self.used or self._prestart is not None or self._hosts or self.mode == "off":
+            return  # the helper alone starts in ~30 ms: only bubblewrap is worth starting early
+        if self.skip() is not None and self.mode != "required":
             return
         try:
             self._prestart = asyncio.get_running_loop().create_task(self._start_early())
