@@ -125,7 +125,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "shell.tools",
         ("--tools",),
-        "Comma-separated tools: read,bash,edit,write,grep,find,ls.",
+        "Comma-separated tools: read,bash,bash_output,bash_kill,edit,write,grep,find,ls.",
         "csv",
     ),
     Option("shell.no_tools", ("--no-tools",), "Disable all tools.", "flag"),
@@ -191,6 +191,12 @@ OPTIONS: tuple[Option, ...] = (
         "Attach an image to the prompt (repeatable; PNG, JPEG, GIF, WebP).",
         "list",
         metavar="PATH",
+    ),
+    Option(
+        "shell.keep_background",
+        ("--keep-bashes",),
+        "Keep background shells (bash background: true) running after pi exits.",
+        "flag",
     ),
     Option("theme", ("--theme",), "TUI theme (dark, light or a user theme)."),
     Option(

@@ -41,12 +41,14 @@ class Truncation:
 
 
 def format_size(num_bytes: int) -> str:
-    """Human-readable size: ``512B``, ``50.0KB``, ``1.2MB``."""
+    """Human-readable size: ``512B``, ``50.0KB``, ``1.2MB``, ``2.0GB``."""
     if num_bytes < 1024:
         return f"{num_bytes}B"
     if num_bytes < 1024 * 1024:
         return f"{num_bytes / 1024:.1f}KB"
-    return f"{num_bytes / (1024 * 1024):.1f}MB"
+    if num_bytes < 1024**3:
+        return f"{num_bytes / (1024 * 1024):.1f}MB"
+    return f"{num_bytes / 1024**3:.1f}GB"
 
 
 def split_lines(text: str) -> list[str]:

@@ -1,39 +1,50 @@
-"""The ``bash`` tool: run a shell command in its own process group, streaming a rolling tail."""
+"""The ``bash`` tool: run a shell command under the session's sandbox and containment.
+
+The command runs under the session's process helper (:mod:`tools.sandbox`): inside the
+sandbox by default, outside with ``sandbox: false``. Its output streams back as a rolling tail;
+a timeout or an abort stops it and everything it started. ``background: true`` returns at once
+with an id for ``bash_output`` / ``bash_kill``.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import re
 import shutil
-import signal
 import time
 from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from agent_core import AbortSignal, ToolBase, ToolError, ToolResult, first_line
 from agent_core.tool import TITLE_LIMIT, OnToolUpdate
+from tools._background import BackgroundShell
+from tools._bash_result import Outcome, clean_output, finish, partial
+from tools._host import KILL_GRACE, HelperError, Job, ProcessHost
 from tools._output import OutputBuffer
+from tools._pgroup import kill_process_tree
 from tools._present import str_arg
-from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size
+from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
+from tools.sandbox import Sandbox, SandboxUnavailable
 
 DEFAULT_TIMEOUT = 120.0
 UPDATE_INTERVAL = 0.1
-KILL_GRACE = 1.0
-"""Seconds between SIGTERM and SIGKILL to the process group."""
 EXIT_DRAIN = 0.3
 """After the shell exits, how long a backgrounded child may keep the output pipe open."""
 _READ_SIZE = 256 * 1024
-# ANSI escape sequences and control characters other than tab/newline: noise for the model.
-_CONTROL = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b.|[\x00-\x08\x0b-\x1f\x7f]"
-)
 
-Outcome = Literal["exit", "timeout", "aborted"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "BashArgs",
+    "BashTool",
+    "clean_output",
+    "create_bash_tool",
+    "find_shell",
+    "kill_process_tree",
+]
 
 
 class BashArgs(BaseModel):
@@ -43,16 +54,21 @@ class BashArgs(BaseModel):
     timeout: float | None = Field(
         default=None, gt=0, description=f"Timeout in seconds (default {DEFAULT_TIMEOUT:g})"
     )
+    background: bool = Field(
+        default=False,
+        description="Start a long-running command (dev server, watcher) and return at once "
+        "with an id for bash_output and bash_kill",
+    )
+    sandbox: bool = Field(
+        default=True,
+        description="false runs the command outside the sandbox; only when it failed "
+        "because of the sandbox, and the user is asked first",
+    )
 
 
 def find_shell() -> str:
     """``bash`` from PATH, else the user's ``$SHELL``, else ``/bin/sh``."""
     return shutil.which("bash") or os.environ.get("SHELL") or "/bin/sh"
-
-
-def clean_output(text: str) -> str:
-    """Drop ANSI escapes and control characters (keeping newlines and tabs)."""
-    return _CONTROL.sub("", text.replace("\r\n", "\n"))
 
 
 class BashTool(ToolBase):
@@ -64,25 +80,45 @@ class BashTool(ToolBase):
     name = "bash"
     summary = "Execute bash commands (ls, grep, git, tests, ...)"
     guideline = (
-        "Use bash for running programs, tests, git and file operations such as ls, mkdir, mv."
+        "Use bash for running programs, tests, git and file operations such as ls, mkdir, mv; "
+        "start servers and watchers with background: true."
     )
     description = (
         "Execute a bash command in the current working directory. Returns stdout and stderr "
         f"merged. Output is truncated to the last {DEFAULT_MAX_LINES} lines or "
         f"{DEFAULT_MAX_BYTES // 1024}KB, whichever comes first; when truncated, the full output "
         "is saved to a file whose path is given. stdin is closed, so interactive commands fail "
-        f"instead of waiting. Optional timeout in seconds (default {DEFAULT_TIMEOUT:g})."
+        f"instead of waiting. Optional timeout in seconds (default {DEFAULT_TIMEOUT:g}). "
+        "Commands run in a sandbox where one is available: the working directory and /tmp are "
+        "writable, the rest of the file system is read-only, credentials are hidden and the "
+        "network is off unless the user allowed it. If a command fails because of the sandbox, "
+        "you may ask the user to let you rerun it with sandbox: false. With background: true the "
+        "command keeps running and the call returns its id at once; read its output with "
+        "bash_output and stop it with bash_kill (it is stopped when pi exits)."
     )
     parameters = BashArgs
 
-    def __init__(self, cwd: str | Path, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        cwd: str | Path,
+        sandbox: Sandbox | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.cwd = Path(cwd)
+        self.sandbox = sandbox if sandbox is not None else Sandbox(self.cwd, mode="off")
+        self.sandbox.used = True
         self.env = dict(env) if env is not None else None
+        """The environment of commands (None: ``os.environ`` at call time)."""
 
     def title(self, args: Mapping[str, Any]) -> str:
         """``$ <first line of the command>`` (``…`` marks more lines or a clipped line)."""
         command = str_arg(args, "command")
-        return "$ " + first_line(command, TITLE_LIMIT - 2) if command else "$"
+        if not command:
+            return "$"
+        marks = ("  &" if args.get("background") is True else "") + (
+            "  (outside the sandbox)" if args.get("sandbox") is False else ""
+        )
+        return "$ " + first_line(command, TITLE_LIMIT - 2 - len(marks)) + marks
 
     async def execute(
         self,
@@ -96,31 +132,50 @@ class BashTool(ToolBase):
             raise ToolError("Aborted before the command started")
         if not self.cwd.is_dir():
             raise ToolError(f"Working directory does not exist: {self.cwd}")
-        timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
-        buf = OutputBuffer()
-        # Our own pipe instead of asyncio's: we can stop reading and close it when the shell
-        # exits but a backgrounded child still holds the write end.
+        try:
+            host, inside = await self.sandbox.host(args.sandbox)
+        except SandboxUnavailable as exc:
+            raise ToolError(str(exc)) from None
+        except HelperError as exc:
+            raise ToolError(f"Cannot run commands: {exc}") from None
+        job_id = self.sandbox.next_id(args.background)
+        env = self.sandbox.environment(self.env, inside)
         read_fd, write_fd = os.pipe()
         try:
-            proc = await asyncio.create_subprocess_exec(
-                find_shell(),
-                "-c",
-                args.command,
-                cwd=str(self.cwd),
-                env=self.env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=write_fd,
-                start_new_session=True,
+            job = host.spawn(
+                job_id,
+                [find_shell(), "-c", args.command],
+                str(self.cwd),
+                env,
+                write_fd,
+                background=args.background,
+                out_read_fd=read_fd,
             )
-        except BaseException as exc:
+        except HelperError as exc:
             os.close(read_fd)
-            if isinstance(exc, OSError):
-                raise ToolError(f"Cannot start shell: {exc}") from None
-            raise
+            raise ToolError(f"Cannot run the command: {exc}") from None
         finally:
             os.close(write_fd)
+        buf = OutputBuffer(cap=self.sandbox.output_cap, directory=self.sandbox.spill_dir(inside))
+        if args.background:
+            return await self._background(args.command, host, job, read_fd, buf, inside)
+        timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
+        try:
+            outcome = await self._run(host, job, read_fd, buf, cancel, timeout, on_update)
+        finally:
+            host.forget(job_id)
+        return finish(buf, job, outcome, timeout, self.sandbox if inside else None)
 
+    async def _run(
+        self,
+        host: ProcessHost,
+        job: Job,
+        read_fd: int,
+        buf: OutputBuffer,
+        cancel: AbortSignal,
+        timeout: float,
+        on_update: OnToolUpdate | None,
+    ) -> Outcome:
         loop = asyncio.get_running_loop()
         eof: asyncio.Future[None] = loop.create_future()
         last_update = float("-inf")
@@ -131,7 +186,7 @@ class BashTool(ToolBase):
             timer = None
             last_update = time.monotonic()
             if on_update is not None:
-                on_update(_partial(buf.tail()))
+                on_update(partial(buf.tail()))
 
         def on_readable() -> None:
             nonlocal timer
@@ -155,12 +210,12 @@ class BashTool(ToolBase):
 
         os.set_blocking(read_fd, False)
         loop.add_reader(read_fd, on_readable)
-        # Signal the group the moment abort is requested, even before our task is cancelled.
-        remove_abort = cancel.on_abort(lambda: _signal_group(proc.pid, signal.SIGTERM))
+        # Stop the tree the moment abort is requested, even before our task is cancelled.
+        remove_abort = cancel.on_abort(lambda: host.kill(job.id))
         outcome: Outcome = "exit"
         try:
             try:
-                await asyncio.wait_for(_wait_exit(proc, eof), timeout)
+                await asyncio.wait_for(_wait_exit(job, eof), timeout)
             except TimeoutError:
                 outcome = "timeout"
             except asyncio.CancelledError:
@@ -171,7 +226,9 @@ class BashTool(ToolBase):
             if outcome == "exit" and cancel.aborted:
                 outcome = "aborted"
             if outcome != "exit":
-                await kill_process_tree(proc)
+                host.kill(job.id)
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(job.gone.wait(), 2 * KILL_GRACE + 3)
                 with suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(eof), EXIT_DRAIN)
         finally:
@@ -181,106 +238,54 @@ class BashTool(ToolBase):
             loop.remove_reader(read_fd)
             os.close(read_fd)
             buf.close()
-        return _finish(buf, proc.returncode, outcome, timeout)
+        return outcome
+
+    async def _background(
+        self,
+        command: str,
+        host: ProcessHost,
+        job: Job,
+        read_fd: int,
+        buf: OutputBuffer,
+        inside: bool,
+    ) -> ToolResult:
+        shell = BackgroundShell(
+            command,
+            host,
+            job,
+            read_fd,
+            buf,
+            sandboxed=inside,
+            on_change=self.sandbox.shells.changed,
+        )
+        with suppress(TimeoutError):
+            await asyncio.wait_for(job.started.wait(), 5)
+        if job.error is not None:
+            shell.close()
+            host.forget(job.id)
+            raise ToolError(f"Cannot run the command: {job.error}")
+        self.sandbox.shells.add(shell)
+        where = " in the sandbox" if inside else ""
+        text = (
+            f"Started background shell {job.id} (pid {job.pid}){where}. Read its output with "
+            f'bash_output(id="{job.id}"), stop it with bash_kill(id="{job.id}"); it is stopped '
+            "when pi exits."
+        )
+        return ToolResult.of_text(
+            text, details={"background_id": job.id, "pid": job.pid, "sandboxed": inside}
+        )
 
 
-async def _wait_exit(proc: asyncio.subprocess.Process, eof: asyncio.Future[None]) -> None:
-    await proc.wait()
+async def _wait_exit(job: Job, eof: asyncio.Future[None]) -> None:
+    await job.exited.wait()
     # The shell is done; output still in the pipe arrives at once. Only a backgrounded child
     # holding the pipe open delays EOF, and we do not wait on it.
     with suppress(TimeoutError):
         await asyncio.wait_for(asyncio.shield(eof), EXIT_DRAIN)
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def _group_alive(pgid: int) -> bool:
-    """True while any non-zombie process is in group ``pgid``."""
-    proc_dir = Path("/proc")
-    if not proc_dir.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-    # Zombies are not worth waiting for (an init that never reaps would make them linger).
-    for entry in os.scandir(proc_dir):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
-
-
-async def kill_process_tree(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the process group, wait up to ``KILL_GRACE``, then SIGKILL whatever is left."""
-    pgid = proc.pid
-    _signal_group(pgid, signal.SIGTERM)
-    deadline = time.monotonic() + KILL_GRACE
-    while time.monotonic() < deadline and _group_alive(pgid):
-        await asyncio.sleep(0.02)
-    _signal_group(pgid, signal.SIGKILL)
-    # SIGKILL is delivered asynchronously; wait briefly so callers can rely on "tree is gone".
-    deadline = time.monotonic() + KILL_GRACE
-    while time.monotonic() < deadline and _group_alive(pgid):
-        await asyncio.sleep(0.01)
-    with suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), 5)
-
-
-def _partial(cut: Truncation) -> ToolResult:
-    return ToolResult.of_text(
-        clean_output(cut.content),
-        details={
-            "truncated": cut.truncated,
-            "total_lines": cut.total_lines,
-            "total_bytes": cut.total_bytes,
-        },
-    )
-
-
-def _finish(buf: OutputBuffer, code: int | None, outcome: Outcome, timeout: float) -> ToolResult:
-    cut = buf.tail()
-    text = clean_output(cut.content) or "(no output)"
-    details: dict[str, Any] = {"exit_code": code, "truncated": cut.truncated}
-    if buf.full_output_path is not None:
-        details["full_output_path"] = buf.full_output_path
-    if cut.truncated:
-        total = cut.total_lines
-        where = f"Full output: {buf.full_output_path}"
-        if cut.last_line_partial:
-            note = f"[Showing last {format_size(cut.output_bytes)} of line {total}. {where}]"
-        else:
-            start = total - cut.output_lines + 1
-            limit = f" ({format_size(cut.max_bytes)} limit)" if cut.truncated_by == "bytes" else ""
-            note = f"[Showing lines {start}-{total} of {total}{limit}. {where}]"
-        text += "\n\n" + note
-    if outcome == "aborted":
-        details["aborted"] = True
-        return ToolResult.of_text(
-            text + "\n\nCommand aborted; the process tree was killed.", details
-        )
-    if outcome == "timeout":
-        raise ToolError(
-            f"{text}\n\nCommand timed out after {timeout:g} second{'' if timeout == 1 else 's'}; "
-            "the process tree was killed."
-        )
-    if code:
-        raise ToolError(f"{text}\n\nCommand exited with code {code}")
-    return ToolResult.of_text(text, details)
-
-
-def create_bash_tool(cwd: str | Path, env: Mapping[str, str] | None = None) -> BashTool:
-    """A bash tool running commands in ``cwd`` with ``env`` (default: pi's environment)."""
-    return BashTool(cwd, env)
+def create_bash_tool(
+    cwd: str | Path, sandbox: Sandbox | None = None, env: Mapping[str, str] | None = None
+) -> BashTool:
+    """A bash tool running commands in ``cwd`` (unsandboxed but contained without a sandbox)."""
+    return BashTool(cwd, sandbox, env)

@@ -20,11 +20,14 @@ from agent_core import (
     ToolResult,
 )
 from agent_core.tool import OnToolUpdate
+from tools._lines import Line, read_window
 from tools._paths import display_path, resolve_path
 from tools._present import int_arg, path_effect, str_arg, with_suffix
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
+MAX_LINE_BYTES = 48 * 1024
+"""A longer line is cut (and marked), so one line always fits the 50 KB output budget."""
 _SNIFF_BYTES = 8192
 
 
@@ -148,28 +151,11 @@ class ReadTool(ToolBase):
     def _text(self, handle: Any, shown: str, args: ReadArgs) -> ToolResult:
         start = args.offset or 1
         wanted = min(args.limit or DEFAULT_MAX_LINES, DEFAULT_MAX_LINES)
-        window: list[str] = []
-        window_bytes = 0
-        total = 0
-        # Stream the file: only the requested window is decoded and kept in memory.
-        for number, raw in enumerate(handle, 1):
-            total = number
-            if number < start or len(window) >= wanted or window_bytes > DEFAULT_MAX_BYTES:
-                continue
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise ToolError(
-                    f"{shown} is not valid UTF-8 text (line {number}); it may be binary or use "
-                    "another encoding. Use bash (e.g. iconv or xxd) to inspect it."
-                ) from None
-            line = line.removesuffix("\n").removesuffix("\r")
-            if number == 1:
-                line = line.removeprefix(
-                    "\ufeff"
-                )  # edit preserves the BOM; the model needn't see it
-            window.append(line)
-            window_bytes += len(raw)
+        # Stream the file: only the window is kept, each line cut to MAX_LINE_BYTES.
+        lines, total = read_window(handle, start, wanted, DEFAULT_MAX_BYTES, MAX_LINE_BYTES)
+        window = [self._decode(line, shown) for line in lines]
+        if window and start == 1:
+            window[0] = window[0].removeprefix("\ufeff")  # edit keeps a BOM; the model needn't
         if total == 0 and start == 1:
             return ToolResult.of_text("", details={"path": shown, "total_lines": 0})
         if start > total:
@@ -178,14 +164,9 @@ class ReadTool(ToolBase):
         cut = truncate_head("\n".join(window), DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES)
         end = start + cut.output_lines - 1
         details: dict[str, Any] = {"path": shown, "total_lines": total, "start_line": start}
-        if cut.first_line_exceeds_limit:
-            size = len(window[0].encode("utf-8"))
-            text = (
-                f"[Line {start} is {format_size(size)}, exceeds the {format_size(DEFAULT_MAX_BYTES)} "
-                f"limit. Use bash: sed -n '{start}p' {shown} | head -c {DEFAULT_MAX_BYTES}]"
-            )
-            details["truncation"] = cut.to_details()
-            return ToolResult.of_text(text, details=details)
+        long_lines = [line.number for line in lines[: cut.output_lines] if line.cut]
+        if long_lines:
+            details["long_lines"] = long_lines
         text = cut.content
         user_limited = args.limit is not None and cut.output_lines == args.limit
         if cut.truncated or (end < total and not user_limited):
@@ -202,6 +183,29 @@ class ReadTool(ToolBase):
             text += f"\n\n[{total - end} more lines in file. Use offset={end + 1} to continue.]"
         details["end_line"] = end
         return ToolResult.of_text(text, details=details)
+
+    @staticmethod
+    def _decode(line: Line, shown: str) -> str:
+        """The line's text; a cut line ends with a marker giving its full size."""
+        head = line.head
+        try:
+            text = head.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            # A cut may split the last character; anything else is not UTF-8 text.
+            if not (line.cut and exc.start >= len(head) - 3):
+                raise ToolError(
+                    f"{shown} is not valid UTF-8 text (line {line.number}); it may be binary or "
+                    "use another encoding. Use bash (e.g. iconv or xxd) to inspect it."
+                ) from None
+            text = head[: exc.start].decode("utf-8")
+        if not line.cut:
+            return text.removesuffix("\r")
+        more = line.offset + len(head) + 1
+        return (
+            f"{text} … [line {line.number} cut: {format_size(len(head))} of "
+            f"{format_size(line.length)} shown; read on with bash: "
+            f"tail -c +{more} {shown} | head -c 20000]"
+        )
 
 
 def create_read_tool(cwd: str | Path) -> ReadTool:

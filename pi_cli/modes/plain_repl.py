@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import errno
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,6 +32,7 @@ from pi_cli.modes.plain.approval import ask_approval, ask_trust
 from pi_cli.modes.plain.keys import PiCompleter, build_key_bindings, register_extra_sequences
 from pi_cli.modes.plain.pickers import Pickers
 from pi_cli.modes.plain.render import PlainRenderer, clip
+from pi_cli.modes.termination import Termination
 from pi_cli.shell.events import (
     PermissionRequested,
     PermissionResolved,
@@ -117,6 +120,7 @@ class PlainRepl:
         self._tasks: set[asyncio.Task[None]] = set()
         self._app: Application[Any] | None = None
         self._quit = False
+        self._closed = False
         self._restore = ""
         self._io = (input, output)
         self._approvals: list[PermissionRequested] = []
@@ -168,7 +172,12 @@ class PlainRepl:
             )
         context = f" · {self.renderer.context_text}" if self.renderer.context_text else ""
         mode = self.shell.permissions.mode
-        return f" {self.shell.model_id}{context} · {mode} · Ctrl+J newline · Tab complete · Ctrl+D quit"
+        running = self.shell.sandbox.shells.running
+        shells = f" · {running} background shell{'s' * (running > 1)} (/bashes)" if running else ""
+        return (
+            f" {self.shell.model_id}{context}{shells} · {mode} · Ctrl+J newline · Tab complete"
+            " · Ctrl+D quit"
+        )
 
     # ------------------------------------------------------------------ main loop
 
@@ -176,29 +185,38 @@ class PlainRepl:
         """Read input until Ctrl+D or /quit; returns the exit code."""
         self.console.print(Text(f"pi · {self.shell.model_id} · {self.shell.cwd}", style="bold"))
         self.console.print(Text(HINT, style="dim"))
-        with patch_stdout(raw=True):
-            while not self._quit:
-                await self._answer_approvals()
-                default, self._restore = self._restore, ""
-                try:
-                    text = await self.session.prompt_async(
-                        default=default, pre_run=self._capture_app
-                    )
-                except _AnswerApprovals:
-                    continue  # what was typed is kept in self._restore
-                except EOFError:
-                    break
-                except KeyboardInterrupt:
-                    # Only reached on dumb terminals, where the prompt's own Ctrl+C binding wins.
-                    if self.running:
-                        self.abort(None)
-                    continue
-                finally:
-                    self._app = None
-                kind, self.next_kind = self.next_kind, "enter"
-                await self.handle(text, kind)
-            await self._shutdown()
-        return ExitCode.OK
+        # SIGTERM/SIGHUP: like Esc then Ctrl+D (abort, leave the prompt, shut down).
+        termination = Termination(self.shell.abort, self.request_quit).install()
+        try:
+            with patch_stdout(raw=True):
+                await self._loop()
+        except OSError as exc:  # EIO: the terminal went away; its SIGHUP may not be handled yet
+            if termination.code is None and exc.errno != errno.EIO:
+                raise
+            termination.handle(signal.SIGHUP)
+        await self._shutdown()
+        return termination.exit_code(ExitCode.OK)
+
+    async def _loop(self) -> None:
+        """Prompt and handle inputs (and approvals) until quit."""
+        while not self._quit:
+            await self._answer_approvals()
+            default, self._restore = self._restore, ""
+            try:
+                text = await self.session.prompt_async(default=default, pre_run=self._capture_app)
+            except _AnswerApprovals:
+                continue  # what was typed is kept in self._restore
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                # Only reached on dumb terminals, where the prompt's own Ctrl+C binding wins.
+                if self.running:
+                    self.abort(None)
+                continue
+            finally:
+                self._app = None
+            kind, self.next_kind = self.next_kind, "enter"
+            await self.handle(text, kind)
 
     def _capture_app(self) -> None:
         self._app = get_app()
@@ -304,6 +322,9 @@ class PlainRepl:
         self.console.print(Text("aborting…", style="yellow"))
 
     async def _shutdown(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         if self.running:
             self.shell.take_queued()
             self.shell.abort()

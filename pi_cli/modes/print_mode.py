@@ -15,6 +15,7 @@ from pi_cli.args import ExitCode, LaunchArgs, error
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.json_writer import JsonEventWriter, write_command_output
 from pi_cli.modes.pi_events import PiEventWriter
+from pi_cli.modes.termination import Termination
 from pi_cli.shell.events import (
     AutoRetryStart,
     CompactionStart,
@@ -137,11 +138,15 @@ async def _run(
         loop.add_signal_handler(signal.SIGINT, on_sigint)
     except (NotImplementedError, RuntimeError):
         pass
+    # SIGTERM/SIGHUP: abort (the loop then ends by itself), stop the tools, exit 143/129.
+    termination = Termination(shell.abort, lambda: None).install()
     try:
         result = await shell.submit(prompt, images=images or None)
         await shell.wait_idle()
     finally:
         await shell.aclose()
+    if termination.code is not None:
+        return termination.code
     if writer is not None and writer.broken:
         return ExitCode.OK
     if interrupted:

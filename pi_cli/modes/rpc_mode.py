@@ -32,6 +32,7 @@ from pi_cli.modes.rpc_queue import queue_commands
 from pi_cli.modes.rpc_sessions import session_commands
 from pi_cli.modes.rpc_state import state_commands
 from pi_cli.modes.rpc_ui import approval_commands
+from pi_cli.modes.termination import Termination
 from pi_cli.shell.compaction import CompactionError
 from pi_cli.shell.events import Notice, ShellEvent
 from pi_cli.shell.input_queue import QueueError
@@ -88,10 +89,12 @@ async def serve(shell: CodingAgent, stdin: BinaryIO, stdout: BinaryIO) -> int:
             loop.call_soon_threadsafe(lines.put_nowait, None)
 
     threading.Thread(target=reader, name="pi-rpc-stdin", daemon=True).start()
+    # SIGTERM/SIGHUP: abort the run, stop reading commands, shut down, exit 143/129.
+    termination = Termination(shell.abort, lambda: lines.put_nowait(None)).install()
     while (raw := await lines.get()) is not None:
         await server.handle_line(raw)
     await server.drain()
-    return ExitCode.OK
+    return termination.exit_code(ExitCode.OK)
 
 
 class RpcServer:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent_core import AssistantMessage
 from pi_cli.shell.paths import pi_home
+from pi_cli.shell.sandbox_commands import sandbox_commands
 from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -125,4 +126,5 @@ def builtin_commands() -> list[SlashCommand]:
             "copy", "Copy the last answer (clipboard and a file)", _copy, while_running=True
         ),
         SlashCommand("quit", "Quit pi", _quit, aliases=("exit", "q"), while_running=True),
+        *sandbox_commands(),
     ]

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
-from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn, Tool
+from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn
 from pi_cli.shell.branching import TreeEntry, branching_commands, fork, navigate_to, tree_entries
 from pi_cli.shell.builtin_commands import builtin_commands
 from pi_cli.shell.compaction import (
@@ -43,12 +43,12 @@ from pi_cli.shell.model_setup import (
     ConfigError,
     ModelResolver,
     StreamFnPool,
-    create_shell_tools,
     startup_spec,
 )
 from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl, permission_commands
 from pi_cli.shell.safety import Safety
+from pi_cli.shell.sandbox_setup import tools_and_sandbox
 from pi_cli.shell.session_files import restore_session
 from pi_cli.shell.session_load import open_startup_session, switch_to
 from pi_cli.shell.session_store import SessionError, SessionStore
@@ -84,8 +84,8 @@ class CodingAgent:
         self.resolved_model: object | None = None
         self.model_id = ""
         stream_fn = self._resolve_model(startup_spec(options))
-        self.tools: list[Tool] = create_shell_tools(
-            options, self.settings, self.cwd, self.safety.tools_env()
+        self.tools, self.sandbox = tools_and_sandbox(
+            self, options, self.settings, self.safety.tools_env()
         )
         self.context_files: list[ContextFile]
         self.context_files, import_notices = load_context(self.cwd)
@@ -121,7 +121,7 @@ class CodingAgent:
         self.recorder = StreamRecorder(lambda: self.session)
         self.skills: SkillSet = load_skills(self.cwd, [*options.skill_paths, *self.settings.skills])
         templates, template_problems = load_templates(self.cwd)
-        self.sandbox_active: Callable[[], bool] = lambda: False  # the sandbox will own this
+        self.sandbox_active: Callable[[], bool] = lambda: self.sandbox.active
         self.hooks, self.gate = self.safety.wire(self)
         self.permissions = PermissionControl(self.gate, self.emit)
         self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
@@ -386,9 +386,9 @@ class CodingAgent:
     # ------------------------------------------------------------------ shutdown
 
     async def aclose(self) -> None:
-        """Run SessionEnd hooks, release the provider clients; call once at shutdown."""
+        """Run SessionEnd hooks, stop the tools, close provider clients; call once at shutdown."""
         await run_session_end(self.hooks, "other")
-        await self._stream_fns.aclose(self.agent.stream_fn)
+        await asyncio.gather(self.sandbox.aclose(), self._stream_fns.aclose(self.agent.stream_fn))
 
     def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
         """Answer a :class:`~pi_cli.shell.events.PermissionRequested` (False: not pending)."""

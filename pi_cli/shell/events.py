@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import Field
@@ -141,6 +141,48 @@ class QueueReturned(WireModel):
     reason: Literal["aborted", "error"] = "aborted"
 
 
+class BackgroundShellItem(WireModel):
+    """One background shell (``bash`` with ``background: true``)."""
+
+    id: str
+    command: str
+    state: Literal["running", "exited", "killed", "lost"]
+    exit_code: int | None = None
+    pid: int | None = None
+    started_at: float = 0.0
+    sandboxed: bool = True
+
+
+class BackgroundShellsChanged(WireModel):
+    """A background shell started, ended or was killed: the whole list."""
+
+    type: Literal["background_shells"] = "background_shells"
+    shells: list[BackgroundShellItem] = Field(default_factory=list)
+
+    @property
+    def running(self) -> int:
+        """How many still run (the TUI footer's indicator)."""
+        return sum(shell.state == "running" for shell in self.shells)
+
+    @classmethod
+    def of(cls, infos: Sequence[Any]) -> BackgroundShellsChanged:
+        """The event for the sandbox's shell snapshots (``tools._background.ShellInfo``)."""
+        return cls(
+            shells=[
+                BackgroundShellItem(
+                    id=i.id,
+                    command=i.command,
+                    state=i.state,
+                    exit_code=i.exit_code,
+                    pid=i.pid,
+                    started_at=i.started_at,
+                    sandboxed=i.sandboxed,
+                )
+                for i in infos
+            ]
+        )
+
+
 class ShellStateChanged(WireModel):
     """The shell became busy or idle (see :data:`ShellState`)."""
 
@@ -209,6 +251,7 @@ OwnEvent = (
     | PermissionRequested
     | PermissionResolved
     | PermissionModeChanged
+    | BackgroundShellsChanged
 )
 """The shell's own events."""
 
@@ -241,6 +284,7 @@ SHELL_EVENT_TYPES: tuple[type[WireModel], ...] = (
     PermissionRequested,
     PermissionResolved,
     PermissionModeChanged,
+    BackgroundShellsChanged,
 )
 
 Listener = Callable[[ShellEvent], None]

@@ -19,6 +19,7 @@ from agent_core import StreamFn, Tool
 if TYPE_CHECKING:
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.settings import Settings
+    from tools.sandbox import Sandbox
 
 log = logging.getLogger("pi_cli")
 
@@ -283,10 +284,14 @@ async def aclose_stream_fn(stream_fn: object) -> None:
 
 
 def create_shell_tools(
-    options: ShellOptions, settings: Settings, cwd: Path, env: Mapping[str, str] | None = None
+    options: ShellOptions,
+    settings: Settings,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> list[Tool]:
     """The tools a shell gets: injected ones, none (``--no-tools``), or the named built-ins
-    (their commands run with ``env``: no keys)."""
+    (their commands run with ``env``: no keys; the process tools on the session's ``sandbox``)."""
     if options.tool_objects is not None:
         return list(options.tool_objects)
     if options.no_tools:
@@ -295,6 +300,8 @@ def create_shell_tools(
 
     names = options.tools if options.tools is not None else settings.tools
     try:
-        return tools.create_tools(list(names or tools.DEFAULT_TOOL_NAMES), cwd, env=env)
+        return tools.create_tools(
+            list(names or tools.DEFAULT_TOOL_NAMES), cwd, env=env, sandbox=sandbox
+        )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None

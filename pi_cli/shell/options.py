@@ -37,6 +37,8 @@ class ShellOptions:
     continue_session: bool = False
     session: str | None = None
     skill_paths: list[str] = field(default_factory=list)
+    keep_background: bool = False
+    """Background shells outlive pi (``--keep-bashes``)."""
     stream_fn: StreamFn | None = None
     tool_objects: list[Tool] | None = None
     settings: Settings | None = None

@@ -65,6 +65,14 @@ class ToolEnvSettings(_Section):
     inherit_secrets: bool = False
 
 
+class SandboxSettings(_Section):
+    """Where bash commands run (see the README's Sandbox section)."""
+
+    mode: Literal["auto", "required", "off"] = "auto"
+    network: bool = False
+    writable: list[str] = Field(default_factory=list)
+
+
 class Settings(_Section):
     """Every setting pi reads. Unknown keys are ignored (newer files stay loadable)."""
 
@@ -90,6 +98,8 @@ class Settings(_Section):
     # When a run ends (or waits for an approval) while the terminal is not focused: a desktop
     # notification where the terminal has them, else the bell ("bell": always the bell).
     notifications: Literal["auto", "bell", "off"] = "auto"
+    bash_spill_cap_mb: float = Field(default=50, gt=0)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
 
 MAX_DEPTH = 64

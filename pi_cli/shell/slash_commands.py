@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from pi_cli.shell.session_tree import TreeEntry
     from pi_cli.shell.settings import Settings
     from pi_cli.shell.usage import SessionUsage
+    from tools.sandbox import Sandbox
 
-PickAction = Literal["pick_model", "pick_session", "pick_tree", "pick_theme"]
+PickAction = Literal["pick_model", "pick_session", "pick_tree", "pick_theme", "pick_bash"]
 
 
 @dataclass
@@ -58,6 +59,8 @@ class ShellAPI(Protocol):
     def tools(self) -> Sequence[Tool]: ...
     @property
     def usage(self) -> SessionUsage: ...
+    @property
+    def sandbox(self) -> Sandbox: ...
     def context_usage(self) -> tuple[int, int]: ...
     def set_model(self, spec: str, *, record: bool = True) -> None: ...
     def set_thinking(self, level: str) -> None: ...

@@ -34,6 +34,7 @@ from agent_core import (
 from pi_cli.shell.events import (
     AutoRetryEnd,
     AutoRetryStart,
+    BackgroundShellsChanged,
     CompactionEnd,
     CompactionStart,
     ModelChanged,
@@ -165,6 +166,7 @@ class Bridge:
                 | PermissionRequested()
                 | PermissionResolved()
                 | PermissionModeChanged()
+                | BackgroundShellsChanged()
             ):
                 return self._shell_event(event)
             case _:
@@ -233,5 +235,7 @@ class Bridge:
                 return m.ApprovalClosed(request_id)
             case PermissionModeChanged():
                 return m.StatusChanged()
+            case BackgroundShellsChanged():
+                return m.StatusChanged()  # the footer counts the running ones
             case _:
                 assert_never(event)

@@ -24,6 +24,7 @@ def open_picker(host: PickerHost, action: PickAction) -> None:
         "pick_session": pick_session,
         "pick_tree": pick_tree,
         "pick_theme": pick_theme,
+        "pick_bash": pick_bash,
     }
     host.run_worker(pickers[action](host), group="picker", exit_on_error=False)
 
@@ -107,6 +108,22 @@ async def search_history(host: PickerHost) -> None:
     text = await host.push_screen_wait(history_picker(entries))
     if text:
         host.editor.set_text(text)
+
+
+async def pick_bash(host: PickerHost) -> None:
+    """Choose a background shell, then view its output or stop it (as ``/bashes view|kill``)."""
+    from pi_cli.shell.sandbox_commands import shell_line
+    from pi_cli.tui.screens.picker import PickerScreen
+
+    assert host.shell is not None
+    items = [(info.id, shell_line(info)) for info in host.shell.sandbox.shells.infos()]
+    shell_id = await host.push_screen_wait(PickerScreen("Background shells", items))
+    if not shell_id:
+        return
+    actions = [("view", "View its output"), ("kill", "Stop it and everything it started")]
+    action = await host.push_screen_wait(PickerScreen(shell_id, actions))
+    if action:
+        host.submit_text(f"/bashes {action} {shell_id}")
 
 
 def theme_command(host: PickerHost) -> Callable[[ShellAPI, str], Awaitable[CommandResult]]:

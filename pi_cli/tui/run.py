@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,7 +73,8 @@ def run_tui(args: LaunchArgs) -> int:
         print(f"pi: {app.startup_error}", file=sys.stderr, flush=True)
         return 2
     if (hint := resume_hint(app.shell)) is not None:
-        print(hint, flush=True)
+        with suppress(OSError):  # the terminal may be gone (a hang-up): the exit code still counts
+            print(hint, flush=True)
     return result if isinstance(result, int) else 0
 
 

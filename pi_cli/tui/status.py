@@ -46,4 +46,5 @@ def shell_status(shell: CodingAgent | None, cwd: str, session_label: str | None)
         context_tokens=used,
         context_window=window,
         mode=shell.permissions.mode,
+        background=shell.sandbox.shells.running,
     )

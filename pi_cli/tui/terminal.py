@@ -8,8 +8,6 @@ for both and restores the terminal on exit and around a suspend (Ctrl+Z, Ctrl+G)
 
 from __future__ import annotations
 
-import asyncio
-import signal
 import sys
 from typing import Any
 
@@ -53,11 +51,9 @@ def restore_modified_keys() -> None:
 
 
 def exit_on_signals(app: Any) -> None:
-    """SIGTERM and SIGHUP end the app normally, so the terminal is restored (alt screen off,
-    mouse reporting off) and the session saved; the exit codes are 143 and 129."""
-    try:
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGTERM, app.exit, 143, 143)
-        loop.add_signal_handler(signal.SIGHUP, app.exit, 129, 129)
-    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread (tests)
-        pass
+    """SIGTERM and SIGHUP: like Esc then quit. The run is aborted and may end (its partial
+    answer is saved), then the app ends normally, so the terminal is restored (alt screen off,
+    mouse reporting off) and the tools are stopped; the exit codes are 143 and 129."""
+    from pi_cli.tui.signals import install_termination
+
+    install_termination(app)  # nothing where signals cannot be handled (not the main thread)

@@ -17,6 +17,13 @@ REPO = Path(__file__).resolve().parents[2]
 RunPi = Callable[..., subprocess.CompletedProcess[str]]
 
 
+@pytest.fixture(autouse=True)
+def _no_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about approvals where no sandbox contains bash (``auto`` asks then);
+    with the sandbox active ``auto`` runs commands inside it (tests/sandbox tests that)."""
+    monkeypatch.setenv("PI_SANDBOX_MODE", "off")
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A small project directory."""

@@ -35,8 +35,13 @@ def test_a_model_running_env_never_sees_the_key(
 def test_keys_are_not_in_pis_proc_environ_or_cmdline(
     server: FakeProviderServer, run_pi: RunPi, project: Path
 ) -> None:
-    """A tool reading /proc/<pi's pid>/environ and cmdline (its parent: pi) finds no key."""
-    command = "cat /proc/$PPID/environ > env.bin; cat /proc/$PPID/cmdline > cmd.bin; echo read"
+    """A tool reading /proc/<pi's pid>/environ and cmdline (its ancestor: pi, above the
+    process helper running the command) finds no key."""
+    find_pi = (
+        "p=$PPID; while [ \"$p\" -gt 1 ] && ! tr '\\0' ' ' < /proc/$p/cmdline | grep -q pi_cli.cli;"
+        " do p=$(cut -d' ' -f4 /proc/$p/stat); done; "
+    )
+    command = find_pi + "cat /proc/$p/environ > env.bin; cat /proc/$p/cmdline > cmd.bin; echo read"
     for hide in (True, False):
         server.add(bash_turn(command), Turn(text="ok"))
         env = {"OPENAI_API_KEY": KEY, **({} if hide else {"PI_NO_REEXEC": "1"})}

@@ -55,7 +55,7 @@ def fake_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
                 ToolCallSpec(
                     "bash",
                     {
-                        "command": f"until [ -e {tmp_path / 'gate'} ]; do sleep 0.05; done; echo slept"
+                        "command": f"until [ -e {tmp_path / 'project' / 'gate'} ]; do sleep 0.05; done; echo slept"
                     },
                     id="call_1",
                 )
@@ -113,7 +113,7 @@ def test_plain_repl_in_tmux(tmp_path: Path, pi_home: Path, fake_server: tuple[in
             lambda s: "queued steer: e2e steer" in s and "queued follow-up: e2e follow-up" in s,
             "both queued messages",
         )
-        (tmp_path / "gate").touch()
+        (tmp_path / "project" / "gate").touch()  # the workspace: visible in the sandbox
         text = wait_for(
             lambda s: "Follow-up answered." in s and s.count("tokens") >= 1, "the follow-up answer"
         )

@@ -26,7 +26,10 @@ GUIDELINES = {
     "edit": "Use edit for precise changes: old_text must match the file exactly (include "
     "enough context to be unique).",
     "write": "Use write only for new files or complete rewrites.",
-    "bash": "Use bash for running programs, tests, git and file operations such as ls, mkdir, mv.",
+    "bash": "Use bash for running programs, tests, git and file operations such as ls, mkdir, mv; "
+    "start servers and watchers with background: true.",
+    "bash_output": "Use bash_output to check on a background shell instead of sleeping in bash.",
+    "bash_kill": "Use bash_kill to stop background shells you no longer need.",
     "grep": "Use grep to search file contents (respects .gitignore) instead of grep/rg in bash.",
     "find": "Use find to locate files by glob pattern instead of find in bash.",
     "ls": "Use ls to list a directory.",

@@ -63,8 +63,13 @@ async def test_read_truncates_at_50kb_never_mid_line(tmp_path: Path) -> None:
 async def test_read_single_line_over_limit(tmp_path: Path) -> None:
     (tmp_path / "one.txt").write_text("short\n" + "y" * 60_000 + "\n")
     result = await run(create_read_tool(tmp_path), path="one.txt", offset=2)
-    assert "Line 2 is 58.6KB, exceeds the 50.0KB limit" in result.text
-    assert "sed -n '2p' one.txt" in result.text
+    head, marker = result.text.split(" … ")
+    assert head == "y" * 48 * 1024
+    assert marker == (
+        "[line 2 cut: 48.0KB of 58.6KB shown; read on with bash: "
+        "tail -c +49159 one.txt | head -c 20000]"
+    )
+    assert result.details["long_lines"] == [2]
 
 
 async def test_read_image_as_image_content(tmp_path: Path) -> None:

@@ -163,6 +163,8 @@ async def test_aborted_signal_refuses_to_start(tmp_path: Path) -> None:
             "write": {"path": "x", "content": ""},
             "edit": {"path": "x", "edits": [{"old_text": "a", "new_text": "b"}]},
             "bash": {"command": "true"},
+            "bash_output": {"id": "bash_1"},
+            "bash_kill": {"id": "bash_1"},
             "grep": {"pattern": "x"},
             "find": {"pattern": "*"},
             "ls": {},
@@ -172,8 +174,10 @@ async def test_aborted_signal_refuses_to_start(tmp_path: Path) -> None:
 
 
 def test_registry_and_create_tools(tmp_path: Path) -> None:
-    assert set(TOOL_FACTORIES) == {"read", "write", "edit", "bash", "grep", "find", "ls"}
-    assert DEFAULT_TOOL_NAMES == ["read", "bash", "edit", "write"]
+    assert set(TOOL_FACTORIES) == {
+        *("read", "write", "edit", "bash", "bash_output", "bash_kill", "grep", "find", "ls")
+    }
+    assert DEFAULT_TOOL_NAMES == ["read", "bash", "bash_output", "bash_kill", "edit", "write"]
     tools = create_tools(["ls", "read"], tmp_path)
     assert [tool.name for tool in tools] == ["ls", "read"]
     for tool in create_tools(list(TOOL_FACTORIES), tmp_path):

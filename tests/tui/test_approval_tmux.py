@@ -62,7 +62,7 @@ def test_allow_once_always_and_deny_in_the_tui(tmp_path: Path) -> None:
     session = f"pi-approve-{uuid.uuid4().hex[:8]}"
     with FakeProviderServer(script, request_log=log) as server:
         command = (
-            f"cd {project} && env PI_HOME={home} PI_NO_LOCAL_PROBE=1 {PI} --model openai/fake "
+            f"cd {project} && env PI_HOME={home} PI_NO_LOCAL_PROBE=1 PI_SANDBOX_MODE=off {PI} --model openai/fake "
             f"--api-base {server.openai_base_url} --api-key x --no-session; "
             "echo PI-EXITED-$?; sleep 30"
         )
@@ -127,7 +127,7 @@ def test_the_tui_asks_to_trust_a_folder_before_its_hooks_run(tmp_path: Path) -> 
         for answer, expect in (("y", "ran\n"), ("n", "ran\n")):
             session = f"trust-{answer}"
             command = (
-                f"cd {project} && env PI_HOME={home} PI_NO_LOCAL_PROBE=1 {PI} --model openai/fake "
+                f"cd {project} && env PI_HOME={home} PI_NO_LOCAL_PROBE=1 PI_SANDBOX_MODE=off {PI} --model openai/fake "
                 f"--api-base {server.openai_base_url} --api-key x --no-session; "
                 "echo PI-EXITED-$?; sleep 30"
             )

@@ -57,7 +57,7 @@ def server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
                 ToolCallSpec(
                     "bash",
                     {
-                        "command": f"until [ -e {tmp_path / 'gate'} ]; do sleep 0.05; done; echo built"
+                        "command": f"until [ -e {tmp_path / 'project' / 'gate'} ]; do sleep 0.05; done; echo built"
                     },
                     id="call_1",
                 )
@@ -113,7 +113,7 @@ def test_prompt_steer_and_follow_up_through_tmux(server: tuple[int, Path], tmp_p
         _tmux("send-keys", "-t", session, "M-Enter")  # ESC CR: must queue a follow-up
         queued = _wait_for(capture, "Follow-up: then run the tests")
         assert "Steering: use ninja instead" in queued
-        (tmp_path / "gate").touch()
+        (tmp_path / "project" / "gate").touch()  # the workspace: visible in the sandbox
         done = _wait_for(capture, "Follow-up reply: tests pass.", timeout=30)
         assert "Steered reply: using ninja." in done
         assert "Steering:" not in done and "Follow-up: then" not in done  # delivered, queue gone

@@ -36,6 +36,7 @@ from agent_core import (
 from pi_cli.shell.events import (
     AutoRetryEnd,
     AutoRetryStart,
+    BackgroundShellsChanged,
     CompactionEnd,
     CompactionStart,
     ModelChanged,
@@ -161,8 +162,8 @@ class PlainRenderer:
                 self._on_compaction_start(event)
             case CompactionEnd():
                 self._on_compaction_end(event)
-            case QueueChanged() | ShellStateChanged():
-                self.on_change()
+            case QueueChanged() | ShellStateChanged() | BackgroundShellsChanged():
+                self.on_change()  # the toolbar shows the queue, the state, background shells
             case TurnEnd() | ToolExecutionUpdate() | SessionChanged() | ModelChanged():
                 pass
             case QueueReturned():

@@ -43,6 +43,8 @@ class Status:
     context_window: int = 0
     mode: str = ""
     """The permission mode (``auto``, ``plan``...; Shift+Tab cycles it)."""
+    background: int = 0
+    """Background shells still running (``/bashes`` lists them)."""
 
     @property
     def context_percent(self) -> float:
@@ -93,6 +95,8 @@ def status_items(status: Status) -> tuple[list[Item], list[Item]]:
     ]
     if status.mode:
         left.append(Item(f"mode {status.mode}", "$warning", priority=85))
+    if status.background:  # /bashes lists them
+        left.append(Item(f"⚙ {status.background} bg", "$warning", priority=75))
     right = [
         Item(f"{status.model}{thinking}", "$footer-model", priority=95),
         Item(f"↑{short_tokens(status.input)} ↓{short_tokens(status.output)}", priority=40),

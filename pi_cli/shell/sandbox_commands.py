@@ -1,0 +1,85 @@
+"""``/sandbox`` (what the sandbox does here) and ``/bashes`` (background shells: list, view,
+kill). Text everywhere; the TUI also opens a picker for ``/bashes``."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
+
+if TYPE_CHECKING:
+    from tools._background import ShellInfo
+
+USAGE = "/bashes [view|kill <id>]"
+
+
+def _age(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f}m"
+    return f"{seconds / 3600:.1f}h"
+
+
+def shell_line(info: ShellInfo) -> str:
+    """One line of the listing: id, state, age, where, command."""
+    if info.state == "running":
+        state = f"running {_age(time.time() - info.started_at)}"
+    elif info.state == "exited":
+        state = f"exited {info.exit_code}"
+    else:
+        state = info.state
+    command = " ".join(info.command.split())
+    command = command if len(command) <= 70 else command[:69] + "…"
+    where = "" if info.sandboxed else "  (outside the sandbox)"
+    return f"{info.id:<9} {state:<14} {command}{where}"
+
+
+async def _sandbox(shell: ShellAPI, args: str) -> CommandResult:
+    return CommandResult(output=shell.sandbox.describe())
+
+
+async def _bashes(shell: ShellAPI, args: str) -> CommandResult:
+    shells = shell.sandbox.shells
+    action, _, target = args.strip().partition(" ")
+    if not action:
+        infos = shells.infos()
+        if not infos:
+            return CommandResult(output="No background shells.")
+        lines = ["Background shells:", *("  " + shell_line(i) for i in infos)]
+        lines.append(f"{USAGE} shows the output of one or stops it.")
+        return CommandResult(output="\n".join(lines), action="pick_bash")
+    if action not in ("view", "kill"):  # "/bashes bash_1" views it
+        action, target = "view", args.strip()
+    found = shells.get(target)
+    if found is None:
+        return CommandResult(output=f"No background shell {target!r}. {USAGE}", error=True)
+    if action == "kill":
+        await found.kill()
+        return CommandResult(output=f"Stopped {found.id} and everything it started.")
+    tail = found.buffer.tail()
+    from tools.bash import clean_output
+
+    body = clean_output(tail.content) or "(no output yet)"
+    note = f"\n[last {tail.output_lines} of {tail.total_lines} lines]" if tail.truncated else ""
+    return CommandResult(output=f"{shell_line(found.info())}\n{body}{note}")
+
+
+def sandbox_commands() -> list[SlashCommand]:
+    """``/sandbox`` and ``/bashes`` (both safe while a run is live)."""
+    return [
+        SlashCommand(
+            "sandbox",
+            "Show the sandbox: active or why not, what it hides",
+            _sandbox,
+            while_running=True,
+        ),
+        SlashCommand(
+            "bashes",
+            "List background shells; view their output or stop them",
+            _bashes,
+            usage="[view|kill <id>]",
+            while_running=True,
+        ),
+    ]

@@ -1,0 +1,104 @@
+"""The sandbox's layout without running it: mount order, hidden paths around the workspace,
+git directories, placeholders (and their clean-up after a ``kill -9``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from tools import _bwrap
+from tools._bwrap import Layout, mount_args
+from tools._sandbox_paths import DEFAULT_PROTECTED, build_layout, git_paths
+
+
+def _pairs(args: list[str], flag: str) -> list[str]:
+    return [args[i + 1] for i, a in enumerate(args) if a == flag]
+
+
+def test_mount_order_writable_then_hidden_then_protected(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / ".git" / "config").write_text("")
+    (ws / ".pihome" / "sessions").mkdir(parents=True)
+    layout = build_layout(
+        ws, writable=[], hidden=[ws / ".pihome"], protected=DEFAULT_PROTECTED, network=False, env={}
+    )
+    args, placeholders = mount_args(layout)
+    assert args[:3] == ["--ro-bind", "/", "/"]
+    order = [args.index(x) for x in (str(ws), str(ws / ".git"), str(ws / ".pihome"))]
+    assert order == sorted(order)
+    assert str(ws / ".git") in _pairs(args, "--bind")  # pinned: cannot be renamed
+    assert {str(ws / ".git" / "hooks"), str(ws / ".git" / "config")} <= set(
+        _pairs(args, "--ro-bind")
+    )
+    assert str(ws / ".pihome") in _pairs(args, "--tmpfs")
+    assert set(placeholders) == {
+        ws / n for n in (".pi", ".claude", ".mcp.json", ".envrc", ".vscode", ".idea")
+    }
+
+
+def test_a_hidden_directory_around_the_workspace_hides_only_its_other_entries(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "pihome"
+    ws = home / "projects" / "ws"
+    ws.mkdir(parents=True)
+    (home / "sessions").mkdir()
+    (home / "models.json").write_text("{}")
+    (home / "projects" / "other").mkdir()
+    args, _ = mount_args(Layout(workspace=ws, hidden=[home]))
+    hidden = set(_pairs(args, "--tmpfs")) | {
+        args[i + 2] for i, a in enumerate(args) if a == "--ro-bind" and args[i + 1] == "/dev/null"
+    }
+    assert str(home / "sessions") in hidden and str(home / "models.json") in hidden
+    assert str(home / "projects" / "other") in hidden
+    assert str(home) not in hidden and str(ws) not in hidden
+
+
+def test_git_paths_of_a_worktree(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    main.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=main, check=True)
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+        cwd=main,
+        check=True,
+    )
+    subprocess.run(["git", "worktree", "add", "-q", str(tmp_path / "tree")], cwd=main, check=True)
+    writable, pinned, protected = git_paths(tmp_path / "tree", DEFAULT_PROTECTED)
+    assert writable == [main / ".git"] and pinned == []
+    assert {main / ".git" / "hooks", main / ".git" / "config", tmp_path / "tree" / ".git"} <= set(
+        protected
+    )
+
+
+def test_placeholders_of_a_killed_pi_are_swept(tmp_path: Path) -> None:
+    empty, used = tmp_path / ".envrc", tmp_path / ".vscode"
+    empty.mkdir()
+    used.mkdir()
+    (used / "settings.json").write_text("{}")
+    dead = 2**22 + 12345  # above pid_max on common systems: never a live process
+    manifest_dir = _bwrap._manifests()
+    manifest_dir.mkdir(mode=0o700, exist_ok=True)
+    manifest = manifest_dir / f"{dead}-test.txt"
+    manifest.write_text(f"{empty}\n{used}\n")
+    mine = _bwrap.record_placeholders([tmp_path / "mine"])
+    (tmp_path / "mine").mkdir()
+    assert mine is not None
+    _bwrap.sweep_placeholders()
+    assert not empty.exists() and not manifest.exists()
+    assert (used / "settings.json").exists()  # never anything but an empty directory
+    assert (tmp_path / "mine").exists() and mine.exists()  # a live pi's are kept
+    os.unlink(mine)

@@ -1,0 +1,72 @@
+"""The ``bash_kill`` tool: stop a background shell and everything it started."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
+from agent_core.tool import OnToolUpdate
+from tools._present import str_arg
+from tools.bash_output import shell_state
+from tools.sandbox import Sandbox
+
+
+class BashKillArgs(BaseModel):
+    """Arguments of the bash_kill tool."""
+
+    id: str = Field(description="The background shell's id")
+
+
+class BashKillTool(ToolBase):
+    """SIGTERM a background shell's whole process tree, SIGKILL what is left after a second."""
+
+    name = "bash_kill"
+    summary = "Stop a background shell and everything it started"
+    guideline = "Use bash_kill to stop background shells you no longer need."
+    description = (
+        "Stop a background shell (started with bash background: true) and every process it "
+        "started: SIGTERM first, SIGKILL for whatever is left a second later."
+    )
+    parameters = BashKillArgs
+
+    def __init__(self, cwd: str | Path, sandbox: Sandbox | None = None) -> None:
+        self.cwd = Path(cwd)
+        self.sandbox = sandbox if sandbox is not None else Sandbox(self.cwd, mode="off")
+
+    def title(self, args: Mapping[str, Any]) -> str:
+        """The shell's id."""
+        return str_arg(args, "id") or ""
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: BashKillArgs,
+        cancel: AbortSignal,
+        on_update: OnToolUpdate | None = None,
+    ) -> ToolResult:
+        """Kill it; raises ToolError for an unknown id."""
+        if cancel.aborted:
+            raise ToolError("Aborted")
+        shell = self.sandbox.shells.get(args.id)
+        if shell is None:
+            known = ", ".join(s.id for s in self.sandbox.shells.all()) or "none"
+            raise ToolError(f"No background shell {args.id!r} (known: {known})")
+        was_running = shell.state == "running"
+        await shell.kill()
+        info = shell.info()
+        if was_running:
+            text = f"Killed {shell.id} and every process it started."
+        else:
+            text = (
+                f"{shell.id} had already {shell_state(info)}; anything it left running was stopped."
+            )
+        return ToolResult.of_text(text, details={"id": shell.id, "state": info.state})
+
+
+def create_bash_kill_tool(cwd: str | Path, sandbox: Sandbox | None = None) -> BashKillTool:
+    """A bash_kill tool for the background shells of ``sandbox``."""
+    return BashKillTool(cwd, sandbox)
