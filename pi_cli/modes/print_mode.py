@@ -138,6 +138,9 @@ async def _run(
     except (NotImplementedError, RuntimeError):
         pass
     try:
+        # MCP servers configured: wait for them (at most mcp.startupTimeoutS from start-up) so
+        # the model sees their tools in its first request.
+        await shell.mcp.wait_ready()
         result = await shell.submit(prompt, images=images or None)
         await shell.wait_idle()
     finally:

@@ -195,6 +195,23 @@ class PermissionModeChanged(WireModel):
     mode: str
 
 
+class McpServerStatus(WireModel):
+    """One MCP server: ``state`` is starting, ready, failed or stopped."""
+
+    name: str
+    state: str
+    error: str | None = None
+    tools: int = 0
+    transport: str = "stdio"
+
+
+class McpStatusChanged(WireModel):
+    """An MCP server became ready, failed or stopped: every server's state (footer, ``/mcp``)."""
+
+    type: Literal["mcp_status"] = "mcp_status"
+    servers: list[McpServerStatus] = Field(default_factory=list)
+
+
 OwnEvent = (
     AutoRetryStart
     | AutoRetryEnd
@@ -209,6 +226,7 @@ OwnEvent = (
     | PermissionRequested
     | PermissionResolved
     | PermissionModeChanged
+    | McpStatusChanged
 )
 """The shell's own events."""
 
@@ -241,6 +259,7 @@ SHELL_EVENT_TYPES: tuple[type[WireModel], ...] = (
     PermissionRequested,
     PermissionResolved,
     PermissionModeChanged,
+    McpStatusChanged,
 )
 
 Listener = Callable[[ShellEvent], None]

@@ -65,6 +65,19 @@ class ToolEnvSettings(_Section):
     inherit_secrets: bool = False
 
 
+class McpSettings(_Section):
+    """``mcp``: how long to wait for MCP servers and their calls (seconds).
+
+    ``startup_timeout_s``: one-shot and JSON mode wait this long (from start-up) for servers
+    before the first request; ``connect_timeout_s``: a server that has not finished starting
+    by then fails; ``tool_timeout_s``: one tool call, resource read or prompt.
+    """
+
+    startup_timeout_s: float = Field(default=5.0, ge=0)
+    connect_timeout_s: float = Field(default=30.0, gt=0)
+    tool_timeout_s: float = Field(default=300.0, gt=0)
+
+
 class Settings(_Section):
     """Every setting pi reads. Unknown keys are ignored (newer files stay loadable)."""
 
@@ -90,6 +103,8 @@ class Settings(_Section):
     # When a run ends (or waits for an approval) while the terminal is not focused: a desktop
     # notification where the terminal has them, else the bell ("bell": always the bell).
     notifications: Literal["auto", "bell", "off"] = "auto"
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    mcp_servers: dict[str, Any] = Field(default_factory=dict)
 
 
 MAX_DEPTH = 64

@@ -36,6 +36,7 @@ from pi_cli.shell.events import (
     AutoRetryStart,
     CompactionEnd,
     CompactionStart,
+    McpStatusChanged,
     ModelChanged,
     Notice,
     OwnEvent,
@@ -165,6 +166,7 @@ class Bridge:
                 | PermissionRequested()
                 | PermissionResolved()
                 | PermissionModeChanged()
+                | McpStatusChanged()
             ):
                 return self._shell_event(event)
             case _:
@@ -231,7 +233,7 @@ class Bridge:
                 )
             case PermissionResolved(id=request_id):
                 return m.ApprovalClosed(request_id)
-            case PermissionModeChanged():
-                return m.StatusChanged()
+            case PermissionModeChanged() | McpStatusChanged():
+                return m.StatusChanged()  # the footer shows the mode and the MCP servers
             case _:
                 assert_never(event)

@@ -38,6 +38,7 @@ from pi_cli.shell.events import (
     AutoRetryStart,
     CompactionEnd,
     CompactionStart,
+    McpStatusChanged,
     ModelChanged,
     Notice,
     PermissionModeChanged,
@@ -161,8 +162,8 @@ class PlainRenderer:
                 self._on_compaction_start(event)
             case CompactionEnd():
                 self._on_compaction_end(event)
-            case QueueChanged() | ShellStateChanged():
-                self.on_change()
+            case QueueChanged() | ShellStateChanged() | McpStatusChanged():
+                self.on_change()  # MCP news come as notices; the state is in /mcp
             case TurnEnd() | ToolExecutionUpdate() | SessionChanged() | ModelChanged():
                 pass
             case QueueReturned():
