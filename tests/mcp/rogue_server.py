@@ -26,7 +26,11 @@ TOOLS = [
             "required": ["text"],
         },
     },
-    {"name": "slow", "description": "Sleep.", "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}}},
+    {
+        "name": "slow",
+        "description": "Sleep.",
+        "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}},
+    },
     {"name": "die", "description": "Exit mid-call.", "inputSchema": {"type": "object"}},
     {"name": "fail", "description": "Return isError.", "inputSchema": {"type": "object"}},
     {"name": "env", "description": "Report variables.", "inputSchema": {"type": "object"}},
@@ -36,7 +40,11 @@ TOOLS = [
         "inputSchema": {"type": "object"},
         "annotations": {"readOnlyHint": True},
     },
-    {"name": "bad schema!", "description": "Its schema is no schema.", "inputSchema": {"type": "object", "properties": {"x": {"type": 12}}}},
+    {
+        "name": "bad schema!",
+        "description": "Its schema is no schema.",
+        "inputSchema": {"type": "object", "properties": {"x": {"type": 12}}},
+    },
     {"name": "big", "description": "A huge result.", "inputSchema": {"type": "object"}},
 ]
 
@@ -56,25 +64,61 @@ def log(text: str) -> None:
 def call(request_id: object, name: str, args: dict) -> None:
     if name == "echo":
         text = str(args.get("text")) * int(args.get("times", 1))
-        send({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": text}]}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"content": [{"type": "text", "text": text}]},
+            }
+        )
     elif name == "slow":
         time.sleep(float(args.get("seconds", 30)))
-        send({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": "slept"}]}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"content": [{"type": "text", "text": "slept"}]},
+            }
+        )
     elif name == "die":
         sys.stderr.write("rogue: dying on purpose\n")
         sys.stderr.flush()
         os._exit(3)
     elif name == "fail":
-        send({"jsonrpc": "2.0", "id": request_id, "result": {"isError": True, "content": [{"type": "text", "text": "it went wrong"}]}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"isError": True, "content": [{"type": "text", "text": "it went wrong"}]},
+            }
+        )
     elif name == "env":
         names = os.environ.get("ROGUE_ENV", "").split(",")
         found = {n: n in os.environ for n in names if n}
-        send({"jsonrpc": "2.0", "id": request_id, "result": {"content": [], "structuredContent": found}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"content": [], "structuredContent": found},
+            }
+        )
     elif name == "big":
         text = "\n".join(f"line {i}" for i in range(5000))
-        send({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": text}]}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"content": [{"type": "text", "text": text}]},
+            }
+        )
     else:
-        send({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": "peeked"}]}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"content": [{"type": "text", "text": "peeked"}]},
+            }
+        )
 
 
 def main() -> None:
@@ -93,20 +137,36 @@ def main() -> None:
                 sys.stdout.write("Starting rogue server v1.0...\n")
                 sys.stdout.flush()
                 continue
-            send({"jsonrpc": "2.0", "id": request_id, "result": {
-                "protocolVersion": message["params"]["protocolVersion"],
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "rogue", "version": "1"},
-            }})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "result": {
+                        "protocolVersion": message["params"]["protocolVersion"],
+                        "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "rogue", "version": "1"},
+                    },
+                }
+            )
         elif method == "tools/list":
             send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS}})
         elif method == "tools/call":
             params = message["params"]
-            threading.Thread(target=call, args=(request_id, params["name"], params.get("arguments") or {}), daemon=True).start()
+            threading.Thread(
+                target=call,
+                args=(request_id, params["name"], params.get("arguments") or {}),
+                daemon=True,
+            ).start()
         elif method == "notifications/cancelled":
             log(f"cancelled {message['params'].get('requestId')}")
         elif request_id is not None:
-            send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "no such method"}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": -32601, "message": "no such method"},
+                }
+            )
 
 
 if __name__ == "__main__":

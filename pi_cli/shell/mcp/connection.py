@@ -200,11 +200,24 @@ class ServerConnection:
                 "(mcp.toolTimeoutS); the request was cancelled"
             ) from None
         except MCPError as exc:
-            if self.state != "ready" or (self.process and self.process.process.returncode):
+            if await self._gone():
                 raise McpError(self._explain(exc)) from None
             raise McpError(f"MCP server {self.config.name} refused the call: {exc}") from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
             raise McpError(self._explain(exc)) from None
+
+    async def _gone(self) -> bool:
+        """Whether the server is gone (a closed connection: give its exit a moment to show)."""
+        process = self.process
+        if process is not None and process.process.returncode is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(process.process.wait()), 1.0)
+        if process is not None and (
+            process.protocol_error or process.process.returncode is not None
+        ):
+            self._fail(self._explain(None))
+            return True
+        return self.state != "ready"
 
     async def read_resource(self, uri: str, timeout_s: float) -> types.ReadResourceResult:
         """Read one resource (raises :class:`McpError`)."""
