@@ -47,6 +47,7 @@ class ServerConnection:
         self.client: Client | None = None
         self.process: StdioProcess | None = None
         self._stop = asyncio.Event()
+        self._closing = False
         self._task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ life
@@ -59,14 +60,19 @@ class ServerConnection:
         try:
             await asyncio.wait_for(asyncio.shield(ready), timeout_s)
         except TimeoutError:
-            self._fail(f"did not finish starting within {timeout_s:g}s (mcp.connectTimeoutS)")
+            if self._closing:  # pi is shutting down: stopped, not failed
+                return
             await self.close()
+            self.state = "failed"
+            self.error = f"did not finish starting within {timeout_s:g}s (mcp.connectTimeoutS)"
         except McpError as exc:
-            self._fail(str(exc))
+            if self._closing:
+                return
             await self.close()
+            self.state, self.error = "failed", str(exc)
 
     def _fail(self, text: str) -> None:
-        if self.state != "stopped":
+        if not self._closing and self.state != "failed":
             self.state, self.error = "failed", text
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
@@ -164,9 +170,12 @@ class ServerConnection:
 
     async def close(self) -> None:
         """Stop the server (idempotent); its process group is killed."""
+        self._closing = True
+        if self.state in ("ready", "starting"):
+            self.state = "stopped"
         self._stop.set()
         task = self._task
-        if task is not None and not task.done() and self.state != "ready":
+        if task is not None and not task.done() and self.client is None:
             task.cancel()  # still starting (a hung initialize): nothing to wind down politely
         if task is not None and not task.done():
             try:
@@ -175,8 +184,6 @@ class ServerConnection:
                 task.cancel()
         if self.process is not None:
             self.process.kill_group()
-        if self.state in ("ready", "starting"):
-            self.state = "stopped"
 
     # ------------------------------------------------------------------ requests
 
