@@ -20,7 +20,7 @@ def test_one_shot_waits_for_servers_and_applies_permissions(
 ) -> None:
     settings = {
         "mcpServers": {"r": rogue(), "stuck": rogue("hang")},
-        "mcp": {"startupTimeoutS": 1.5},
+        "mcp": {"startupTimeoutS": 6},
         "permissions": {"defaultMode": "default"},
     }
     (pi_home / "settings.json").write_text(json.dumps(settings))
@@ -38,11 +38,11 @@ def test_one_shot_waits_for_servers_and_applies_permissions(
     elapsed = time.monotonic() - began
     assert result.returncode == 7, result.stderr
     assert result.stdout == "finished\n"
-    assert "MCP server stuck is still starting after 1.5s" in result.stderr
+    assert "MCP server stuck is still starting after 6s" in result.stderr
     assert "✗ mcp__r__echo: denied: this call needs the user's approval" in result.stderr
     assert "failed" not in result.stderr  # stopping the stuck server at the end is no failure
     tools = [t["function"]["name"] for t in server.requests[0]["tools"]]
     assert "mcp__r__peek" in tools and "mcp__r__echo" in tools
     results = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert "peeked" in json.dumps(results[0]) and "approval" in json.dumps(results[1])
-    assert elapsed < 15
+    assert elapsed < 20
