@@ -371,6 +371,11 @@ class CodingAgent:
         """(tokens in the current context, context window)."""
         return context_tokens(self.agent.state.messages), self.context_window
 
+    def replace_tool(self, tool: Tool) -> None:
+        """Use ``tool`` instead of the tool of the same name (ACP: edits through the editor)."""
+        for tools in (self.tools, self.agent.tools):
+            tools[:] = [tool if t.name == tool.name else t for t in tools]
+
     def describe_call(self, tool_name: str, args: object) -> str:
         """The one-line title of a tool call, as the tool itself words it ("" if unknown)."""
         return describe_call(self.tools, tool_name, args)
