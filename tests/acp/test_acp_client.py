@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from tests.cli.conftest import project, server  # noqa: F401 - fixtures
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import SEED_FINAL_TEXT, ToolCallSpec, Turn, seed_script
 
@@ -66,7 +65,7 @@ def _kinds(log: dict[str, Any]) -> list[str]:
     return [u["sessionUpdate"] for u in log["updates"]]
 
 
-def test_seed_scenario(server: FakeProviderServer, project: Path, pi_home: Path) -> None:  # noqa: F811
+def test_seed_scenario(server: FakeProviderServer, project: Path, pi_home: Path) -> None:
     server.add(*seed_script())
     log = drive(
         server, project, pi_home, [{"op": "new"}, {"op": "prompt", "text": "explain this project"}]
@@ -102,7 +101,7 @@ def test_seed_scenario(server: FakeProviderServer, project: Path, pi_home: Path)
 def test_permission_request_and_edit_through_the_client(
     server: FakeProviderServer,
     project: Path,
-    pi_home: Path,  # noqa: F811
+    pi_home: Path,
 ) -> None:
     server.add(
         Turn(tool_calls=[ToolCallSpec("bash", {"command": "touch made"}, id="b1")]),
@@ -143,7 +142,7 @@ def test_permission_request_and_edit_through_the_client(
     assert any(u["sessionUpdate"] == "current_mode_update" for u in log["updates"])
 
 
-def test_denied_permission(server: FakeProviderServer, project: Path, pi_home: Path) -> None:  # noqa: F811
+def test_denied_permission(server: FakeProviderServer, project: Path, pi_home: Path) -> None:
     server.add(
         Turn(tool_calls=[ToolCallSpec("bash", {"command": "touch made"}, id="b1")]), Turn(text="ok")
     )
@@ -161,7 +160,7 @@ def test_denied_permission(server: FakeProviderServer, project: Path, pi_home: P
 
 def test_cancel_mid_tool_and_mid_question(
     server: FakeProviderServer, project: Path, pi_home: Path
-) -> None:  # noqa: F811
+) -> None:
     server.add(Turn(tool_calls=[ToolCallSpec("bash", {"command": "sleep 30"}, id="s1")]))
     log = drive(
         server,
@@ -189,7 +188,7 @@ def test_cancel_mid_tool_and_mid_question(
 
 def test_session_load_replays_a_pi_session(
     server: FakeProviderServer, project: Path, pi_home: Path
-) -> None:  # noqa: F811
+) -> None:
     server.add(*seed_script())
     first = drive(
         server, project, pi_home, [{"op": "new"}, {"op": "prompt", "text": "explain this project"}]

@@ -67,3 +67,6 @@ def mcp_shell(
     )
     options.setdefault("tools", ["read"])
     return CodingAgent(ShellOptions(cwd=work, stream_fn=stream, settings=settings, **options))
+
+
+from tests.cli.conftest import project, run_pi, server  # noqa: E402, F401 - fixtures

@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from tests.cli.conftest import openai_args, project, run_pi, server  # noqa: F401 - fixtures
+from tests.cli.conftest import openai_args
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import ToolCallSpec, Turn
 from tests.mcp.conftest import rogue
@@ -16,7 +16,7 @@ from tests.mcp.conftest import rogue
 def test_one_shot_waits_for_servers_and_applies_permissions(
     server: FakeProviderServer,
     run_pi,
-    pi_home: Path,  # noqa: F811
+    pi_home: Path,
 ) -> None:
     settings = {
         "mcpServers": {"r": rogue(), "stuck": rogue("hang")},
