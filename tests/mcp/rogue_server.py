@@ -5,7 +5,7 @@
 ``garbage`` writes a non-JSON line instead of answering; ``exit`` dies at once with a message
 on stderr. ``slow`` sleeps for its ``seconds`` argument (a tool time-out, an abort) and records
 ``notifications/cancelled`` in the file named by ``ROGUE_LOG``; ``die`` kills the server
-mid-call. ``ROGUE_ENV`` lists environment variables whose presence the server reports.
+mid-call. ``ROGUE_INIT_DELAY`` (seconds) delays the answer to ``initialize``. ``ROGUE_ENV`` lists environment variables whose presence the server reports.
 """
 
 from __future__ import annotations
@@ -131,6 +131,7 @@ def main() -> None:
         message = json.loads(line)
         method, request_id = message.get("method"), message.get("id")
         if method == "initialize":
+            time.sleep(float(os.environ.get("ROGUE_INIT_DELAY", "0")))  # a slow start
             if mode == "hang":
                 continue
             if mode == "garbage":
