@@ -48,7 +48,9 @@ class Server:
         """starting, ready, failed or stopped."""
         if self.config.problem:
             return "failed"
-        return self.connection.state if self.connection is not None else "starting"
+        if self.connection is None or self.started is None or not self.started.done():
+            return "starting"  # ready only once its tools are built too
+        return self.connection.state
 
     @property
     def error(self) -> str | None:
