@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent_core import TurnStart
+from agent_core import AssistantMessage, MessageEnd, TurnStart
 from pi_cli.shell.mcp.commands import mcp_commands, mention_transform, register_prompts
 from pi_cli.shell.mcp.config import ServerConfig, collect
 from pi_cli.shell.mcp.manager import McpManager
@@ -51,6 +51,12 @@ def setup_mcp(shell: Any) -> McpManager:
     def on_event(event: object) -> None:
         if isinstance(event, TurnStart):  # the boundary: before this turn's model request
             manager.at_turn_start(shell.tools, shell.agent.tools)
+        elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
+            message = event.message
+            if message.stop_reason == "error" and message.error_message:
+                manager.provider_rejected(
+                    message.error_message, [t.name for t in shell.agent.tools]
+                )
 
     shell.agent.subscribe(on_event)
     manager.start()

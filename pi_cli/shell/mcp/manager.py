@@ -42,11 +42,12 @@ class Server:
         self.problems: list[str] = []
         self.started: concurrent.futures.Future[None] | None = None
         self.announced = ""
+        self.rejected: str | None = None  # the provider refused one of its tool schemas
 
     @property
     def state(self) -> str:
         """starting, ready, failed or stopped."""
-        if self.config.problem:
+        if self.config.problem or self.rejected:
             return "failed"
         if self.connection is None or self.started is None or not self.started.done():
             return "starting"  # ready only once its tools are built too
@@ -55,8 +56,8 @@ class Server:
     @property
     def error(self) -> str | None:
         """Why it failed, if it did."""
-        if self.config.problem:
-            return self.config.problem
+        if self.config.problem or self.rejected:
+            return self.config.problem or self.rejected
         return self.connection.error if self.connection is not None else None
 
 
@@ -252,6 +253,24 @@ class McpManager:
             elif not wanted:
                 self.notify(f"MCP server {name} is gone: its tools were removed.", "warning")
 
+    def provider_rejected(self, error: str, sent: list[str]) -> None:
+        """A model request failed with ``error``: a server whose tool it names (by name, or as
+        ``tools.N`` of the ``sent`` tool names) loses its tools for this session."""
+        import re
+
+        named = {sent[int(n)] for n in re.findall(r"tools[.\[](\d+)", error) if int(n) < len(sent)}
+        for name, server in self.servers.items():
+            tools = {t.name for t in server.applied}
+            if not tools or not (tools & named or any(t in error for t in tools)):
+                continue
+            server.rejected = f"the provider rejected its tools ({error[:300]})"
+            self.notify(
+                f"MCP server {name}: the provider rejected one of its tool schemas, so its tools "
+                f"are removed for this session (/mcp restart {name} to try again).",
+                "warning",
+            )
+        self._changed()
+
     # ------------------------------------------------------------------ calls
 
     def connection(self, name: str) -> ServerConnection:
@@ -313,6 +332,7 @@ class McpManager:
             if old is not None:
                 await self.runtime.call(old.close)
             server.tools, server.problems, server.announced = [], [], ""
+            server.rejected = None
             self._launch(server)
         if server.started is not None:
             await asyncio.wrap_future(server.started)
