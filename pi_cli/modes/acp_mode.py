@@ -104,8 +104,9 @@ class PiAgent:
         self.sessions[session_id] = acp_session
         return acp_session
 
-    def _state(self, session: AcpSession) -> dict[str, Any]:
+    def _state(self, session: AcpSession, models: list[str] | None = None) -> dict[str, Any]:
         shell = session.shell
+        choices = list(dict.fromkeys([shell.model_id, *(models or session.models)]))
         modes = schema.SessionModeState(
             current_mode_id=shell.permissions.mode,
             available_modes=[
@@ -119,7 +120,7 @@ class PiAgent:
             category="model",
             type="select",
             current_value=shell.model_id,
-            options=[schema.SessionConfigSelectOption(value=shell.model_id, name=shell.model_id)],
+            options=[schema.SessionConfigSelectOption(value=m, name=m) for m in choices],
         )
         return {"modes": modes, "config_options": [model]}
 
@@ -138,12 +139,31 @@ class PiAgent:
         ]
         session.update(helpers.update_available_commands(commands))
 
+    def _models_later(self, session: AcpSession) -> None:
+        """The model list (models.json, keyed providers, local servers) follows as an update."""
+
+        async def fetch() -> None:
+            try:
+                rows = await session.shell.controls.available_models()
+            except Exception:  # noqa: BLE001 - the current model stays the only choice
+                return
+            session.models = [f"{row['provider']}/{row['id']}" for row in rows if row.get("id")]
+            options = self._state(session)["config_options"]
+            session.update(
+                schema.ConfigOptionUpdate(
+                    session_update="config_option_update", config_options=options
+                )
+            )
+
+        session.background.add(asyncio.ensure_future(fetch()))
+
     async def new_session(
         self, cwd: str, mcp_servers: Any = None, **_: Any
     ) -> schema.NewSessionResponse:
         """A fresh pi session in ``cwd``."""
         session = self._open(cwd, None)
         self._commands(session)
+        self._models_later(session)
         return schema.NewSessionResponse(session_id=session.session_id, **self._state(session))
 
     async def load_session(
@@ -158,6 +178,7 @@ class PiAgent:
             raise RequestError.invalid_params({"message": f"no pi session {session_id}"})
         _replay(session)
         self._commands(session)
+        self._models_later(session)
         await session.flush()
         return schema.LoadSessionResponse(**self._state(session))
 

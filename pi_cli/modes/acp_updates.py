@@ -107,6 +107,8 @@ class AcpSession:
         self.sender = asyncio.ensure_future(self._send_all())
         self.asking: dict[str, asyncio.Task[None]] = {}
         self._before: dict[str, str | None] = {}  # old text of files an edit or write changes
+        self.models: list[str] = []  # the model choices, once known
+        self.background: set[asyncio.Future[Any]] = set()
         self.unsubscribe = shell.subscribe(self.on_event)
 
     # ------------------------------------------------------------------ sending
@@ -132,7 +134,7 @@ class AcpSession:
     async def close(self) -> None:
         """Stop sending and detach from the shell."""
         self.unsubscribe()
-        for task in self.asking.values():
+        for task in [*self.asking.values(), *self.background]:
             task.cancel()
         self.queue.put_nowait(None)
         with contextlib.suppress(Exception):

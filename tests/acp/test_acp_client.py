@@ -96,6 +96,31 @@ def test_seed_scenario(server: FakeProviderServer, project: Path, pi_home: Path)
         c["name"] for c in commands["availableCommands"]
     }
     assert not log["permissions"]  # the seed scenario asks nothing
+    models = next(u for u in log["updates"] if u["sessionUpdate"] == "config_option_update")
+    values = [o["value"] for o in models["configOptions"][0]["options"]]
+    assert values[0] == "openai/fake-model"
+
+
+def test_prompt_blocks_become_pi_input(tmp_path: Path) -> None:
+    from acp import schema
+
+    from pi_cli.modes.acp_mode import prompt_input
+
+    blocks = [
+        schema.TextContentBlock(type="text", text="look at"),
+        schema.ResourceContentBlock(
+            type="resource_link", uri=f"file://{tmp_path}/a.py", name="a.py"
+        ),
+        schema.ImageContentBlock(type="image", data="iVBORw0KGgo=", mime_type="image/png"),
+        schema.EmbeddedResourceContentBlock(
+            type="resource",
+            resource=schema.TextResourceContents(uri="file:///x/notes.md", text="remember this"),
+        ),
+    ]
+    text, images = prompt_input(blocks, tmp_path)
+    assert text.startswith(f"look at @{tmp_path}/a.py")
+    assert '<context uri="file:///x/notes.md">\nremember this\n</context>' in text
+    assert [i.mime_type for i in images] == ["image/png"]
 
 
 def test_permission_request_and_edit_through_the_client(
@@ -144,7 +169,11 @@ def test_permission_request_and_edit_through_the_client(
 
 def test_denied_permission(server: FakeProviderServer, project: Path, pi_home: Path) -> None:
     server.add(
-        Turn(tool_calls=[ToolCallSpec("bash", {"command": "touch made"}, id="b1")]), Turn(text="ok")
+        Turn(
+            thinking="Should I?",
+            tool_calls=[ToolCallSpec("bash", {"command": "touch made"}, id="b1")],
+        ),
+        Turn(text="ok"),
     )
     log = drive(
         server,
@@ -156,6 +185,10 @@ def test_denied_permission(server: FakeProviderServer, project: Path, pi_home: P
     assert not (project / "made").exists()
     failed = [u for u in log["updates"] if u.get("status") == "failed"]
     assert failed and "denied by the user" in json.dumps(failed[0])
+    thought = [
+        u["content"]["text"] for u in log["updates"] if u["sessionUpdate"] == "agent_thought_chunk"
+    ]
+    assert "".join(thought) == "Should I?"
 
 
 def test_cancel_mid_tool_and_mid_question(
