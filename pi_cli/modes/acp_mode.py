@@ -65,13 +65,15 @@ class PiAgent:
         client_info: Any = None,
         **_: Any,
     ) -> schema.InitializeResponse:
-        """Capabilities: load, images, embedded context; MCP servers come from pi's config."""
+        """Capabilities: load, images, embedded context, MCP servers from the client (stdio,
+        http, sse; they join pi's configured ones)."""
         self.client_caps = client_capabilities
         return schema.InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=schema.PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=schema.McpCapabilities(http=True, sse=True),
             ),
             agent_info=schema.Implementation(name="pi", title="pi", version=__version__),
         )
@@ -82,9 +84,10 @@ class PiAgent:
 
     # ------------------------------------------------------------------ sessions
 
-    def _open(self, cwd: str, session: str | None) -> AcpSession:
+    def _open(self, cwd: str, session: str | None, servers: Any = None) -> AcpSession:
         options = dataclasses.replace(
             self.args.shell,
+            mcp_servers=client_servers(servers),
             cwd=Path(cwd),
             approvals="remote",
             session=session,
@@ -161,7 +164,7 @@ class PiAgent:
         self, cwd: str, mcp_servers: Any = None, **_: Any
     ) -> schema.NewSessionResponse:
         """A fresh pi session in ``cwd``."""
-        session = self._open(cwd, None)
+        session = self._open(cwd, None, mcp_servers)
         self._commands(session)
         self._models_later(session)
         return schema.NewSessionResponse(session_id=session.session_id, **self._state(session))
@@ -173,7 +176,7 @@ class PiAgent:
         old = self.sessions.pop(session_id, None)
         if old is not None:
             await old.close()
-        session = self._open(cwd, session_id)
+        session = self._open(cwd, session_id, mcp_servers)
         if session.session_id != session_id:
             raise RequestError.invalid_params({"message": f"no pi session {session_id}"})
         _replay(session)
@@ -242,6 +245,24 @@ class PiAgent:
             await session.close()
             await session.shell.aclose()
         self.sessions.clear()
+
+
+def client_servers(servers: Any) -> dict[str, Any]:
+    """The MCP servers an ACP client passes, as Claude Code entries (stdio, http, sse)."""
+    entries: dict[str, Any] = {}
+    for server in servers or []:
+        kind = getattr(server, "type", None)
+        if kind in ("http", "sse"):
+            headers = {h.name: h.value for h in server.headers or []}
+            entries[server.name] = {"type": kind, "url": server.url, "headers": headers}
+        elif getattr(server, "command", None):
+            env = {e.name: e.value for e in server.env or []}
+            entries[server.name] = {
+                "command": server.command,
+                "args": list(server.args),
+                "env": env,
+            }
+    return entries
 
 
 def prompt_input(blocks: list[Any], cwd: Path) -> tuple[str, list[ImageContent]]:

@@ -65,11 +65,13 @@ try {
       const t0 = Date.now();
       let result;
       if (step.op === "new") {
-        result = await ctx.request(acp.methods.agent.session.new, { cwd: plan.cwd, mcpServers: [] });
+        result = await ctx.request(acp.methods.agent.session.new, { cwd: plan.cwd, mcpServers: plan.mcpServers ?? [] });
         sessionId = result.sessionId;
       } else if (step.op === "load") {
         sessionId = step.sessionId;
         result = await ctx.request(acp.methods.agent.session.load, { cwd: plan.cwd, sessionId, mcpServers: [] });
+      } else if (step.op === "sleep") {
+        await new Promise((resolve) => setTimeout(resolve, step.ms));
       } else if (step.op === "mode") {
         result = await ctx.request(acp.methods.agent.session.setMode, { sessionId, modeId: step.modeId });
       } else if (step.op === "prompt") {

@@ -250,3 +250,42 @@ def test_session_load_replays_a_pi_session(
     assert any(
         "explain this project" in json.dumps(m) for m in request
     )  # the model saw the history
+
+
+def test_mcp_servers_from_the_client(
+    server: FakeProviderServer, project: Path, pi_home: Path
+) -> None:
+    rogue = str(REPO / "tests" / "mcp" / "rogue_server.py")
+    server.add(
+        Turn(text="hello"),
+        Turn(tool_calls=[ToolCallSpec("mcp__r__peek", {}, id="m1")]),
+        Turn(text="ok"),
+    )
+    log = drive(
+        server,
+        project,
+        pi_home,
+        [
+            {"op": "new"},
+            {"op": "prompt", "text": "hi"},
+            {"op": "sleep", "ms": 4000},
+            {"op": "prompt", "text": "peek"},
+        ],
+        mcpServers=[
+            {
+                "name": "r",
+                "command": sys.executable,
+                "args": [rogue],
+                "env": [{"name": "X", "value": "1"}],
+            }
+        ],
+    )
+    assert log["responses"][0]["result"]["agentCapabilities"]["mcpCapabilities"]["http"] is True
+    done = [
+        u for u in log["updates"] if u.get("toolCallId") == "m1" and u.get("status") == "completed"
+    ]
+    assert done and done[0]["content"][0]["content"]["text"] == "peeked"
+    starts = [
+        u for u in log["updates"] if u["sessionUpdate"] == "tool_call" and u["toolCallId"] == "m1"
+    ]
+    assert starts[0]["kind"] == "other" and starts[0]["title"].startswith("r: peek")

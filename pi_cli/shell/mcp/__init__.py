@@ -21,10 +21,11 @@ __all__ = ["McpManager", "ServerConfig", "configured_servers", "setup_mcp"]
 
 
 def configured_servers(safety: Safety) -> tuple[list[ServerConfig], list[str]]:
-    """The servers this shell's settings and (trusted) ``.mcp.json`` configure."""
+    """The servers this shell's settings, (trusted) ``.mcp.json`` and front end configure."""
     layers = [(layer.label, layer.data) for layer in safety.loaded.layers if layer.kind == "pi"]
     root = safety.cwd if safety.trusted else None
-    return collect(layers, root, safety.tools_env())
+    extra = safety.options.mcp_servers
+    return collect(layers, root, safety.tools_env(), extra=("the ACP client", extra))
 
 
 def setup_mcp(shell: Any) -> McpManager:

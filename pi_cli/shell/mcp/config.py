@@ -133,11 +133,13 @@ def collect(
     layers: Sequence[tuple[str, Mapping[str, Any]]],
     project_root: Path | None,
     env: Mapping[str, str],
+    extra: tuple[str, Mapping[str, Any]] | None = None,
 ) -> tuple[list[ServerConfig], list[str]]:
     """Every configured server (later sources win by name) and the problems reading them.
 
     ``layers``: (label, settings data) of each pi settings file, lowest first, already gated
-    by trust; ``project_root``: where ``.mcp.json`` is read (``None``: untrusted, not read).
+    by trust; ``project_root``: where ``.mcp.json`` is read (``None``: untrusted, not read);
+    ``extra``: (label, servers) a front end adds, highest precedence.
     """
     found: dict[str, ServerConfig] = {}
     problems: list[str] = []
@@ -147,6 +149,8 @@ def collect(
         if problem:
             problems.append(problem)
         sources.append((MCP_JSON, {"mcpServers": servers}))
+    if extra is not None and extra[1]:
+        sources.append((extra[0], {"mcpServers": extra[1]}))
     for label, data in sources:
         entries = data.get("mcpServers") if isinstance(data, Mapping) else None
         if entries is None:
