@@ -301,3 +301,40 @@ def test_servers_die_when_pi_is_killed(tmp_path: Path) -> None:
         raise AssertionError("the MCP server outlived a killed pi")
     finally:
         pi.kill()
+
+
+async def test_hooks_see_mcp_calls_by_name(tmp_path: Path) -> None:
+    seen = tmp_path / "seen.json"
+    hook = f"cat > {seen}; echo 'no MCP echo today' >&2; exit 2"
+    stream = ScriptedStream(
+        reply(tool_call("c1", "mcp__r__echo", {"text": "x"})), reply(text("ok"))
+    )
+    work = tmp_path / "project"
+    work.mkdir()
+    from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
+    from pi_cli.shell.settings import Settings
+
+    settings = Settings.model_validate(
+        {
+            "mcpServers": {"r": rogue()},
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "mcp__r__.*", "hooks": [{"type": "command", "command": hook}]}
+                ]
+            },
+        }
+    )
+    shell = CodingAgent(
+        ShellOptions(cwd=work, stream_fn=stream, settings=settings, skip_permissions=True)
+    )
+    recorder = Recorder()
+    shell.subscribe(recorder)
+    await shell.mcp.wait_ready()
+    await shell.submit("go")
+    import json
+
+    payload = json.loads(seen.read_text())
+    assert payload["tool_name"] == "mcp__r__echo" and payload["tool_input"] == {"text": "x"}
+    result = _results(recorder)[0]
+    assert result.is_error and "no MCP echo today" in result.result.text
+    await shell.aclose()

@@ -287,7 +287,8 @@ class McpManager:
         """Await ``factory()`` on the MCP thread; an abort cancels it (raises ToolError)."""
         from pi_cli.shell.mcp.connection import McpError
 
-        assert self.runtime is not None
+        if self.runtime is None:
+            raise ToolError("MCP servers are stopped (pi is shutting down)")
         task = asyncio.ensure_future(self.runtime.call(factory))
         remove = cancel.on_abort(task.cancel) if cancel is not None else (lambda: None)
         try:
