@@ -78,6 +78,31 @@ async def interactive(project: Path, servers: dict[str, object]) -> tuple[float,
     return built, first
 
 
+def first_frame(home: Path, cwd: Path, servers: dict[str, object]) -> tuple[float, float]:
+    """Headless TUI: spawn -> first frame, spawn -> shell ready (bench_tui's child)."""
+    from bench.bench_tui import FIRST_FRAME_CHILD
+
+    home.mkdir(exist_ok=True)
+    (home / "settings.json").write_text(json.dumps({"mcpServers": servers}))
+    env = {**os.environ, "PI_HOME": str(home), "PI_NO_LOCAL_PROBE": "1"}
+    frames, ready = [], []
+    for _ in range(RUNS):
+        start = time.time()
+        out = subprocess.run(
+            [sys.executable, "-c", FIRST_FRAME_CHILD, str(cwd)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=Path(__file__).resolve().parents[1],
+            check=True,
+        ).stdout
+        frame = next(x for x in out.splitlines() if x.startswith("FRAME"))
+        done = next(x for x in out.splitlines() if x.startswith("READY"))
+        frames.append(float(frame.split()[1]) - start)
+        ready.append(float(done.split()[1]) - start)
+    return median(frames), median(ready)
+
+
 def acp_seed(project: Path, home: Path) -> float | None:
     cache = Path(os.environ.get("PI_TEST_NPM_CACHE") or Path.home() / ".cache" / "pi-test" / "npm")
     sdk = cache / "node_modules" / "@agentclientprotocol" / "sdk"
@@ -141,6 +166,12 @@ def main() -> None:
         print(
             f"interactive shell build / first request: no servers {none_built * 1000:.0f} / {none_first * 1000:.0f} ms, "
             f"two slow servers {built * 1000:.0f} / {first * 1000:.0f} ms (not delayed)"
+        )
+        frame0, ready0 = first_frame(root / "f0", project, {})
+        frame2, ready2 = first_frame(root / "f2", project, {"a": SLOW, "b": SLOW})
+        print(
+            f"TUI first frame / shell ready: no servers {frame0:.3f} / {ready0:.3f} s, "
+            f"two slow servers {frame2:.3f} / {ready2:.3f} s"
         )
         acp = acp_seed(project, root / "h0")
         print(

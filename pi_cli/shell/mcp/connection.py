@@ -20,7 +20,8 @@ from mcp.shared.exceptions import MCPError
 
 from pi_cli import __version__
 from pi_cli.shell.mcp.config import ServerConfig
-from pi_cli.shell.mcp.stdio import StdioProcess, spawn, stdio_transport
+from pi_cli.shell.mcp.process import StdioProcess
+from pi_cli.shell.mcp.stdio import stdio_transport
 
 State = Literal["starting", "ready", "failed", "stopped"]
 MAX_PAGES = 50
@@ -33,7 +34,13 @@ class McpError(Exception):
 class ServerConnection:
     """The life of one server: start, list, call, stop (all on the MCP thread's loop)."""
 
-    def __init__(self, config: ServerConfig, env: Mapping[str, str], cwd: str) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        env: Mapping[str, str],
+        cwd: str,
+        process: StdioProcess | None = None,
+    ) -> None:
         self.config = config
         self.env = env
         self.cwd = cwd
@@ -45,7 +52,7 @@ class ServerConnection:
         self.instructions: str | None = None
         self.server_name = ""
         self.client: Client | None = None
-        self.process: StdioProcess | None = None
+        self.process = process  # a stdio server, started before the SDK was imported
         self._stop = asyncio.Event()
         self._closing = False
         self._task: asyncio.Task[None] | None = None
@@ -123,15 +130,8 @@ class ServerConnection:
 
     @contextlib.asynccontextmanager
     async def _stdio(self) -> Any:
-        config = self.config
-        env = {**self.env, **config.env}
-        try:
-            self.process = await spawn(
-                config.command, list(config.args), env, config.cwd or self.cwd
-            )
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise McpError(f"cannot run {config.command!r}: {reason}") from None
+        if self.process is None:
+            raise McpError("the server process was not started")
         async with stdio_transport(self.process) as streams:
             yield streams
 

@@ -113,10 +113,25 @@ class McpManager:
         server.started.add_done_callback(lambda _: self._changed())
 
     async def _start_one(self, server: Server) -> None:
-        from pi_cli.shell.mcp.connection import ServerConnection
+        from pi_cli.shell.mcp.process import spawn
 
-        connection = ServerConnection(server.config, self.env, str(self.cwd))
+        config, process, problem = server.config, None, None
+        if config.transport == "stdio":  # first, so servers boot while the SDK is imported
+            env = {**self.env, **config.env}
+            try:
+                process = await spawn(
+                    config.command, list(config.args), env, config.cwd or str(self.cwd)
+                )
+            except (OSError, ValueError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                problem = f"cannot run {config.command!r}: {reason}"
+        from pi_cli.shell.mcp.connection import ServerConnection  # the SDK (once, ~1 s)
+
+        connection = ServerConnection(config, self.env, str(self.cwd), process)
         server.connection = connection
+        if problem is not None:
+            connection.state, connection.error = "failed", problem
+            return
         await connection.start(self.settings.connect_timeout_s)
         if connection.state == "ready":
             self._build_tools(server, connection)

@@ -1,103 +1,28 @@
-"""The stdio transport for MCP servers, inside pi's process containment.
+"""The stdio transport for MCP servers over a process started by :mod:`.process`.
 
-Like the SDK's ``stdio_client`` (newline-delimited JSON-RPC over the child's stdin/stdout), but
-the server starts in its own process group with ``PR_SET_PDEATHSIG`` set in the child (it gets
-SIGKILL if pi dies, even by SIGKILL), with exactly the environment pi gives it (the tools' key-free
-environment plus its configured ``env``), and its stderr kept (the last few KiB) for error
-messages. A line on stdout that is not JSON-RPC fails the connection with that line quoted: the
+Like the SDK's ``stdio_client`` (newline-delimited JSON-RPC over the child's stdin/stdout), over
+a server pi started itself, inside its process containment. A line on stdout that is not JSON-RPC fails the connection with that line quoted: the
 spec forbids anything else there, and waiting would only turn it into a time-out.
 
 Shutdown: close stdin, wait briefly, then SIGTERM and SIGKILL to the whole group.
-(The sandbox branch builds pi's general process containment in ``tools/processes.py``; this
-module is the piece to unify with it.)
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import os
 import signal
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-PR_SET_PDEATHSIG = 1
-STDERR_TAIL = 4096
+from pi_cli.shell.mcp.process import STDERR_TAIL, StdioProcess
+
 LINE_LIMIT = 64 * 1024 * 1024
 """Longest stdout line read (images come base64-encoded in one line)."""
-try:
-    _prctl: Any = ctypes.CDLL(None, use_errno=True).prctl  # loaded before fork: no dlopen after
-except (OSError, AttributeError):  # not Linux
-    _prctl = None
-
-
-def _contain() -> None:  # runs in the child between fork and exec: no allocation-heavy work
-    if _prctl is not None:
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-class ServerProcessError(Exception):
-    """The server broke the transport (exited, wrote something that is not JSON-RPC)."""
-
-
-class StdioProcess:
-    """A started server process and what it said on stderr."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.stderr = bytearray()
-        self.protocol_error: str | None = None
-
-    @property
-    def pid(self) -> int:
-        """The server's pid (also its process group id)."""
-        return self.process.pid
-
-    def stderr_tail(self, limit: int = 600) -> str:
-        """The end of what the server wrote to stderr, as one trimmed text."""
-        text = self.stderr.decode("utf-8", "replace").strip()
-        return text if len(text) <= limit else "…" + text[-limit:]
-
-    def exit_text(self) -> str:
-        """How the process ended (or ``running``)."""
-        code = self.process.returncode
-        if code is None:
-            return "running"
-        if code < 0:
-            try:
-                return f"killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"killed by signal {-code}"
-        return f"exited with code {code}"
-
-    def kill_group(self, sig: int = signal.SIGKILL) -> None:
-        """Signal the server's whole process group (never raises)."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, sig)
-
-
-async def spawn(
-    command: str, args: list[str], env: Mapping[str, str], cwd: str | None
-) -> StdioProcess:
-    """Start the server (raises OSError when the command cannot be run)."""
-    process = await asyncio.create_subprocess_exec(
-        command,
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=dict(env),
-        cwd=cwd,
-        start_new_session=True,
-        preexec_fn=_contain,
-        limit=LINE_LIMIT,
-    )
-    return StdioProcess(process)
 
 
 @contextlib.asynccontextmanager
