@@ -184,6 +184,8 @@ class ServerConnection:
                 task.cancel()
         if self.process is not None:
             self.process.kill_group()
+            with contextlib.suppress(TimeoutError):  # reaped while this loop still runs
+                await asyncio.wait_for(self.process.process.wait(), 1.0)
 
     # ------------------------------------------------------------------ requests
 

@@ -43,6 +43,8 @@ class Server:
         self.started: concurrent.futures.Future[None] | None = None
         self.announced = ""
         self.rejected: str | None = None  # the provider refused one of its tool schemas
+        self.process: Any = None  # its stdio process, from the moment it is spawned
+        self.task: asyncio.Task[Any] | None = None  # its start, on the MCP loop
 
     @property
     def state(self) -> str:
@@ -115,6 +117,7 @@ class McpManager:
     async def _start_one(self, server: Server) -> None:
         from pi_cli.shell.mcp.process import spawn
 
+        server.task = asyncio.current_task()
         config, process, problem = server.config, None, None
         if config.transport == "stdio":  # first, so servers boot while the SDK is imported
             env = {**self.env, **config.env}
@@ -122,6 +125,7 @@ class McpManager:
                 process = await spawn(
                     config.command, list(config.args), env, config.cwd or str(self.cwd)
                 )
+                server.process = process
             except (OSError, ValueError) as exc:
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
                 problem = f"cannot run {config.command!r}: {reason}"
@@ -364,7 +368,19 @@ class McpManager:
             return
 
         async def close_all() -> None:
+            starting = [s.task for s in self.servers.values() if s.task and not s.task.done()]
+            for task in starting:  # still starting: stop that first (a spawn is undone)
+                task.cancel()
+            await asyncio.gather(*starting, return_exceptions=True)
             connections = [s.connection for s in self.servers.values() if s.connection]
             await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
+            for server in self.servers.values():  # spawned, but no connection yet
+                process = server.process
+                if process is not None and server.connection is None:
+                    process.kill_group()
+                    try:
+                        await asyncio.wait_for(process.process.wait(), 1.0)
+                    except (TimeoutError, asyncio.CancelledError):
+                        pass
 
         runtime.stop(close_all, 5.0)
