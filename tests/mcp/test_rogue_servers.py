@@ -338,3 +338,25 @@ async def test_hooks_see_mcp_calls_by_name(tmp_path: Path) -> None:
     result = _results(recorder)[0]
     assert result.is_error and "no MCP echo today" in result.result.text
     await shell.aclose()
+
+
+async def test_mcp_restart_brings_a_dead_server_back(tmp_path: Path) -> None:
+    stream = ScriptedStream(
+        reply(tool_call("c1", "mcp__r__die")),
+        reply(text("it died")),
+        reply(tool_call("c2", "mcp__r__echo", {"text": "back"})),
+        reply(text("done")),
+    )
+    shell = mcp_shell(tmp_path, stream, {"r": rogue()}, skip_permissions=True)
+    recorder = Recorder()
+    shell.subscribe(recorder)
+    await shell.mcp.wait_ready()
+    await shell.submit("die")
+    assert shell.mcp.servers["r"].state == "failed"
+    restarted = await shell.submit("/mcp restart r")
+    assert restarted is not None and "Restarted r: 7 tools" in (restarted.output or "")
+    unknown = await shell.submit("/mcp restart nobody")
+    assert unknown is not None and unknown.error
+    await shell.submit("again")
+    assert _results(recorder)[-1].result.text == "back"
+    await shell.aclose()
