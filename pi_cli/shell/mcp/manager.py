@@ -11,7 +11,6 @@ JSON mode call :meth:`wait_ready` first (bounded by ``mcp.startupTimeoutS``).
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -20,47 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core import AbortSignal, Tool, ToolResult
 from agent_core.tool import ToolError
-from pi_cli.shell.events import McpServerStatus, McpStatusChanged, ShellEvent
+from pi_cli.shell.events import McpStatusChanged, ShellEvent
 from pi_cli.shell.mcp.config import ServerConfig
+from pi_cli.shell.mcp.server import Server, footer_text, status_event
 
 if TYPE_CHECKING:
     from pi_cli.shell.context import Level
     from pi_cli.shell.mcp.connection import ServerConnection
     from pi_cli.shell.mcp.runtime import McpRuntime
-    from pi_cli.shell.mcp.tool import McpTool
     from pi_cli.shell.settings import McpSettings
-
-
-class Server:
-    """What the shell knows of one server (read on the shell's loop, written on the MCP one)."""
-
-    def __init__(self, config: ServerConfig) -> None:
-        self.config = config
-        self.connection: ServerConnection | None = None
-        self.tools: list[McpTool] = []
-        self.applied: list[Tool] = []
-        self.problems: list[str] = []
-        self.started: concurrent.futures.Future[None] | None = None
-        self.announced = ""
-        self.rejected: str | None = None  # the provider refused one of its tool schemas
-        self.process: Any = None  # its stdio process, from the moment it is spawned
-        self.task: asyncio.Task[Any] | None = None  # its start, on the MCP loop
-
-    @property
-    def state(self) -> str:
-        """starting, ready, failed or stopped."""
-        if self.config.problem or self.rejected:
-            return "failed"
-        if self.connection is None or self.started is None or not self.started.done():
-            return "starting"  # ready only once its tools are built too
-        return self.connection.state
-
-    @property
-    def error(self) -> str | None:
-        """Why it failed, if it did."""
-        if self.config.problem or self.rejected:
-            return self.config.problem or self.rejected
-        return self.connection.error if self.connection is not None else None
 
 
 class McpManager:
@@ -208,26 +175,11 @@ class McpManager:
 
     def status_event(self) -> McpStatusChanged:
         """Every server's state, for front ends (footer, ``/mcp``, RPC)."""
-        return McpStatusChanged(
-            servers=[
-                McpServerStatus(
-                    name=name,
-                    state=server.state,
-                    error=server.error,
-                    tools=len(server.tools),
-                    transport=server.config.transport,
-                )
-                for name, server in self.servers.items()
-            ]
-        )
+        return status_event(self.servers)
 
     def footer(self) -> str:
         """``MCP 2/3`` (ready of configured; ``!`` when one failed), "" with no servers."""
-        if not self.servers:
-            return ""
-        states = [server.state for server in self.servers.values()]
-        failed = " !" if "failed" in states else ""
-        return f"MCP {states.count('ready')}/{len(states)}{failed}"
+        return footer_text(self.servers)
 
     async def wait_ready(self, timeout_s: float | None = None) -> None:
         """Wait until every server has started or failed, at most ``mcp.startupTimeoutS``
