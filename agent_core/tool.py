@@ -35,7 +35,10 @@ class Tool(Protocol):
     """A tool the model can call, and how front ends and the shell present it.
 
     ``parameters`` is a pydantic model; its JSON schema (field descriptions included) is what the
-    model sees, and arguments are validated against it before ``execute`` runs. ``execute``
+    model sees, and arguments are validated against it before ``execute`` runs. A tool whose
+    schema comes as raw JSON Schema (an MCP server's) uses
+    :func:`agent_core.json_schema.json_schema_model`: the schema passes through unchanged and
+    arguments are checked with a JSON Schema validator. ``execute``
     may raise :class:`ToolError` (or any exception) to produce an error result; it must honour
     ``cancel`` and report progress through ``on_update`` when it streams.
 

@@ -96,8 +96,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "mode",
         ("--mode",),
-        "Output mode: text, json (events as JSON lines), rpc.",
-        choices=("text", "json", "rpc"),
+        "Output mode: text, json (events as JSON lines), rpc, acp (Agent Client Protocol).",
+        choices=("text", "json", "rpc", "acp"),
     ),
     Option(
         "shell.model",
@@ -321,7 +321,22 @@ def _trust_run(argv: list[str]) -> int:
     return run(argv)
 
 
-SUBCOMMANDS: dict[str, Subcommand] = {"trust": Subcommand("trust", _trust_accepts, _trust_run)}
+def _mcp_accepts(argv: list[str]) -> bool:
+    from pi_cli.mcp_cli import accepts
+
+    return accepts(argv)
+
+
+def _mcp_run(argv: list[str]) -> int:
+    from pi_cli.mcp_cli import run
+
+    return run(argv)
+
+
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "trust": Subcommand("trust", _trust_accepts, _trust_run),
+    "mcp": Subcommand("mcp", _mcp_accepts, _mcp_run),
+}
 """Registered subcommands by name (features add theirs)."""
 
 

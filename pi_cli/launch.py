@@ -16,7 +16,11 @@ def launch(args: LaunchArgs) -> int:
         return print_models(args)
     prompt = args.prompt
     stdin_text = ""
-    if args.mode != "rpc" and not sys.stdin.isatty() and (args.print_mode or not prompt):
+    if (
+        args.mode not in ("rpc", "acp")
+        and not sys.stdin.isatty()
+        and (args.print_mode or not prompt)
+    ):
         try:
             stdin_text = sys.stdin.read()
         except (OSError, UnicodeDecodeError) as exc:
@@ -25,11 +29,11 @@ def launch(args: LaunchArgs) -> int:
     if stdin_text.strip():
         prompt = f"{prompt}\n\n{stdin_text}".strip() if prompt else stdin_text.strip()
     interactive = args.mode == "text" and not prompt and not args.print_mode
-    if args.images and (interactive or args.mode == "rpc"):
+    if args.images and (interactive or args.mode in ("rpc", "acp")):
         # In the TUI, attach with @shot.png or by pasting the path; RPC: prompt.images.
         error('--image goes with a prompt: pi -i shot.png "what is in this picture?"')
         return ExitCode.USAGE
-    if not interactive and args.mode != "rpc" and not prompt.strip():
+    if not interactive and args.mode not in ("rpc", "acp") and not prompt.strip():
         # -p or --mode json without a prompt: never send an empty prompt to the model.
         error("no prompt given: pass it as an argument or on stdin")
         return ExitCode.USAGE
@@ -38,6 +42,10 @@ def launch(args: LaunchArgs) -> int:
             from pi_cli.modes.rpc_mode import run_rpc
 
             return run_rpc(args)
+        if args.mode == "acp":
+            from pi_cli.modes.acp_mode import run_acp
+
+            return run_acp(args)
         if interactive:
             return _interactive(args)
         from pi_cli.modes.print_mode import run_print

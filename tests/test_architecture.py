@@ -189,3 +189,41 @@ def test_no_module_over_400_lines(package: str) -> None:
     assert not _oversized(package), f"split these (max {MAX_MODULE_LINES} lines):\n" + "\n".join(
         _oversized(package)
     )
+
+
+# ---------------------------------------------------------------------------- MCP and ACP stay lazy
+
+MCP_ACP_MODULES = {"mcp", "mcp_types", "acp", "jsonschema", "httpx2"}  # (anyio: httpx loads it)
+
+
+def _cli_modules(argv: list[str], home: Path, cwd: Path) -> set[str]:
+    probe = (  # main(argv) directly: no re-exec (that would hide the modules loaded)
+        "import sys\nfrom pi_cli.cli import main\n"
+        f"main({argv!r})\n"
+        "print('LOADED', ' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n"
+    )
+    env = {
+        "PI_HOME": str(home),
+        "PYTHONPATH": str(ROOT),
+        "PI_NO_LOCAL_PROBE": "1",
+        "PATH": "/usr/bin:/bin",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=cwd, env=env, timeout=60
+    )
+    line = next(x for x in out.stderr.splitlines() if x.startswith("LOADED"))
+    return set(line.split()[1:])
+
+
+def test_mcp_and_acp_are_not_loaded_without_servers(tmp_path: Path) -> None:
+    from tests.fakes.provider_server import FakeProviderServer
+    from tests.fakes.script import seed_script
+
+    (tmp_path / "package.json").write_text('{"name": "hello"}\n')
+    assert not _cli_modules(["--version"], tmp_path, tmp_path) & MCP_ACP_MODULES
+    with FakeProviderServer() as server:
+        server.add(*seed_script())
+        argv = ["--model", "openai/fake", "--api-base", server.openai_base_url, "--api-key", "sk-x"]
+        loaded = _cli_modules([*argv, "-p", "explain this project"], tmp_path, tmp_path)
+        assert len(server.requests) == 4  # the seed scenario really ran
+    assert not loaded & MCP_ACP_MODULES, loaded & MCP_ACP_MODULES

@@ -141,6 +141,9 @@ async def _run(
     # SIGTERM/SIGHUP: abort (the loop then ends by itself), stop the tools, exit 143/129.
     termination = Termination(shell.abort, lambda: None).install()
     try:
+        # MCP servers configured: wait for them (at most mcp.startupTimeoutS from start-up) so
+        # the model sees their tools in its first request.
+        await shell.mcp.wait_ready()
         result = await shell.submit(prompt, images=images or None)
         await shell.wait_idle()
     finally:

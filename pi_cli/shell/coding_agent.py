@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
-from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn
+from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn, Tool
 from pi_cli.shell.branching import TreeEntry, branching_commands, fork, navigate_to, tree_entries
 from pi_cli.shell.builtin_commands import builtin_commands
 from pi_cli.shell.compaction import (
@@ -30,7 +30,6 @@ from pi_cli.shell.events import (
     ModelChanged,
     Notice,
     QueueChanged,
-    SessionChanged,
     SessionReason,
     ShellEvent,
     ShellState,
@@ -39,6 +38,7 @@ from pi_cli.shell.init_command import init_commands
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
 from pi_cli.shell.lifecycle_hooks import keep_going, run_session_end
+from pi_cli.shell.mcp import McpManager, setup_mcp
 from pi_cli.shell.model_setup import (
     ConfigError,
     ModelResolver,
@@ -49,8 +49,7 @@ from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl, permission_commands
 from pi_cli.shell.safety import Safety
 from pi_cli.shell.sandbox_setup import tools_and_sandbox
-from pi_cli.shell.session_files import restore_session
-from pi_cli.shell.session_load import open_startup_session, switch_to
+from pi_cli.shell.session_load import adopt, open_startup_session, switch_to
 from pi_cli.shell.session_store import SessionError, SessionStore
 from pi_cli.shell.settings import Settings
 from pi_cli.shell.skills import SkillSet, load_skills, skill_commands
@@ -84,9 +83,7 @@ class CodingAgent:
         self.resolved_model: object | None = None
         self.model_id = ""
         stream_fn = self._resolve_model(startup_spec(options))
-        self.tools, self.sandbox = tools_and_sandbox(
-            self, options, self.settings, self.safety.tools_env()
-        )
+        self.tools, self.sandbox = tools_and_sandbox(self, self.safety.tools_env())
         self.context_files: list[ContextFile]
         self.context_files, import_notices = load_context(self.cwd)
         self.queue = InputQueue(
@@ -134,6 +131,7 @@ class CodingAgent:
             permission_commands(),
         )
         self.templates = template_commands(templates, self.commands, template_problems)
+        self.mcp: McpManager = setup_mcp(self)  # servers start now, on their own thread
         for problem in [*map(str, self.skills.problems), *template_problems, *import_notices]:
             self.notify(problem, "warning")
         self.rebuild_system_prompt()
@@ -163,6 +161,8 @@ class CodingAgent:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every :data:`ShellEvent` (start-up notices first). Returns an unsubscribe."""
+        if hasattr(self, "mcp"):  # a front end subscribes on its loop: MCP news reach it now
+            self.mcp.bind_loop()
         return self.events.subscribe(listener)
 
     def emit(self, event: ShellEvent) -> None:
@@ -318,17 +318,7 @@ class CodingAgent:
 
     def adopt_session(self, store: SessionStore, reason: SessionReason) -> None:
         """Make ``store`` the session: the conversation comes from it, listeners and hooks learn it."""
-        self.queue.take_all()
-        self.session = store
-        if reason == "resume":
-            restore_session(self, store)
-        else:
-            self.agent.replace_messages(store.build_context())
-        path = str(store.path) if store.path is not None else None
-        self.emit(SessionChanged(session_id=store.session_id, path=path, reason=reason))
-        if reason != "tree":
-            self.hooks.start_source = "resume" if reason in ("resume", "fork") else "clear"
-            self.hooks.session_start()
+        adopt(self, store, reason)
 
     def new_session(self) -> None:
         """Start a fresh session file and an empty conversation (raises SessionError mid-run)."""
@@ -379,6 +369,11 @@ class CodingAgent:
         """(tokens in the current context, context window)."""
         return context_tokens(self.agent.state.messages), self.context_window
 
+    def replace_tool(self, tool: Tool) -> None:
+        """Use ``tool`` instead of the tool of the same name (ACP: edits through the editor)."""
+        for tools in (self.tools, self.agent.tools):
+            tools[:] = [tool if t.name == tool.name else t for t in tools]
+
     def describe_call(self, tool_name: str, args: object) -> str:
         """The one-line title of a tool call, as the tool itself words it ("" if unknown)."""
         return describe_call(self.tools, tool_name, args)
@@ -386,9 +381,13 @@ class CodingAgent:
     # ------------------------------------------------------------------ shutdown
 
     async def aclose(self) -> None:
-        """Run SessionEnd hooks, stop the tools, close provider clients; call once at shutdown."""
+        """Run SessionEnd hooks, stop the tools and MCP servers, close provider clients; once."""
         await run_session_end(self.hooks, "other")
-        await asyncio.gather(self.sandbox.aclose(), self._stream_fns.aclose(self.agent.stream_fn))
+        await asyncio.gather(
+            self.sandbox.aclose(),
+            self._stream_fns.aclose(self.agent.stream_fn),
+            asyncio.to_thread(self.mcp.close),  # servers' process groups are killed
+        )
 
     def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
         """Answer a :class:`~pi_cli.shell.events.PermissionRequested` (False: not pending)."""

@@ -237,6 +237,23 @@ class PermissionModeChanged(WireModel):
     mode: str
 
 
+class McpServerStatus(WireModel):
+    """One MCP server: ``state`` is starting, ready, failed or stopped."""
+
+    name: str
+    state: str
+    error: str | None = None
+    tools: int = 0
+    transport: str = "stdio"
+
+
+class McpStatusChanged(WireModel):
+    """An MCP server became ready, failed or stopped: every server's state (footer, ``/mcp``)."""
+
+    type: Literal["mcp_status"] = "mcp_status"
+    servers: list[McpServerStatus] = Field(default_factory=list)
+
+
 OwnEvent = (
     AutoRetryStart
     | AutoRetryEnd
@@ -252,6 +269,7 @@ OwnEvent = (
     | PermissionResolved
     | PermissionModeChanged
     | BackgroundShellsChanged
+    | McpStatusChanged
 )
 """The shell's own events."""
 
@@ -285,6 +303,7 @@ SHELL_EVENT_TYPES: tuple[type[WireModel], ...] = (
     PermissionResolved,
     PermissionModeChanged,
     BackgroundShellsChanged,
+    McpStatusChanged,
 )
 
 Listener = Callable[[ShellEvent], None]

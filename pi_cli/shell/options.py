@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from agent_core import StreamFn, Tool
@@ -50,3 +50,6 @@ class ShellOptions:
     add_dirs: list[str] = field(default_factory=list)
     trust: bool | None = None
     approvals: Literal["none", "interactive", "remote"] = "none"
+    # MCP servers a front end adds (an ACP client's session/new), Claude Code's entry shape;
+    # they win over configured servers of the same name.
+    mcp_servers: dict[str, Any] = field(default_factory=dict)

@@ -128,17 +128,19 @@ class Safety:
             raise ConfigError(str(exc)) from None
         for problem in [*problems, *mode_problems]:
             self.notify(problem, "warning")
-        by_name = {tool.name: tool for tool in tools}
-        own = frozenset(by_name) if self.options.tool_objects is None else frozenset()
+        own = frozenset(t.name for t in tools) if self.options.tool_objects is None else frozenset()
+
+        def find(name: str) -> Tool | None:  # live: MCP tools join ``tools`` later
+            return next((tool for tool in tools if tool.name == name), None)
+
         engine = PermissionEngine(
             Workspace(self.cwd, extra_dirs(layers, self.options, self.cwd)),
             rules,
             mode,
             sandbox_active=sandbox_active,
             builtin=own,
-            effects_of=lambda name, args: (
-                by_name[name].file_effects(args) if name in by_name else []
-            ),
+            effects_of=lambda name, args: tool.file_effects(args) if (tool := find(name)) else [],
+            read_only=lambda name: getattr(find(name), "read_only", False) is True,
             search_path=self.tool_env.get("PATH"),
             git_filters=self._has_git_filters,
         )

@@ -40,6 +40,10 @@ class Shell(Protocol):
     def events(self) -> Events: ...
     @property
     def extra_dirs(self) -> list[Path]: ...
+    @property
+    def options(self) -> ShellOptions: ...
+    @property
+    def settings(self) -> Settings: ...
 
 
 class Events(Protocol):
@@ -50,12 +54,11 @@ class Events(Protocol):
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
 
 
-def tools_and_sandbox(
-    shell: Shell, options: ShellOptions, settings: Settings, env: Mapping[str, str] | None
-) -> tuple[list[Tool], Sandbox]:
+def tools_and_sandbox(shell: Shell, env: Mapping[str, str] | None) -> tuple[list[Tool], Sandbox]:
     """The shell's tools (their commands run with ``env``) and its one sandbox."""
     from pi_cli.shell.model_setup import create_shell_tools
 
+    options, settings = shell.options, shell.settings
     sandbox = build_sandbox(shell.cwd, options, settings, shell.events)
     # Read when the sandbox starts: the permission control is built after the tools.
     sandbox.extra_writable = lambda: shell.extra_dirs

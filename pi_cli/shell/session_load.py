@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.shell.session_files import (
     RestoringShell,
@@ -48,3 +48,21 @@ def switch_to(shell: _Shell, ref: str | Path | None) -> None:
         store = SessionStore.open(path, persist=persist)
     shell.agent.reset()
     shell.adopt_session(store, "new" if ref is None else "resume")
+
+
+def adopt(shell: Any, store: SessionStore, reason: SessionReason) -> None:
+    """Make ``store`` the shell's session: the conversation comes from it, listeners and hooks
+    learn it (``CodingAgent.adopt_session``)."""
+    from pi_cli.shell.events import SessionChanged
+
+    shell.queue.take_all()
+    shell.session = store
+    if reason == "resume":
+        restore_session(shell, store)
+    else:
+        shell.agent.replace_messages(store.build_context())
+    path = str(store.path) if store.path is not None else None
+    shell.emit(SessionChanged(session_id=store.session_id, path=path, reason=reason))
+    if reason != "tree":
+        shell.hooks.start_source = "resume" if reason in ("resume", "fork") else "clear"
+        shell.hooks.session_start()

@@ -73,6 +73,19 @@ class SandboxSettings(_Section):
     writable: list[str] = Field(default_factory=list)
 
 
+class McpSettings(_Section):
+    """``mcp``: how long to wait for MCP servers and their calls (seconds).
+
+    ``startup_timeout_s``: one-shot and JSON mode wait this long (from start-up) for servers
+    before the first request; ``connect_timeout_s``: a server that has not finished starting
+    by then fails; ``tool_timeout_s``: one tool call, resource read or prompt.
+    """
+
+    startup_timeout_s: float = Field(default=5.0, ge=0)
+    connect_timeout_s: float = Field(default=30.0, gt=0)
+    tool_timeout_s: float = Field(default=300.0, gt=0)
+
+
 class Settings(_Section):
     """Every setting pi reads. Unknown keys are ignored (newer files stay loadable)."""
 
@@ -100,6 +113,8 @@ class Settings(_Section):
     notifications: Literal["auto", "bell", "off"] = "auto"
     bash_spill_cap_mb: float = Field(default=50, gt=0)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    mcp_servers: dict[str, Any] = Field(default_factory=dict)
 
 
 MAX_DEPTH = 64

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 if TYPE_CHECKING:
     from agent_core import Message, Tool
     from pi_cli.shell.compaction_parts import CompactionResult
+    from pi_cli.shell.mcp.manager import McpManager
     from pi_cli.shell.permissions.control import PermissionControl
     from pi_cli.shell.session_store import SessionStore
     from pi_cli.shell.session_tree import TreeEntry
@@ -73,6 +74,8 @@ class ShellAPI(Protocol):
     def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None: ...
     @property
     def permissions(self) -> PermissionControl: ...
+    @property
+    def mcp(self) -> McpManager: ...
 
 
 Handler = Callable[[ShellAPI, str], Awaitable[CommandResult]]

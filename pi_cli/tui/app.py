@@ -30,7 +30,7 @@ from pi_cli.tui.scrolling import NewOutputMarker, ScrollControl
 from pi_cli.tui.status import home_relative, shell_status
 from pi_cli.tui.theming import DEFAULT_THEME, load_themes, token_defaults
 from pi_cli.tui.widgets.editor import CompletionMenu, Editor
-from pi_cli.tui.widgets.footer import Status, StatusFooter
+from pi_cli.tui.widgets.footer import Item, Status, StatusFooter
 from pi_cli.tui.widgets.header import StartupHeader, header_parts
 from pi_cli.tui.widgets.queue_view import QueueView
 from pi_cli.tui.widgets.transcript import Transcript
@@ -212,6 +212,8 @@ class PiApp(App[int], inherit_bindings=False):
     def refresh_status(self) -> None:
         """Refresh footer and queue view."""
         self.footer.show(self.status())
+        mcp = self.shell.mcp.footer() if self.shell is not None else ""  # "MCP 1/2 !"
+        self.footer.set_item("mcp", Item(mcp, "$footer-dim", priority=30) if mcp else None)
         self.refresh_queue()
 
     def refresh_queue(self) -> None:

@@ -37,6 +37,7 @@ from pi_cli.shell.events import (
     BackgroundShellsChanged,
     CompactionEnd,
     CompactionStart,
+    McpStatusChanged,
     ModelChanged,
     Notice,
     OwnEvent,
@@ -167,6 +168,7 @@ class Bridge:
                 | PermissionResolved()
                 | PermissionModeChanged()
                 | BackgroundShellsChanged()
+                | McpStatusChanged()
             ):
                 return self._shell_event(event)
             case _:
@@ -233,8 +235,8 @@ class Bridge:
                 )
             case PermissionResolved(id=request_id):
                 return m.ApprovalClosed(request_id)
-            case PermissionModeChanged():
-                return m.StatusChanged()
+            case PermissionModeChanged() | McpStatusChanged():
+                return m.StatusChanged()  # the footer shows the mode and the MCP servers
             case BackgroundShellsChanged():
                 return m.StatusChanged()  # the footer counts the running ones
             case _:

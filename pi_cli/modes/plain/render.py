@@ -39,6 +39,7 @@ from pi_cli.shell.events import (
     BackgroundShellsChanged,
     CompactionEnd,
     CompactionStart,
+    McpStatusChanged,
     ModelChanged,
     Notice,
     PermissionModeChanged,
@@ -162,8 +163,13 @@ class PlainRenderer:
                 self._on_compaction_start(event)
             case CompactionEnd():
                 self._on_compaction_end(event)
-            case QueueChanged() | ShellStateChanged() | BackgroundShellsChanged():
-                self.on_change()  # the toolbar shows the queue, the state, background shells
+            case (
+                QueueChanged()
+                | ShellStateChanged()
+                | BackgroundShellsChanged()
+                | McpStatusChanged()
+            ):
+                self.on_change()  # the toolbar: queue, state, background shells; MCP news are notices
             case TurnEnd() | ToolExecutionUpdate() | SessionChanged() | ModelChanged():
                 pass
             case QueueReturned():

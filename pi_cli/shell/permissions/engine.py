@@ -106,6 +106,7 @@ class PermissionEngine:
             their declared file effects only.
         search_path: ``PATH`` of the tools' environment.
         git_filters: whether a repository configures git filter programs.
+        read_only: whether a tool declares itself read-only (an MCP server's ``readOnlyHint``).
     """
 
     def __init__(
@@ -122,6 +123,7 @@ class PermissionEngine:
         search_path: str | None = None,
         git_filters: Callable[[Path], bool] = lambda _: False,
         home: str | None = None,
+        read_only: Callable[[str], bool] = lambda _: False,
     ) -> None:
         self.workspace = workspace
         self.rules = rules
@@ -130,6 +132,7 @@ class PermissionEngine:
         self.sandbox_active = sandbox_active
         self.effects_of = effects_of
         self.builtin = builtin
+        self.read_only = read_only
         self.home = home or os.path.expanduser("~")
         self.context = Context(
             workspace,
@@ -214,6 +217,8 @@ class PermissionEngine:
                 "edits need approval in this mode",
                 suggestions=[Suggestion("Edit", "path", path)],
             )
+        if not builtin and not call.paths and self._declared_read_only(call.tool):
+            return Decision("allow", f"{call.tool} is marked read-only by its server")
         if call.tool.startswith("mcp__") or self.mode in ("default", "plan", "dontAsk"):
             return Decision(
                 "ask",
@@ -323,6 +328,12 @@ class PermissionEngine:
             if not classify_commands([alone], command.text, self.context).read_only:
                 return None
         return first
+
+    def _declared_read_only(self, tool: str) -> bool:
+        try:
+            return bool(self.read_only(tool))
+        except Exception:  # noqa: BLE001 - a broken declaration allows nothing
+            return False
 
     def _read_guarded(self, path: Path) -> bool:
         """Whether a Read deny/ask rule covers ``path`` (then a command reading it asks)."""

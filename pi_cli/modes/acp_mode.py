@@ -1,0 +1,318 @@
+"""``pi --mode acp``: pi as an Agent Client Protocol agent over stdio (Zed, toad, JetBrains...).
+
+Built on the ``agent-client-protocol`` SDK (imported only in this mode). Each ACP session is one
+pi shell in the session's ``cwd``; its id is the pi session id, so ``session/load`` resumes a
+pi session (and replays it as updates). Permission modes are the session modes, the model is a
+``model`` config option, slash commands / skills / templates are available commands; approvals
+go to the client as ``session/request_permission`` (:mod:`.acp_updates`); edits go through the
+client's buffers when it offers ``fs`` (:mod:`.acp_fs`); client terminals are never used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, helpers, run_agent, schema
+
+from agent_core import AssistantMessage, ImageContent, ToolResultMessage, UserMessage
+from pi_cli import __version__
+from pi_cli.args import ExitCode, LaunchArgs
+from pi_cli.modes.acp_fs import ClientEditTool, ClientFiles, ClientWriteTool
+from pi_cli.modes.acp_updates import AcpSession, tool_kind
+from pi_cli.modes.common import try_build_shell
+from pi_cli.shell.permissions.modes import DESCRIPTIONS, MODES
+
+_STOP = {"refusal": "refusal", "length": "max_tokens", "aborted": "cancelled"}
+
+
+def run_acp(args: LaunchArgs) -> int:
+    """Serve ACP on stdin/stdout until the client closes it."""
+    try:
+        asyncio.run(_serve(args))
+    except KeyboardInterrupt:
+        return ExitCode.INTERRUPTED
+    return ExitCode.OK
+
+
+async def _serve(args: LaunchArgs) -> None:
+    agent = PiAgent(args)
+    try:
+        await run_agent(agent)  # type: ignore[arg-type]  # implements the Agent methods it uses
+    finally:
+        await agent.close_all()
+
+
+class PiAgent:
+    """The ACP agent: one :class:`AcpSession` per session the client opens."""
+
+    def __init__(self, args: LaunchArgs) -> None:
+        self.args = args
+        self.conn: Any = None
+        self.client_caps: schema.ClientCapabilities | None = None
+        self.sessions: dict[str, AcpSession] = {}
+
+    def on_connect(self, conn: Any) -> None:
+        """The SDK hands over the client connection."""
+        self.conn = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: Any = None,
+        client_info: Any = None,
+        **_: Any,
+    ) -> schema.InitializeResponse:
+        """Capabilities: load, images, embedded context, MCP servers from the client (stdio,
+        http, sse; they join pi's configured ones)."""
+        self.client_caps = client_capabilities
+        return schema.InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=schema.AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=schema.PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=schema.McpCapabilities(http=True, sse=True),
+            ),
+            agent_info=schema.Implementation(name="pi", title="pi", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **_: Any) -> None:
+        """pi reads provider keys from its environment: nothing to authenticate."""
+        return None
+
+    # ------------------------------------------------------------------ sessions
+
+    def _open(self, cwd: str, session: str | None, servers: Any = None) -> AcpSession:
+        options = dataclasses.replace(
+            self.args.shell,
+            mcp_servers=client_servers(servers),
+            cwd=Path(cwd),
+            approvals="remote",
+            session=session,
+            continue_session=False,
+        )
+        args = dataclasses.replace(self.args, shell=options)
+        shell = try_build_shell(args)
+        if isinstance(shell, str):
+            raise RequestError.invalid_params({"message": shell})
+        session_id = shell.session.session_id
+        acp_session = AcpSession(session_id, shell, self.conn)
+        fs = getattr(self.client_caps, "fs", None)
+        if fs is not None and fs.read_text_file and fs.write_text_file:
+            files = ClientFiles(self.conn, session_id)
+            for tool in (ClientEditTool(shell.cwd, files), ClientWriteTool(shell.cwd, files)):
+                shell.replace_tool(tool)
+        self.sessions[session_id] = acp_session
+        return acp_session
+
+    def _state(self, session: AcpSession, models: list[str] | None = None) -> dict[str, Any]:
+        shell = session.shell
+        choices = list(dict.fromkeys([shell.model_id, *(models or session.models)]))
+        modes = schema.SessionModeState(
+            current_mode_id=shell.permissions.mode,
+            available_modes=[
+                schema.SessionMode(id=mode, name=mode, description=DESCRIPTIONS[mode])
+                for mode in MODES
+            ],
+        )
+        model = schema.SessionConfigOptionSelect(
+            id="model",
+            name="Model",
+            category="model",
+            type="select",
+            current_value=shell.model_id,
+            options=[schema.SessionConfigSelectOption(value=m, name=m) for m in choices],
+        )
+        return {"modes": modes, "config_options": [model]}
+
+    def _commands(self, session: AcpSession) -> None:
+        commands = [
+            schema.AvailableCommand(
+                name=command.name,
+                description=command.description or command.name,
+                input=schema.AvailableCommandInput(
+                    root=schema.UnstructuredCommandInput(hint=command.usage)
+                )
+                if command.usage
+                else None,
+            )
+            for command in session.shell.commands.visible()
+        ]
+        session.update(helpers.update_available_commands(commands))
+
+    def _models_later(self, session: AcpSession) -> None:
+        """The model list (models.json, keyed providers, local servers) follows as an update."""
+
+        async def fetch() -> None:
+            try:
+                rows = await session.shell.controls.available_models()
+            except Exception:  # noqa: BLE001 - the current model stays the only choice
+                return
+            session.models = [f"{row['provider']}/{row['id']}" for row in rows if row.get("id")]
+            options = self._state(session)["config_options"]
+            session.update(
+                schema.ConfigOptionUpdate(
+                    session_update="config_option_update", config_options=options
+                )
+            )
+
+        session.background.add(asyncio.ensure_future(fetch()))
+
+    async def new_session(
+        self, cwd: str, mcp_servers: Any = None, **_: Any
+    ) -> schema.NewSessionResponse:
+        """A fresh pi session in ``cwd``."""
+        session = self._open(cwd, None, mcp_servers)
+        self._commands(session)
+        self._models_later(session)
+        return schema.NewSessionResponse(session_id=session.session_id, **self._state(session))
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
+    ) -> schema.LoadSessionResponse:
+        """Resume pi session ``session_id`` and replay its conversation as updates."""
+        old = self.sessions.pop(session_id, None)
+        if old is not None:
+            await old.close()
+        session = self._open(cwd, session_id, mcp_servers)
+        if session.session_id != session_id:
+            raise RequestError.invalid_params({"message": f"no pi session {session_id}"})
+        _replay(session)
+        self._commands(session)
+        self._models_later(session)
+        await session.flush()
+        return schema.LoadSessionResponse(**self._state(session))
+
+    async def set_session_mode(self, mode_id: str, session_id: str, **_: Any) -> None:
+        """A permission mode (default, acceptEdits, auto, plan, dontAsk, bypassPermissions)."""
+        try:
+            self._session(session_id).shell.permissions.set_mode(mode_id)
+        except ValueError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: Any, **_: Any
+    ) -> schema.SetSessionConfigOptionResponse:
+        """``model``: switch the model (``provider/model``)."""
+        session = self._session(session_id)
+        if config_id != "model":
+            raise RequestError.invalid_params({"message": f"unknown option {config_id}"})
+        try:
+            session.shell.set_model(str(value))
+        except Exception as exc:  # noqa: BLE001 - ConfigError: a clear message for the client
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        return schema.SetSessionConfigOptionResponse(
+            config_options=self._state(session)["config_options"]
+        )
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"message": f"unknown session {session_id}"})
+        return session
+
+    # ------------------------------------------------------------------ prompts
+
+    async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> schema.PromptResponse:
+        """Run one prompt to its end; updates stream meanwhile."""
+        session = self._session(session_id)
+        shell = session.shell
+        text, images = prompt_input(prompt, shell.cwd)
+        first = len(shell.messages)
+        result = await shell.submit(text, images=images or None)
+        await shell.wait_idle()
+        if result is not None and result.output:
+            session.update(helpers.update_agent_message_text(result.output))
+        await session.flush()
+        if shell.run_aborted:
+            return schema.PromptResponse(stop_reason="cancelled")
+        answers = [m for m in shell.messages[first:] if isinstance(m, AssistantMessage)]
+        reason = answers[-1].stop_reason if answers else "stop"
+        return schema.PromptResponse(stop_reason=_STOP.get(reason, "end_turn"))  # type: ignore[arg-type]
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        """``session/cancel``: abort the run; open permission questions are withdrawn."""
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.cancel_approvals()
+            session.shell.abort()
+
+    async def close_all(self) -> None:
+        """Close every session's shell (MCP servers stopped, hooks run)."""
+        for session in list(self.sessions.values()):
+            await session.close()
+            await session.shell.aclose()
+        self.sessions.clear()
+
+
+def client_servers(servers: Any) -> dict[str, Any]:
+    """The MCP servers an ACP client passes, as Claude Code entries (stdio, http, sse)."""
+    entries: dict[str, Any] = {}
+    for server in servers or []:
+        kind = getattr(server, "type", None)
+        if kind in ("http", "sse"):
+            headers = {h.name: h.value for h in server.headers or []}
+            entries[server.name] = {"type": kind, "url": server.url, "headers": headers}
+        elif getattr(server, "command", None):
+            env = {e.name: e.value for e in server.env or []}
+            entries[server.name] = {
+                "command": server.command,
+                "args": list(server.args),
+                "env": env,
+            }
+    return entries
+
+
+def prompt_input(blocks: list[Any], cwd: Path) -> tuple[str, list[ImageContent]]:
+    """ACP content blocks as pi's input: text, images, and resources as mentions/attachments."""
+    parts: list[str] = []
+    images: list[ImageContent] = []
+    for block in blocks:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "image":
+            images.append(ImageContent(data=block.data, mime_type=block.mime_type))
+        elif kind == "resource_link":
+            uri = str(block.uri)
+            parts.append("@" + uri.removeprefix("file://") if uri.startswith("file://") else uri)
+        elif kind == "resource":
+            resource = block.resource
+            body = getattr(resource, "text", None)
+            if body is None:
+                parts.append(f"[binary resource {resource.uri}]")
+            else:
+                parts.append(f'<context uri="{resource.uri}">\n{body}\n</context>')
+    return " ".join(p for p in parts if p).strip() or "(empty prompt)", images
+
+
+def _replay(session: AcpSession) -> None:
+    """A loaded session's conversation as user/agent chunks and finished tool calls."""
+    for message in session.shell.messages:
+        if isinstance(message, UserMessage):
+            text = "".join(getattr(b, "text", "") for b in message.content)
+            session.update(helpers.update_user_message_text(text))
+        elif isinstance(message, AssistantMessage):
+            if message.text:
+                session.update(helpers.update_agent_message_text(message.text))
+            for call in message.tool_calls:
+                session.update(
+                    helpers.start_tool_call(
+                        call.id,
+                        session.shell.describe_call(call.name, call.arguments) or call.name,
+                        kind=tool_kind(call.name),
+                        status="completed",
+                        raw_input=call.arguments,  # type: ignore[arg-type]
+                    )
+                )
+        elif isinstance(message, ToolResultMessage):
+            text = "".join(getattr(b, "text", "") for b in message.content)
+            session.update(
+                helpers.update_tool_call(
+                    message.tool_call_id,
+                    status="failed" if message.is_error else "completed",
+                    content=[helpers.tool_content(helpers.text_block(text))] if text else None,
+                )
+            )

@@ -1,0 +1,102 @@
+"""The stdio transport for MCP servers over a process started by :mod:`.process`.
+
+Like the SDK's ``stdio_client`` (newline-delimited JSON-RPC over the child's stdin/stdout), over
+a server pi started itself, inside its process containment. A line on stdout that is not JSON-RPC fails the connection with that line quoted: the
+spec forbids anything else there, and waiting would only turn it into a time-out.
+
+Shutdown: close stdin, wait briefly, then SIGTERM and SIGKILL to the whole group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+
+from pi_cli.shell.mcp.process import STDERR_TAIL, StdioProcess
+
+LINE_LIMIT = 64 * 1024 * 1024
+"""Longest stdout line read (images come base64-encoded in one line)."""
+
+
+@contextlib.asynccontextmanager
+async def stdio_transport(server: StdioProcess) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK transport (read stream, write stream) over a started server process."""
+    process = server.process
+    assert process.stdin is not None and process.stdout is not None
+    reader_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+    write_stream, writer_receive = anyio.create_memory_object_stream[SessionMessage](16)
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        async with reader_send:
+            while True:
+                try:
+                    line = await process.stdout.readline()
+                except (ValueError, asyncio.LimitOverrunError):
+                    server.protocol_error = f"a line on stdout is over {LINE_LIMIT} bytes"
+                    break
+                if not line:
+                    break
+                if not line.strip():
+                    continue
+                try:
+                    message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                except ValueError:
+                    snippet = line.decode("utf-8", "replace").strip()[:120]
+                    server.protocol_error = f"it wrote something that is not JSON-RPC: {snippet!r}"
+                    break
+                try:
+                    await reader_send.send(SessionMessage(message))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+        # Closing the read stream ends the session: pending requests fail instead of hanging.
+
+    async def read_stderr() -> None:
+        assert process.stderr is not None
+        while chunk := await process.stderr.read(4096):
+            server.stderr.extend(chunk)
+            del server.stderr[:-STDERR_TAIL]
+
+    async def write_stdin() -> None:
+        assert process.stdin is not None
+        async with writer_receive:
+            async for message in writer_receive:
+                data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                try:
+                    process.stdin.write(data.encode("utf-8") + b"\n")
+                    await process.stdin.drain()
+                except (BrokenPipeError, ConnectionResetError, RuntimeError):
+                    return
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read_stdout)
+        group.start_soon(read_stderr)
+        group.start_soon(write_stdin)
+        try:
+            yield read_stream, write_stream
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stop(server)
+            group.cancel_scope.cancel()
+
+
+async def stop(server: StdioProcess, grace_s: float = 0.5) -> None:
+    """Close stdin, give the server ``grace_s`` to exit, then end its whole group."""
+    process = server.process
+    if process.stdin is not None:
+        with contextlib.suppress(Exception):
+            process.stdin.close()
+    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        if sig is not None:
+            server.kill_group(sig)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), grace_s)
+            break
+    server.kill_group(signal.SIGKILL)  # what the server started itself, even after it exited
