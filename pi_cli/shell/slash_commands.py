@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from agent_core import Message, Tool
+    from pi_cli.shell.checkpoints.manager import Checkpoints
     from pi_cli.shell.compaction_parts import CompactionResult
     from pi_cli.shell.permissions.control import PermissionControl
     from pi_cli.shell.session_store import SessionStore
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.settings import Settings
     from pi_cli.shell.usage import SessionUsage
 
-PickAction = Literal["pick_model", "pick_session", "pick_tree", "pick_theme"]
+PickAction = Literal["pick_model", "pick_session", "pick_tree", "pick_theme", "pick_rewind"]
 
 
 @dataclass
@@ -58,6 +59,8 @@ class ShellAPI(Protocol):
     def tools(self) -> Sequence[Tool]: ...
     @property
     def usage(self) -> SessionUsage: ...
+    @property
+    def checkpoints(self) -> Checkpoints: ...
     def context_usage(self) -> tuple[int, int]: ...
     def set_model(self, spec: str, *, record: bool = True) -> None: ...
     def set_thinking(self, level: str) -> None: ...
