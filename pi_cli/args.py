@@ -35,7 +35,10 @@ class ExitCode(IntEnum):
     SCHEMA = 6
     """The final answer never matched ``--output-schema``."""
     DENIED = 7
-    """A tool call needed an approval that nobody could give (non-interactive modes)."""
+    """A tool call needed an approval that nobody could give (non-interactive modes); also
+    ``pi rewind`` when files changed by hand need ``--yes`` or ``--keep``."""
+    DIVERGED = 8
+    """``--replay``: a replayed tool call gave another result than the recorded one."""
     HANGUP = 129
     """SIGHUP: the terminal went away."""
     INTERRUPTED = 130
@@ -147,6 +150,32 @@ OPTIONS: tuple[Option, ...] = (
         "flag",
     ),
     Option("shell.session", ("--session",), "Resume a session by file path or id."),
+    Option(
+        "resume",
+        ("--resume", "-r"),
+        "Pick a session to resume (search, rename, delete) when the interactive UI opens.",
+        "flag",
+    ),
+    Option(
+        "export",
+        ("--export",),
+        "Export a session (file path or id) as one HTML file and exit; the prompt word is the "
+        "output file (default pi-session-<name>.html).",
+        metavar="SESSION",
+    ),
+    Option(
+        "replay",
+        ("--replay",),
+        "Replay a session file's recorded tool calls in a scratch copy of the workspace and "
+        "compare their results (exit 8 on a difference).",
+        metavar="SESSION",
+    ),
+    Option(
+        "replay_live",
+        ("--replay-live",),
+        "With --replay: send the recorded prompts to the configured model instead.",
+        "flag",
+    ),
     Option("shell.skill_paths", ("--skill",), "Load a skill directory (repeatable).", "list"),
     Option(
         "shell.permission_mode",
@@ -230,6 +259,10 @@ class LaunchArgs:
     json_partials: bool = False
     list_models: bool = False
     images: list[str] = field(default_factory=list)
+    resume: bool = False
+    export: str | None = None
+    replay: str | None = None
+    replay_live: bool = False
 
     @property
     def cwd(self) -> Path:
@@ -315,7 +348,22 @@ def _trust_run(argv: list[str]) -> int:
     return run(argv)
 
 
-SUBCOMMANDS: dict[str, Subcommand] = {"trust": Subcommand("trust", _trust_accepts, _trust_run)}
+def _rewind_accepts(argv: list[str]) -> bool:
+    from pi_cli.rewind_cli import accepts
+
+    return accepts(argv)
+
+
+def _rewind_run(argv: list[str]) -> int:
+    from pi_cli.rewind_cli import run
+
+    return run(argv)
+
+
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "trust": Subcommand("trust", _trust_accepts, _trust_run),
+    "rewind": Subcommand("rewind", _rewind_accepts, _rewind_run),
+}
 """Registered subcommands by name (features add theirs)."""
 
 

@@ -14,6 +14,14 @@ def launch(args: LaunchArgs) -> int:
         from pi_cli.modes.list_models import print_models
 
         return print_models(args)
+    if args.export is not None:
+        from pi_cli.modes.export_cli import run_export
+
+        return run_export(args)
+    if args.replay is not None:
+        from pi_cli.modes.replay_cli import run_replay
+
+        return run_replay(args)
     prompt = args.prompt
     stdin_text = ""
     if args.mode != "rpc" and not sys.stdin.isatty() and (args.print_mode or not prompt):
@@ -28,6 +36,9 @@ def launch(args: LaunchArgs) -> int:
     if args.images and (interactive or args.mode == "rpc"):
         # In the TUI, attach with @shot.png or by pasting the path; RPC: prompt.images.
         error('--image goes with a prompt: pi -i shot.png "what is in this picture?"')
+        return ExitCode.USAGE
+    if args.resume and not interactive:
+        error("--resume opens the session picker of the interactive UI; use --session ID here")
         return ExitCode.USAGE
     if not interactive and args.mode != "rpc" and not prompt.strip():
         # -p or --mode json without a prompt: never send an empty prompt to the model.
