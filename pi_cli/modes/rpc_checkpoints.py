@@ -79,7 +79,8 @@ def checkpoint_commands(rpc: RpcContext) -> Mapping[str, Handler]:
     checkpoints = shell.checkpoints
 
     async def rewind(command: dict[str, Any]) -> Any:
-        shell.ensure_idle("rewind")
+        if shell.state == "running":
+            shell.ensure_idle("rewind")  # refused now: a live run is not waited for
         overwrite = _overwrite(command)
 
         async def run() -> Any:
