@@ -69,7 +69,7 @@ async def _export(shell: ShellAPI, args: str) -> CommandResult:
     from pi_cli.shell.export_html import ExportError, default_export_path, export_session
 
     session = shell.session
-    if session.path is None and not session.entries:
+    if not session.entries:
         return CommandResult(output="Nothing to export yet.", error=True)
     words = split_args(args)
     target = Path(words[0]).expanduser() if words else default_export_path(session, shell.cwd)

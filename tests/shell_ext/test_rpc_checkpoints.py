@@ -3,12 +3,15 @@ against a real ``pi --mode rpc`` child whose scripted model runs real bash comma
 
 from __future__ import annotations
 
+import asyncio
 import shutil
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.shell_ext.helpers import make_shell
 from tests.shell_ext.test_rpc import RpcClient, is_event
 from tests.shell_ext.test_rpc import scripted_client as scripted_client  # noqa: F401 - fixture
 
@@ -86,3 +89,25 @@ def test_rpc_rewind_restore_undo_export_and_name(
     default = client.request({"type": "export_html", "id": "e2"})
     assert Path(default["data"]["path"]).name.startswith("pi-session-")
     assert client.close() == 0
+
+
+def test_a_queue_survives_kill_9_and_comes_back_on_the_next_start(
+    scripted_client: Callable[[list[dict]], RpcClient], project: Path
+) -> None:
+    client = scripted_client([bash("sleep 30"), {"text": "never"}])
+    client.request({"type": "prompt", "id": "p", "message": "wait a long time"})
+    client.wait_for(is_event("tool_execution_start"))
+    assert client.request({"type": "steer", "id": "s", "message": "then do this instead"})[
+        "success"
+    ]
+    client.wait_for(is_event("queue_update"))
+    client.process.send_signal(signal.SIGKILL)
+    client.process.wait()
+
+    async def restart() -> list[str]:
+        shell, _, recorder = make_shell(project, continue_session=True)
+        returned = [e for e in recorder.of_type("queue_returned") if e.reason == "restored"]
+        await shell.aclose()
+        return [item.text for event in returned for item in event.items]
+
+    assert asyncio.run(restart()) == ["then do this instead"]
