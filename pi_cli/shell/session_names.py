@@ -7,14 +7,11 @@ without one is shown by its title: the first line of its first prompt, shortened
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pi_cli.shell.session_store import SessionError, SessionStore
 from pi_cli.shell.session_tree import labels, text_of
 
 __all__ = [
     "labels",
-    "rename_file",
     "session_name",
     "set_label",
     "set_session_name",
@@ -76,8 +73,3 @@ def set_label(store: SessionStore, target: str, label: str | None) -> str:
         raise SessionError(f"No entry {target} in this session")
     text = " ".join((label or "").split()) or None
     return store.append(LABEL, targetId=target, label=text)
-
-
-def rename_file(path: Path, name: str) -> None:
-    """Name a session that is not open here (the resume picker's rename)."""
-    set_session_name(SessionStore.open(path), name)

@@ -45,6 +45,8 @@ class Pickers:
             return await self._models()
         if action == "pick_session":
             return self._sessions()
+        if action == "pick_rewind":
+            return []  # /rewind's own output is the numbered list (/rewind N picks)
         name = action.removeprefix("pick_")
         return [
             f"(the {name} picker needs the full-screen UI; pass the value as an argument instead)"

@@ -231,11 +231,12 @@ async def rewind(
     if not conversation and not (result.plan and result.plan.changes):
         return result  # nothing would change
     now = result.plan.current if result.plan and result.plan.current else None
-    now = now or await snaps.run(snaps.snapshot_now, session.session_id)
-    result.undo_id = snaps.record(
-        session, now, "restore", target=entry_id, code=code, conversation=conversation
-    )
-    if result.plan and result.plan.target and result.plan.changes:
+    if snaps.off is None:  # checkpoints off: only the conversation moves, git is never run
+        now = now or await snaps.run(snaps.snapshot_now, session.session_id)
+        result.undo_id = snaps.record(
+            session, now, "restore", target=entry_id, code=code, conversation=conversation
+        )
+    if now is not None and result.plan and result.plan.target and result.plan.changes:
         keep = frozenset(result.plan.by_hand) if overwrite is False else frozenset()
         target = result.plan.target.tree
         result.restored = await snaps.run(restore_tree, snaps.git, now.tree, target, keep)
@@ -246,8 +247,9 @@ async def rewind(
             text, details = summary
             session.append("branch_summary", fromId=leaf or "root", summary=text, details=details)
         result.moved = True
-    after = await snaps.run(snaps.snapshot_now, session.session_id)
-    snaps.record(session, after, "restored", target=entry_id)
+    if snaps.off is None:
+        after = await snaps.run(snaps.snapshot_now, session.session_id)
+        snaps.record(session, after, "restored", target=entry_id)
     if conversation:
         shell.adopt_session(session, "tree")
     return result
