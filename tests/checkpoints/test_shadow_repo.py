@@ -210,3 +210,18 @@ def test_prune_drops_old_sessions_and_keeps_recent_ones(repo: Path) -> None:
     shadow.run("update-ref", shadow.ref("fresh"), commit)
     kept = prune(shadow, keep_days=30, max_repo_mb=1024)
     assert kept.dropped == [] and shadow.has_object(tree)
+
+
+def test_a_first_snapshot_of_many_files_is_packed_and_still_counts_lines(repo: Path) -> None:
+    from pi_cli.shell.checkpoints.snapshot import PACK_FROM_FILES, numstats
+
+    for i in range(PACK_FROM_FILES + 10):
+        (repo / f"mod{i}.py").write_text("a\nb\nc\n")
+    shadow = ShadowGit(repo)
+    first = snap(shadow)
+    loose = list((shadow.git_dir / "objects").glob("??/*"))
+    assert len(loose) == 1  # the tree; the 74 files went into one pack
+    assert list((shadow.git_dir / "objects" / "pack").glob("*.pack"))
+    (repo / "mod3.py").write_text("a\nB\nc\nd\n")
+    (stats,) = numstats(shadow, [(first, snap(shadow))])
+    assert [(s.path, s.added, s.removed) for s in stats] == [("mod3.py", 2, 1)]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.settings import CheckpointSettings
 
 LIST_TIMEOUT_S = 30.0
+PACK_FROM_FILES = 64
 _PAIR_HEADER = re.compile(rb"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 
@@ -121,8 +122,11 @@ def _snapshot(git: ShadowGit, index: Path, limits: Limits, known_tree: str | Non
             fresh,
         )
     if update:
+        # Many new files (a first snapshot): stream them into one pack instead of a loose
+        # object file each (3x faster); only for this command, so diffs still count lines.
+        packed = ["-c", "core.bigFileThreshold=1"] if len(update) > PACK_FROM_FILES else []
         git.run(
-            "update-index", "-z", "--add", "--remove", "--replace", "--stdin",
+            *packed, "update-index", "-z", "--add", "--remove", "--replace", "--stdin",
             index=index, stdin=b"\0".join(update) + b"\0",
         )  # fmt: skip
     if force_remove:
