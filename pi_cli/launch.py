@@ -33,6 +33,7 @@ def launch(args: LaunchArgs) -> int:
     if stdin_text.strip():
         prompt = f"{prompt}\n\n{stdin_text}".strip() if prompt else stdin_text.strip()
     interactive = args.mode == "text" and not prompt and not args.print_mode
+    args.shell.offer_stored_queue = interactive or args.mode == "rpc"
     if args.images and (interactive or args.mode == "rpc"):
         # In the TUI, attach with @shot.png or by pasting the path; RPC: prompt.images.
         error('--image goes with a prompt: pi -i shot.png "what is in this picture?"')

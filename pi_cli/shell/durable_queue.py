@@ -55,8 +55,9 @@ def stored_items(store: SessionStore) -> list[QueuedItem]:
 class DurableQueue:
     """Keeps the shell's queue in its session (see the module docstring)."""
 
-    def __init__(self, shell: QueueHost) -> None:
+    def __init__(self, shell: QueueHost, offer: bool = True) -> None:
         self.shell = shell
+        self.offers = offer  # one-shot runs (-p) leave a stored queue for the next editor
         self._stored: str = "empty"  # what the file holds now: empty, queued or returned
         self.offer(shell.session)
         shell.subscribe(self.on_event)
@@ -68,7 +69,7 @@ class DurableQueue:
 
     def offer(self, store: SessionStore) -> None:
         """Hand a stored queue back to the front ends (once: the file then holds none)."""
-        items = stored_items(store)
+        items = stored_items(store) if self.offers else []
         if not items:
             return
         count = f"{len(items)} message{'s' if len(items) != 1 else ''}"

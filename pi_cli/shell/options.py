@@ -37,6 +37,9 @@ class ShellOptions:
     continue_session: bool = False
     session: str | None = None
     skill_paths: list[str] = field(default_factory=list)
+    # A queue stored in the session (a run ended by abort, error or crash) is handed back at
+    # start (QueueReturned "restored"): for front ends with an editor or a client, not -p.
+    offer_stored_queue: bool = False
     stream_fn: StreamFn | None = None
     tool_objects: list[Tool] | None = None
     settings: Settings | None = None

@@ -11,6 +11,7 @@ from pi_cli.shell.checkpoints.manager import Checkpoints
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.durable_queue import DurableQueue
 from pi_cli.shell.events import ShellEvent
+from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.session_commands import session_commands
 from pi_cli.shell.slash_commands import SlashCommandRegistry
 
@@ -22,6 +23,8 @@ class FeatureHost(ShellContext, Protocol):
     def commands(self) -> SlashCommandRegistry: ...
     @property
     def input_transforms(self) -> list[Callable[[str], Awaitable[str | None]]]: ...
+    @property
+    def options(self) -> ShellOptions: ...
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
 
 
@@ -35,6 +38,6 @@ def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQue
         return text
 
     shell.input_transforms.insert(0, settled)
-    queue = DurableQueue(shell)
+    queue = DurableQueue(shell, offer=shell.options.offer_stored_queue)
     shell.commands.register_all(session_commands(), rewind_commands())
     return checkpoints, queue

@@ -105,7 +105,7 @@ def test_a_queue_survives_kill_9_and_comes_back_on_the_next_start(
     client.process.wait()
 
     async def restart() -> list[str]:
-        shell, _, recorder = make_shell(project, continue_session=True)
+        shell, _, recorder = make_shell(project, continue_session=True, offer_stored_queue=True)
         returned = [e for e in recorder.of_type("queue_returned") if e.reason == "restored"]
         await shell.aclose()
         return [item.text for event in returned for item in event.items]

@@ -40,11 +40,11 @@ async def test_an_aborted_queue_comes_back_on_the_next_start_once(project: Path)
         "and later",
     ]
     assert "queue" not in {e.type for e in SessionStore.open(path).entries.values()}  # no tree node
-    second, _, recorder = make_shell(project, continue_session=True)
+    second, _, recorder = make_shell(project, continue_session=True, offer_stored_queue=True)
     restored = [e for e in recorder.of_type("queue_returned") if e.reason == "restored"]
     assert [i.text for i in restored[0].items] == ["steer me", "and later"]
     assert any("2 messages still queued" in n for n in notices(recorder))
-    third, _, again = make_shell(project, continue_session=True)
+    third, _, again = make_shell(project, continue_session=True, offer_stored_queue=True)
     assert not again.of_type("queue_returned")  # offered once
 
 
@@ -73,7 +73,7 @@ async def test_a_failed_run_stores_its_queue_and_the_next_run_clears_it(project:
     await shell.wait_idle()
     last_queue = [e for e in entries(path) if e["type"] == "queue"][-1]
     assert last_queue["items"] == [] and last_queue["reason"] == "sent"
-    _, _, later = make_shell(project, continue_session=True)
+    _, _, later = make_shell(project, continue_session=True, offer_stored_queue=True)
     assert not later.of_type("queue_returned")
 
 
@@ -93,7 +93,7 @@ async def test_delivered_steers_never_come_back(project: Path) -> None:
     assert shell.session.path is not None
     queues = [e for e in entries(shell.session.path) if e["type"] == "queue"]
     assert queues[0]["items"][0]["text"] == "steer now" and queues[-1]["items"] == []
-    _, _, recorder = make_shell(project, continue_session=True)
+    _, _, recorder = make_shell(project, continue_session=True, offer_stored_queue=True)
     assert not recorder.of_type("queue_returned")
 
 
@@ -156,3 +156,13 @@ async def test_leaving_a_branch_can_summarise_it(project: Path) -> None:
     assert "Plan B was tried and failed." in "\n".join(sent)
     tree = [e.preview for e in shell.tree_entries()]
     assert any(p.startswith("[branch summary] ## Goal") for p in tree)
+
+
+async def test_a_one_shot_run_leaves_a_stored_queue_for_the_next_editor(project: Path) -> None:
+    await _queue_then_abort(project)
+    one_shot, _, recorder = make_shell(project, continue_session=True)  # as pi -c -p does
+    assert not recorder.of_type("queue_returned") and not notices(recorder)
+    await one_shot.aclose()
+    _, _, later = make_shell(project, continue_session=True, offer_stored_queue=True)
+    restored = [e for e in later.of_type("queue_returned") if e.reason == "restored"]
+    assert [i.text for i in restored[0].items] == ["steer me", "and later"]

@@ -173,7 +173,9 @@ async def test_pi_r_opens_the_resume_picker_and_a_stored_queue_comes_back(tmp_pa
             "reason": "queued",
         }
         handle.write(json.dumps(entry, separators=(",", ":")) + "\n")
-    options = ShellOptions(cwd=project, stream_fn=ScriptedStream(), continue_session=True)
+    options = ShellOptions(
+        cwd=project, stream_fn=ScriptedStream(), continue_session=True, offer_stored_queue=True
+    )
     # As run_tui starts it: the shell is built after the first frame, then /resume is sent.
     app = PiApp(
         None,
