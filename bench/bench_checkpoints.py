@@ -30,7 +30,9 @@ def generate(root: Path) -> int:
     for i in range(FILES):
         directory = root / "src" / f"pkg{i % 40}" / f"sub{i % 7}"
         directory.mkdir(parents=True, exist_ok=True)
-        body = "\n".join(f"def f{j}(x):\n    return x * {j + i}\n" for j in range(rng.randint(5, 80)))
+        body = "\n".join(
+            f"def f{j}(x):\n    return x * {j + i}\n" for j in range(rng.randint(5, 80))
+        )
         (directory / f"module_{i}.py").write_text(body)
         total += len(body)
     (root / ".gitignore").write_text("build/\n*.pyc\n")
@@ -83,7 +85,9 @@ def main() -> None:
             f"{best * 1000:.1f} ms (budget {BUDGET_S * 1000:.0f} ms) {verdict}"
         )
         median, best = timed(lambda: take_snapshot(shadow, "bench", limits, tree[0]))
-        print(f"snapshot, nothing changed: median {median * 1000:.1f} ms, best {best * 1000:.1f} ms")
+        print(
+            f"snapshot, nothing changed: median {median * 1000:.1f} ms, best {best * 1000:.1f} ms"
+        )
         start = time.perf_counter()
         take_snapshot(shadow, "second-session", limits)
         print(f"first snapshot of a second session: {(time.perf_counter() - start) * 1000:.0f} ms")
