@@ -225,3 +225,20 @@ def test_a_first_snapshot_of_many_files_is_packed_and_still_counts_lines(repo: P
     (repo / "mod3.py").write_text("a\nB\nc\nd\n")
     (stats,) = numstats(shadow, [(first, snap(shadow))])
     assert [(s.path, s.added, s.removed) for s in stats] == [("mod3.py", 2, 1)]
+
+
+def test_pi_home_inside_the_workspace_is_never_snapshotted(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inside = repo / "tools" / "pi-home"
+    inside.mkdir(parents=True)
+    (inside / "settings.json").write_text("{}")
+    monkeypatch.setenv("PI_HOME", str(inside))
+    shadow = ShadowGit(repo)
+    tree = snap(shadow)
+    listed = subprocess.run(
+        ["git", "ls-tree", "-r", "--name-only", tree], env=shadow.env(), capture_output=True,
+        text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert "app.py" in listed and not any(p.startswith("tools/") for p in listed)
+    assert shadow.git_dir.is_relative_to(inside)  # the shadow repository itself lives there

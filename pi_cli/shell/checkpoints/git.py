@@ -79,6 +79,18 @@ def file_lock(path: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
+def _replace(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (another pi's git may be reading it), if it differs."""
+    try:
+        if path.read_text() == text:
+            return
+    except OSError:
+        pass
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text)
+    temporary.replace(path)
+
+
 class ShadowGit:
     """The shadow repository of one workspace and the plumbing commands run on it."""
 
@@ -170,11 +182,11 @@ class ShadowGit:
                 if done.returncode != 0:
                     detail = done.stderr.decode("utf-8", "replace").strip()
                     raise GitError(f"cannot create the checkpoint repository: {detail}")
-            (self.git_dir / "config").write_text(_CONFIG.format(null=os.devnull))
             info = self.git_dir / "info"
             info.mkdir(exist_ok=True)
-            (info / "attributes").write_text(_ATTRIBUTES)
-            (info / "exclude").write_text(self._excludes())
+            _replace(self.git_dir / "config", _CONFIG.format(null=os.devnull))
+            _replace(info / "attributes", _ATTRIBUTES)
+            _replace(info / "exclude", self._excludes())
         self.index_dir.mkdir(parents=True, exist_ok=True)
         self._ready = True
 

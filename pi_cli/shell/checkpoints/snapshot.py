@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 LIST_TIMEOUT_S = 30.0
 PACK_FROM_FILES = 64
+_BROKEN_INDEX = re.compile(
+    r"invalid object|error building trees|unable to read|corrupt|bad signature|index file", re.I
+)
 _PAIR_HEADER = re.compile(rb"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 
@@ -93,8 +96,8 @@ def take_snapshot(
         _remove_stale_lock_file(index)
         try:
             snap = _snapshot(git, index, limits, known_tree)
-        except GitError:
-            if not index.exists():
+        except GitError as exc:
+            if not index.exists() or not _BROKEN_INDEX.search(str(exc)):
                 raise
             index.unlink()  # start over from the files themselves, once
             snap = _snapshot(git, index, limits, None)
