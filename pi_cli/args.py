@@ -35,7 +35,10 @@ class ExitCode(IntEnum):
     SCHEMA = 6
     """The final answer never matched ``--output-schema``."""
     DENIED = 7
-    """A tool call needed an approval that nobody could give (non-interactive modes)."""
+    """A tool call needed an approval that nobody could give (non-interactive modes); also
+    ``pi rewind`` when files changed by hand need ``--yes`` or ``--keep``."""
+    DIVERGED = 8
+    """``--replay``: a replayed tool call gave another result than the recorded one."""
     HANGUP = 129
     """SIGHUP: the terminal went away."""
     INTERRUPTED = 130
@@ -147,6 +150,32 @@ OPTIONS: tuple[Option, ...] = (
         "flag",
     ),
     Option("shell.session", ("--session",), "Resume a session by file path or id."),
+    Option(
+        "resume",
+        ("--resume", "-r"),
+        "Pick a session to resume (search, rename, delete) when the interactive UI opens.",
+        "flag",
+    ),
+    Option(
+        "export",
+        ("--export",),
+        "Export a session (file path or id) as one HTML file and exit; the prompt word is the "
+        "output file (default pi-session-<name>.html).",
+        metavar="SESSION",
+    ),
+    Option(
+        "replay",
+        ("--replay",),
+        "Replay a session file's recorded tool calls in a scratch copy of the workspace and "
+        "compare their results (exit 8 on a difference).",
+        metavar="SESSION",
+    ),
+    Option(
+        "replay_live",
+        ("--replay-live",),
+        "With --replay: send the recorded prompts to the configured model instead.",
+        "flag",
+    ),
     Option("shell.skill_paths", ("--skill",), "Load a skill directory (repeatable).", "list"),
     Option(
         "shell.permission_mode",
@@ -236,6 +265,10 @@ class LaunchArgs:
     json_partials: bool = False
     list_models: bool = False
     images: list[str] = field(default_factory=list)
+    resume: bool = False
+    export: str | None = None
+    replay: str | None = None
+    replay_live: bool = False
 
     @property
     def cwd(self) -> Path:
@@ -309,33 +342,26 @@ class Subcommand:
     run: Callable[[list[str]], int]
 
 
-def _trust_accepts(argv: list[str]) -> bool:
-    from pi_cli.trust_cli import accepts
+def _lazy(module: str) -> tuple[Callable[[list[str]], bool], Callable[[list[str]], int]]:
+    """``accepts`` and ``run`` of a subcommand module, imported only when called."""
+    import importlib
 
-    return accepts(argv)
+    def accepts(argv: list[str]) -> bool:
+        return bool(importlib.import_module(module).accepts(argv))
 
+    def run(argv: list[str]) -> int:
+        return int(importlib.import_module(module).run(argv))
 
-def _trust_run(argv: list[str]) -> int:
-    from pi_cli.trust_cli import run
-
-    return run(argv)
-
-
-def _mcp_accepts(argv: list[str]) -> bool:
-    from pi_cli.mcp_cli import accepts
-
-    return accepts(argv)
-
-
-def _mcp_run(argv: list[str]) -> int:
-    from pi_cli.mcp_cli import run
-
-    return run(argv)
+    return accepts, run
 
 
 SUBCOMMANDS: dict[str, Subcommand] = {
-    "trust": Subcommand("trust", _trust_accepts, _trust_run),
-    "mcp": Subcommand("mcp", _mcp_accepts, _mcp_run),
+    name: Subcommand(name, *_lazy(module))
+    for name, module in [
+        ("trust", "pi_cli.trust_cli"),
+        ("mcp", "pi_cli.mcp_cli"),
+        ("rewind", "pi_cli.rewind_cli"),
+    ]
 }
 """Registered subcommands by name (features add theirs)."""
 

@@ -14,6 +14,14 @@ def launch(args: LaunchArgs) -> int:
         from pi_cli.modes.list_models import print_models
 
         return print_models(args)
+    if args.export is not None:
+        from pi_cli.modes.export_cli import run_export
+
+        return run_export(args)
+    if args.replay is not None:
+        from pi_cli.modes.replay_cli import run_replay
+
+        return run_replay(args)
     prompt = args.prompt
     stdin_text = ""
     if (
@@ -29,9 +37,13 @@ def launch(args: LaunchArgs) -> int:
     if stdin_text.strip():
         prompt = f"{prompt}\n\n{stdin_text}".strip() if prompt else stdin_text.strip()
     interactive = args.mode == "text" and not prompt and not args.print_mode
+    args.shell.offer_stored_queue = interactive or args.mode in ("rpc", "acp")
     if args.images and (interactive or args.mode in ("rpc", "acp")):
         # In the TUI, attach with @shot.png or by pasting the path; RPC: prompt.images.
         error('--image goes with a prompt: pi -i shot.png "what is in this picture?"')
+        return ExitCode.USAGE
+    if args.resume and not interactive:
+        error("--resume opens the session picker of the interactive UI; use --session ID here")
         return ExitCode.USAGE
     if not interactive and args.mode not in ("rpc", "acp") and not prompt.strip():
         # -p or --mode json without a prompt: never send an empty prompt to the model.

@@ -66,7 +66,7 @@ def run_plain(args: LaunchArgs) -> int:
     if isinstance(shell, int):
         return shell
     try:
-        return asyncio.run(PlainRepl(shell).run())
+        return asyncio.run(_run(PlainRepl(shell), args.resume))
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
 
@@ -79,6 +79,12 @@ def dumb_terminal_width() -> int | None:
     if os.environ.get("TERM") != "dumb":
         return None
     return shutil.get_terminal_size((80, 24)).columns
+
+
+async def _run(repl: PlainRepl, resume: bool) -> int:
+    if resume:  # pi -r: the numbered session list first (/resume N picks one)
+        await repl.handle("/resume")
+    return await repl.run()
 
 
 def history_path() -> Path:

@@ -27,6 +27,7 @@ from pi_cli.modes.common import build_shell
 from pi_cli.modes.json_writer import write_command_output
 from pi_cli.modes.pi_events import PiEventWriter
 from pi_cli.modes.rpc_base import JSON_NULL, CommandGroup, Deferred, Handler, RpcError
+from pi_cli.modes.rpc_checkpoints import checkpoint_commands
 from pi_cli.modes.rpc_prompting import prompting_commands
 from pi_cli.modes.rpc_queue import queue_commands
 from pi_cli.modes.rpc_sessions import session_commands
@@ -52,6 +53,7 @@ COMMAND_GROUPS: tuple[CommandGroup, ...] = (
     session_commands,
     queue_commands,
     approval_commands,
+    checkpoint_commands,
 )
 """Every command group; a later group may replace a command of an earlier one."""
 USER_ERRORS = (RpcError, SessionError, ConfigError, CompactionError, QueueError)

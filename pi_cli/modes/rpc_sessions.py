@@ -1,20 +1,16 @@
 """RPC sessions: ``compact``, ``new_session``, ``switch_session``, ``fork``, ``clone``,
-``get_fork_messages``; ``export_html`` and ``set_session_name`` answer that they are not built
-yet (HTML export and session names come with the checkpoints/session work)."""
+``get_fork_messages``, ``export_html`` (``{path}``) and ``set_session_name`` (as pi)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pi_cli.modes.rpc_base import Handler, RpcContext, RpcError, text_arg
 from pi_cli.shell.branching import fork_before, fork_points
 from pi_cli.shell.compaction import CompactionError
-
-NOT_YET = (
-    "{command} is not available in this pi yet: {what} comes with the session/checkpoints "
-    "work (issue 19)."
-)
+from pi_cli.shell.session_names import set_session_name as set_session_name_entry
 
 
 def session_commands(rpc: RpcContext) -> Mapping[str, Handler]:
@@ -84,12 +80,27 @@ def session_commands(rpc: RpcContext) -> Mapping[str, Handler]:
         return {"messages": [{"entryId": i, "text": t} for i, t in fork_points(shell)]}
 
     async def export_html(command: dict[str, Any]) -> Any:
-        raise RpcError(NOT_YET.format(command="export_html", what="HTML export"))
+        from pi_cli.shell.export_html import ExportError, default_export_path, export_session
+
+        await rpc.settle()
+        raw = command.get("outputPath")
+        if raw is not None and not isinstance(raw, str):
+            raise RpcError('"outputPath" must be a string')
+        target = Path(raw).expanduser() if raw else default_export_path(shell.session, shell.cwd)
+        target = target if target.is_absolute() else shell.cwd / target
+        try:
+            path = export_session(shell.session, target, theme=shell.settings.theme)
+        except ExportError as exc:
+            raise RpcError(str(exc)) from None
+        return {"path": str(path)}
 
     async def set_session_name(command: dict[str, Any]) -> Any:
-        if not text_arg(command, "name").strip():
+        name = text_arg(command, "name").strip()
+        if not name:
             raise RpcError("Session name cannot be empty")
-        raise RpcError(NOT_YET.format(command="set_session_name", what="naming sessions"))
+        await rpc.settle()
+        shell.ensure_idle("name the session")
+        set_session_name_entry(shell.session, name)
 
     return {
         "compact": compact,

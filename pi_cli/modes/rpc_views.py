@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core import AssistantMessage, Message, ToolResultMessage, UserMessage, to_wire
 from pi_cli.shell.bash_messages import BashExecutionMessage
+from pi_cli.shell.session_names import session_name as name_of
 
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent
@@ -14,10 +15,8 @@ if TYPE_CHECKING:
 
 
 def session_name(shell: CodingAgent) -> str | None:
-    """The name of the latest ``session_info`` entry on the path (pi's session names)."""
-    entry = shell.session.latest("session_info")
-    name = entry.get("name") if entry else None
-    return name if isinstance(name, str) and name else None
+    """The name of the newest ``session_info`` entry of the session (pi's session names)."""
+    return name_of(shell.session)
 
 
 def state_of(shell: CodingAgent) -> dict[str, Any]:

@@ -49,6 +49,7 @@ from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl, permission_commands
 from pi_cli.shell.safety import Safety
 from pi_cli.shell.sandbox_setup import tools_and_sandbox
+from pi_cli.shell.session_features import attach_session_features
 from pi_cli.shell.session_load import adopt, open_startup_session, switch_to
 from pi_cli.shell.session_store import SessionError, SessionStore
 from pi_cli.shell.settings import Settings
@@ -132,6 +133,7 @@ class CodingAgent:
         )
         self.templates = template_commands(templates, self.commands, template_problems)
         self.mcp: McpManager = setup_mcp(self)  # servers start now, on their own thread
+        self.checkpoints, self.durable_queue = attach_session_features(self)  # after the gate
         for problem in [*map(str, self.skills.problems), *template_problems, *import_notices]:
             self.notify(problem, "warning")
         self.rebuild_system_prompt()
@@ -221,6 +223,7 @@ class CodingAgent:
         """Raise :class:`SessionError` if busy with anything but the command calling this."""
         if self.policy.busy_elsewhere():
             raise SessionError(f"Cannot {what} while the agent is running (abort it first)")
+        self.checkpoints.flush()  # a run that just ended: its snapshot first
 
     def submit(
         self, text: str, intent: Intent = "auto", images: list[ImageContent] | None = None
@@ -328,8 +331,6 @@ class CodingAgent:
         """Resume another session (path or id) of this project (raises SessionError mid-run)."""
         switch_to(self, ref)
 
-    # ------------------------------------------------------------------ model
-
     def set_model(self, spec: str, *, record: bool = True) -> None:
         """Switch the model (raises :class:`ConfigError` with a user-facing message)."""
         if self.policy.busy_elsewhere():
@@ -378,12 +379,11 @@ class CodingAgent:
         """The one-line title of a tool call, as the tool itself words it ("" if unknown)."""
         return describe_call(self.tools, tool_name, args)
 
-    # ------------------------------------------------------------------ shutdown
-
     async def aclose(self) -> None:
         """Run SessionEnd hooks, stop the tools and MCP servers, close provider clients; once."""
         await run_session_end(self.hooks, "other")
         await asyncio.gather(
+            self.checkpoints.aclose(),
             self.sandbox.aclose(),
             self._stream_fns.aclose(self.agent.stream_fn),
             asyncio.to_thread(self.mcp.close),  # servers' process groups are killed

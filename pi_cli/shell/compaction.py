@@ -9,17 +9,13 @@ file, whose full history stays; the agent's messages are rebuilt from the sessio
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agent_core import (
     AbortSignal,
     AssistantMessage,
-    LlmContext,
     Message,
-    StreamOptions,
-    Tool,
-    user_message,
 )
 from pi_cli.shell.compaction_parts import (
     SUMMARY_FORMAT,
@@ -27,6 +23,7 @@ from pi_cli.shell.compaction_parts import (
     CompactionError,
     CompactionResult,
     build_summary_request,
+    file_operations,
     find_cut_point,
     last_user_index,
     serialize_conversation,
@@ -35,7 +32,7 @@ from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import CompactionEnd, CompactionReason, CompactionStart
 from pi_cli.shell.session_store import entry_message
 from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
-from pi_cli.shell.tool_info import call_effects
+from pi_cli.shell.summary_request import request_summary
 from pi_cli.shell.usage import context_tokens, message_tokens
 
 __all__ = [
@@ -72,21 +69,6 @@ def is_context_overflow(message: AssistantMessage) -> bool:
         return True
     text = message.error_message or ""
     return text.startswith("Context overflow") or any(p in text.lower() for p in _OVERFLOW_PATTERNS)
-
-
-def file_operations(messages: list[Message], tools: Sequence[Tool]) -> tuple[set[str], set[str]]:
-    """(files read, files modified) according to the tool calls in ``messages``.
-
-    Each tool says which files a call reads or writes (``Tool.file_effects``).
-    """
-    read: set[str] = set()
-    modified: set[str] = set()
-    for message in messages:
-        if isinstance(message, AssistantMessage):
-            for call in message.tool_calls:
-                for effect in call_effects(tools, call.name, call.arguments):
-                    (modified if effect.access == "write" else read).add(effect.path)
-    return read - modified, modified
 
 
 # ---------------------------------------------------------------------------- the compactor
@@ -148,35 +130,10 @@ class Compactor:
         return items, previous, details
 
     async def _summarise(self, prompt: str, signal: AbortSignal) -> str:
-        agent = self.shell.agent
         reserve = self.shell.settings.compaction.reserve_tokens
-        context = LlmContext(
-            system_prompt=SUMMARY_SYSTEM, messages=[user_message(prompt)], tools=[]
-        )
-        options = StreamOptions(
-            model=agent.model,
-            cancel=signal,
-            thinking="off",
-            max_tokens=max(int(reserve * 0.8), 1024),
-        )
-        final: AssistantMessage | None = None
-        async for item in agent.stream_fn(context, options):
-            if signal.aborted:
-                raise CompactionError("aborted")
-            if isinstance(item, AssistantMessage):
-                final = item
-                break
-        if signal.aborted:
-            raise CompactionError("aborted")
-        if final is None:
-            raise CompactionError("the model stream ended without a message")
-        if final.stop_reason in ("error", "aborted"):
-            raise CompactionError(
-                final.error_message or f"summary request ended: {final.stop_reason}"
-            )
-        if not final.text.strip():
-            raise CompactionError("the model returned an empty summary")
-        return final.text.strip()
+        agent = self.shell.agent
+        max_tokens = max(int(reserve * 0.8), 1024)
+        return await request_summary(agent.stream_fn, agent.model, prompt, signal, max_tokens)
 
     async def compact(
         self,
@@ -286,9 +243,10 @@ class Compactor:
     async def _recover_from_overflow(self) -> None:
         shell = self.shell
         session = shell.session
+        # The failed response: the newest message on the path (a snapshot may follow it).
+        ref = next((r for r in reversed(session.path_to()) if r.type == "message"), None)
         error_entry = session.leaf_id
-        ref = session.entries.get(error_entry) if error_entry else None
-        if ref is not None and ref.type == "message":
+        if ref is not None:
             session.set_leaf(ref.parent_id)  # the failed response stays in the file, off the path
             shell.agent.replace_messages(session.build_context())
         try:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent_core import AssistantMessage, Message, ToolResultMessage, UserMessage
+from agent_core import AssistantMessage, Message, Tool, ToolResultMessage, UserMessage
+from pi_cli.shell.tool_info import call_effects
 from pi_cli.shell.usage import message_tokens
 
 
@@ -129,3 +131,18 @@ def build_summary_request(
     if instructions:
         parts.append(f"Additional focus from the user: {instructions}")
     return "\n\n".join(parts)
+
+
+def file_operations(messages: list[Message], tools: Sequence[Tool]) -> tuple[set[str], set[str]]:
+    """(files read, files modified) according to the tool calls in ``messages``.
+
+    Each tool says which files a call reads or writes (``Tool.file_effects``).
+    """
+    read: set[str] = set()
+    modified: set[str] = set()
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            for call in message.tool_calls:
+                for effect in call_effects(tools, call.name, call.arguments):
+                    (modified if effect.access == "write" else read).add(effect.path)
+    return read - modified, modified

@@ -6,13 +6,14 @@ import logging
 from collections.abc import Callable
 
 from pi_cli.shell.context import Level
-from pi_cli.shell.events import Listener, Notice, ShellEvent
+from pi_cli.shell.events import Listener, Notice, QueueReturned, ShellEvent
 
 log = logging.getLogger("pi_cli")
 
 
 class EventBus:
-    """Listeners, plus the notices raised while the shell was built (replayed on subscribe).
+    """Listeners, plus the notices raised while the shell was built and a queue it handed back
+    (a stored one, see :mod:`~pi_cli.shell.durable_queue`), replayed on subscribe.
 
     Args:
         after_emit: called after each event has reached every listener (the shell's state
@@ -21,21 +22,26 @@ class EventBus:
 
     def __init__(self, after_emit: Callable[[], None] = lambda: None) -> None:
         self._listeners: list[Listener] = []
-        self._startup: list[Notice] | None = []
-        self.startup_notices: list[Notice] = []
+        self._startup: list[Notice | QueueReturned] | None = []
+        self.startup_events: list[Notice | QueueReturned] = []
         self.after_emit = after_emit
         self._warned: set[str] = set()
 
     def started(self) -> None:
         """The shell is built: later subscribers get the notices raised until now."""
-        self.startup_notices = self._startup or []
+        self.startup_events = self._startup or []
         self._startup = None
+
+    @property
+    def startup_notices(self) -> list[Notice]:
+        """The notices raised while the shell was built."""
+        return [e for e in self.startup_events if isinstance(e, Notice)]
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every event. Returns an unsubscribe function."""
         self._listeners.append(listener)
-        for notice in self.startup_notices:
-            listener(notice)
+        for event in self.startup_events:
+            listener(event)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def emit(self, event: ShellEvent) -> None:
@@ -47,7 +53,7 @@ class EventBus:
 
     def fan_out(self, event: ShellEvent) -> None:
         """Send ``event`` to every listener (a failing listener never breaks the shell)."""
-        if self._startup is not None and isinstance(event, Notice):
+        if self._startup is not None and isinstance(event, Notice | QueueReturned):
             self._startup.append(event)
         for listener in list(self._listeners):
             try:

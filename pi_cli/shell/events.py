@@ -133,12 +133,13 @@ class QueueChanged(WireModel):
 class QueueReturned(WireModel):
     """A run was aborted or failed: what was still queued is handed back, not sent.
 
-    Interactive front ends put the texts back into the editor; nothing is lost.
+    Interactive front ends put the texts back into the editor; nothing is lost. ``restored``:
+    texts still queued when this session last stopped (stored in it), offered back at start.
     """
 
     type: Literal["queue_returned"] = "queue_returned"
     items: list[QueuedItem] = Field(default_factory=list)
-    reason: Literal["aborted", "error"] = "aborted"
+    reason: Literal["aborted", "error", "restored"] = "aborted"
 
 
 class BackgroundShellItem(WireModel):

@@ -39,6 +39,9 @@ class ShellOptions:
     skill_paths: list[str] = field(default_factory=list)
     keep_background: bool = False
     """Background shells outlive pi (``--keep-bashes``)."""
+    # A queue stored in the session (a run ended by abort, error or crash) is handed back at
+    # start (QueueReturned "restored"): for front ends with an editor or a client, not -p.
+    offer_stored_queue: bool = False
     stream_fn: StreamFn | None = None
     tool_objects: list[Tool] | None = None
     settings: Settings | None = None

@@ -62,3 +62,13 @@ def compaction_summary_of(text: str) -> str | None:
     if not text.startswith(_SUMMARY_HEAD + "<summary>\n") or not text.endswith("\n</summary>"):
         return None
     return text[len(_SUMMARY_HEAD) + len("<summary>\n") : -len("\n</summary>")]
+
+
+BRANCH_SUMMARY_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+)
+
+
+def branch_summary_message(summary: str) -> Message:
+    """The user message that stands for a branch left behind (pi's ``branchSummary``)."""
+    return user_message(f"{BRANCH_SUMMARY_PREFIX}{summary}</summary>")

@@ -20,6 +20,12 @@ from pathlib import Path
 from typing import Any
 
 PARTIAL = "partial"
+CHECKPOINT = "checkpoint"
+CHECKPOINT_KINDS = ("turn", "run_end", "restore", "restored")
+QUEUE = "queue"
+SIDECARS = frozenset({PARTIAL, QUEUE})
+"""Entry types that are no tree nodes (``parentId`` says where they belong): the streaming
+answer's ``partial`` entries and the durable queue's ``queue`` entries."""
 INCOMPLETE = (
     "Incomplete: pi stopped while this answer was streaming; the text shown is what had arrived"
 )
@@ -76,6 +82,38 @@ def _partial(data: dict[str, Any]) -> str | None:
     return None
 
 
+def _checkpoint(data: dict[str, Any]) -> str | None:
+    tree = data.get("tree")
+    if not isinstance(tree, str) or len(tree) not in (40, 64) or not tree.isalnum():
+        return "its tree is not a git object id"
+    if data.get("kind") not in CHECKPOINT_KINDS:
+        return f"its kind {data.get('kind')!r} is unknown"
+    return None
+
+
+def _queue(data: dict[str, Any]) -> str | None:
+    items = data.get("items")
+    if not isinstance(items, list) or not all(
+        isinstance(i, dict) and isinstance(i.get("text"), str) for i in items
+    ):
+        return "its items are not a list of {text, kind}"
+    return None
+
+
+def _session_info(data: dict[str, Any]) -> str | None:
+    return None if isinstance(data.get("name", ""), str) else "its name is not text"
+
+
+def _label(data: dict[str, Any]) -> str | None:
+    if not isinstance(data.get("targetId"), str):
+        return "it names no target entry"
+    return None if isinstance(data.get("label"), str | None) else "its label is not text"
+
+
+def _branch_summary(data: dict[str, Any]) -> str | None:
+    return None if isinstance(data.get("summary"), str) else "its summary is not text"
+
+
 def _is_delta(delta: Any) -> bool:
     return (
         isinstance(delta, dict)
@@ -91,6 +129,11 @@ _CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "thinking_level_change": _thinking_change,
     "compaction": _compaction,
     PARTIAL: _partial,
+    CHECKPOINT: _checkpoint,
+    QUEUE: _queue,
+    "session_info": _session_info,
+    "label": _label,
+    "branch_summary": _branch_summary,
 }
 
 

@@ -31,6 +31,8 @@ class EntryRef:
 
 
 CHUNK = 8 * 1024 * 1024
+SIDECAR_TYPES = frozenset({b"partial", b"queue"})
+"""Entry types that are no tree nodes (see :mod:`pi_cli.shell.session_entries`)."""
 _ENTRY_LINE = re.compile(
     rb'^\{"type":"([a-z_]+)","id":"([0-9a-f]+)","parentId":(?:null|"([0-9a-f]+)")[^\n]*\}\n',
     re.MULTILINE,
@@ -50,6 +52,7 @@ class Scan:
         self.entries: dict[str, EntryRef] = {}
         self.order: list[str] = []
         self.partials: dict[str | None, list[EntryRef]] = {}
+        self.sidecars: dict[str, EntryRef] = {}  # the newest of each other sidecar type
         self.warnings: list[str] = []
         self.line_no = 0
         self._moved = 0  # partial entries taken out of ``order`` (line counting)
@@ -73,10 +76,14 @@ class Scan:
 
     def _partial(self, ref: EntryRef) -> None:
         """Move a just-indexed ``partial`` entry out of the tree."""
-        del self.entries[ref.id]
+        self._untree(ref)
+        self.partials.setdefault(ref.parent_id, []).append(ref)
+
+    def _untree(self, ref: EntryRef) -> None:
+        if self.entries.get(ref.id) is ref:
+            del self.entries[ref.id]
         self.order.pop()
         self._moved += 1
-        self.partials.setdefault(ref.parent_id, []).append(ref)
 
     def lines(self, data: bytes, base: int, end: int) -> None:
         """Index the complete lines ``data[:end]`` (``base`` = file offset of ``data[0]``)."""
@@ -102,7 +109,7 @@ class Scan:
             entries[entry_id] = ref
             order.append(entry_id)
             position = stop
-            if self.partials or kind == b"partial":  # rare: an answer was streaming
+            if self.partials or kind in SIDECAR_TYPES:  # rare: an answer was streaming
                 self._route(ref)
         self.line_no += len(order) + self._moved - fast
         if position != end:
@@ -111,6 +118,9 @@ class Scan:
     def _route(self, ref: EntryRef) -> None:
         if ref.type == "partial":
             self._partial(ref)
+        elif ref.type.encode() in SIDECAR_TYPES:
+            self._untree(ref)
+            self.sidecars[ref.type] = ref
         else:
             self.partials.pop(ref.parent_id, None)  # the answer (or another entry) arrived
 
@@ -131,7 +141,7 @@ class Scan:
             elif isinstance(ref, EntryRef):
                 self.entries[ref.id] = ref
                 self.order.append(ref.id)
-                if self.partials or ref.type == "partial":
+                if self.partials or ref.type.encode() in SIDECAR_TYPES:
                     self._route(ref)
             elif line.strip():
                 self.warnings.append(f"{self.path.name}: skipped unreadable line {self.line_no}")

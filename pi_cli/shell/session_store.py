@@ -27,6 +27,7 @@ from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
 from pi_cli.shell.session_append import append_line
 from pi_cli.shell.session_context import (
+    branch_summary_message,
     compaction_summary_message,
     compaction_summary_of,
     context_refs,
@@ -82,6 +83,8 @@ class SessionStore:
     _size: int | None = None  # the file's size after our last write or scan
     persist: bool = True  # False: an opened file is only read; new entries stay in memory
     write_error: str | None = None  # set once a write failed; later entries stay in memory
+    _sidecars: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _sidecar_refs: dict[str, EntryRef] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ creation
 
@@ -128,6 +131,7 @@ class SessionStore:
             raise SessionError(f"{path} is not a pi session file (no header line)")
         store = cls(header=scan.header, path=path, persist=persist)
         store.entries, store.order, store.warnings = scan.entries, scan.order, scan.warnings
+        store._sidecar_refs = scan.sidecars
         store.leaf_id = scan.order[-1] if scan.order else None
         store._written_header = True
         store._size = size
@@ -202,22 +206,32 @@ class SessionStore:
 
     def append_partial(self, deltas: list[dict[str, Any]], **meta: Any) -> None:
         """Save what an answer still streaming has added (text/thinking ``deltas``) under the
-        leaf, where the finished message will attach. Not a tree node; no fsync (it guards
-        against a killed process, not a power cut)."""
-        if not self._writable or not deltas:
-            return
+        leaf, where the finished message will attach. No fsync (it guards against a killed
+        process, not a power cut)."""
+        if deltas:
+            self.append_sidecar(PARTIAL, sync=False, **meta, deltas=deltas)
+
+    def append_sidecar(self, entry_type: str, *, sync: bool = True, **fields: Any) -> None:
+        """An entry that is no tree node (``partial``, ``queue``) under the leaf."""
         data = {
-            "type": PARTIAL,
+            "type": entry_type,
             "id": uuid.uuid4().hex[:8],
             "parentId": self.leaf_id,
             "timestamp": _iso_now(),
-            **meta,
-            "deltas": deltas,
+            **fields,
         }
-        try:
-            self._write(dumps_line(data), sync=False)
-        except OSError:
-            pass  # the finished message will report a broken disk
+        self._sidecars[entry_type] = data
+        if self._writable:
+            try:
+                self._write(dumps_line(data), sync=sync)
+            except OSError:
+                pass  # the next message entry reports a broken disk
+
+    def sidecar(self, entry_type: str) -> dict[str, Any] | None:
+        """The newest sidecar entry of ``entry_type`` (``queue``...), or None."""
+        if entry_type not in self._sidecars and entry_type in self._sidecar_refs:
+            self._sidecars[entry_type] = self.read_entry_at(self._sidecar_refs[entry_type]) or {}
+        return self._sidecars.get(entry_type) or None
 
     @property
     def _writable(self) -> bool:
@@ -335,8 +349,11 @@ class SessionStore:
         messages: list[Message] = []
         if compaction is not None:
             messages.append(compaction_summary_message(str(compaction.get("summary", ""))))
-        wanted = [ref for ref in refs if ref.type == "message"]
+        wanted = [ref for ref in refs if ref.type in ("message", "branch_summary")]
         for ref, data in self.iter_refs(wanted):
+            if ref.type == "branch_summary":
+                messages.append(branch_summary_message(str(data.get("summary", ""))))
+                continue
             try:
                 message = entry_message(data)
             except Exception as exc:  # noqa: BLE001 - a bad entry must not make the session unloadable

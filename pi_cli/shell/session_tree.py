@@ -9,6 +9,8 @@ from pi_cli.shell.session_store import SessionStore
 from pi_cli.shell.skill_text import skill_call_of
 
 PREVIEW_CHARS = 80
+HIDDEN_TYPES = frozenset({"checkpoint", "label", "session_info"})
+"""Bookkeeping entries the tree does not show (a label shows on the entry it names)."""
 
 
 @dataclass
@@ -25,6 +27,7 @@ class TreeEntry:
         is_leaf: the current leaf (where the next entry attaches).
         on_path: on the path from the root to the leaf (the active branch).
         role: message role for ``message`` entries.
+        label: the user's label on the entry (``/label``), if any.
     """
 
     id: str
@@ -35,6 +38,7 @@ class TreeEntry:
     is_leaf: bool
     on_path: bool
     role: str | None = None
+    label: str | None = None
 
 
 def one_line(text: str) -> str:
@@ -89,20 +93,58 @@ def preview_of(data: dict[str, Any]) -> tuple[str, str | None]:
         return f"[model] {data.get('model')}", None
     if kind == "thinking_level_change":
         return f"[thinking] {data.get('thinkingLevel')}", None
+    if kind == "branch_summary":
+        summary = str(data.get("summary", "")).split("\n\n", 1)[-1]
+        return "[branch summary] " + one_line(summary), None
     return f"[{kind}]", None
 
 
+def labels(store: SessionStore) -> dict[str, str]:
+    """The current label of each labelled entry (later label entries win)."""
+    refs = [store.entries[i] for i in store.order if store.entries[i].type == "label"]
+    found: dict[str, str] = {}
+    for data in store.iter_entries(refs):
+        target, label = data.get("targetId"), data.get("label")
+        if not isinstance(target, str):
+            continue
+        if isinstance(label, str) and label.strip():
+            found[target] = label.strip()
+        else:
+            found.pop(target, None)
+    return found
+
+
+def _visible(session: SessionStore, entry_id: str | None) -> str | None:
+    """``entry_id``, or its nearest ancestor the tree shows."""
+    seen: set[str] = set()
+    while entry_id is not None and entry_id in session.entries and entry_id not in seen:
+        seen.add(entry_id)
+        ref = session.entries[entry_id]
+        if ref.type not in HIDDEN_TYPES:
+            return entry_id
+        entry_id = ref.parent_id
+    return None
+
+
 def tree_entries(session: SessionStore) -> list[TreeEntry]:
-    """The whole tree in display order (reads every entry once, in file order)."""
+    """The whole tree in display order (reads every entry once, in file order).
+
+    Bookkeeping entries (checkpoints, labels, names) are left out; their children hang from
+    their nearest shown ancestor, and a label shows on the entry it names.
+    """
     refs = [session.entries[i] for i in session.order]
     children: dict[str | None, list[str]] = {}
     for ref in refs:
-        parent = ref.parent_id if ref.parent_id in session.entries else None
+        if ref.type in HIDDEN_TYPES:
+            continue
+        parent = _visible(session, ref.parent_id)
         children.setdefault(parent, []).append(ref.id)
     previews: dict[str, tuple[str, str | None]] = {}
-    for data in session.iter_entries(refs):
+    for data in session.iter_entries([r for r in refs if r.type not in HIDDEN_TYPES]):
         previews[str(data.get("id"))] = preview_of(data)
-    on_path = {ref.id for ref in session.path_to()}
+    marks = labels(session)
+    leaf = _visible(session, session.leaf_id)
+    on_path = {ref.id for ref in session.path_to(leaf)} if leaf else set()
     result: list[TreeEntry] = []
     # Iterative DFS: a long linear conversation must not hit the recursion limit.
     stack: list[tuple[str, int]] = [(i, 0) for i in reversed(children.get(None, []))]
@@ -112,16 +154,18 @@ def tree_entries(session: SessionStore) -> list[TreeEntry]:
         entry_id, depth = stack.pop()
         ref = session.entries[entry_id]
         preview, role = previews.get(entry_id, ("[unreadable entry]", None))
+        label = marks.get(entry_id)
         result.append(
             TreeEntry(
                 entry_id,
-                ref.parent_id,
+                _visible(session, ref.parent_id),
                 ref.type,
-                preview,
+                f"[{label}] {preview}" if label else preview,
                 depth,
-                entry_id == session.leaf_id,
+                entry_id == leaf,
                 entry_id in on_path,
                 role,
+                label,
             )
         )
         kids = children.get(entry_id, [])

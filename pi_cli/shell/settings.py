@@ -86,6 +86,25 @@ class McpSettings(_Section):
     tool_timeout_s: float = Field(default=300.0, gt=0)
 
 
+class CheckpointSettings(_Section):
+    """Code snapshots in a shadow git repository under ``PI_HOME`` (see ``/rewind``).
+
+    A file over ``max_file_bytes`` is left out of snapshots (and never touched by a restore);
+    a snapshot adding more than ``max_snapshot_bytes`` or ``max_files`` is skipped with a
+    notice. ``wait_ms``: how long a tool call that may change files waits for its snapshot
+    before it runs without one. Snapshots of sessions idle for ``keep_days`` are pruned, and
+    the oldest ones when the repository grows past ``max_repo_mb``.
+    """
+
+    enabled: bool = True
+    max_file_bytes: int = Field(default=10_000_000, ge=0)
+    max_snapshot_bytes: int = Field(default=300_000_000, ge=0)
+    max_files: int = Field(default=20_000, ge=0)
+    wait_ms: int = Field(default=5000, ge=0)
+    keep_days: float = Field(default=30, ge=0)
+    max_repo_mb: int = Field(default=2048, ge=1)
+
+
 class Settings(_Section):
     """Every setting pi reads. Unknown keys are ignored (newer files stay loadable)."""
 
@@ -102,6 +121,7 @@ class Settings(_Section):
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     retry: RetrySettings = Field(default_factory=RetrySettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     hooks: dict[str, Any] = Field(default_factory=dict)
     skills: list[str] = Field(default_factory=list)
     local_probe_ports: dict[str, int] | None = None

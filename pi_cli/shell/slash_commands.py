@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from agent_core import Message, Tool
+    from pi_cli.shell.checkpoints.manager import Checkpoints
     from pi_cli.shell.compaction_parts import CompactionResult
     from pi_cli.shell.mcp.manager import McpManager
     from pi_cli.shell.permissions.control import PermissionControl
@@ -24,7 +25,9 @@ if TYPE_CHECKING:
     from pi_cli.shell.usage import SessionUsage
     from tools.sandbox import Sandbox
 
-PickAction = Literal["pick_model", "pick_session", "pick_tree", "pick_theme", "pick_bash"]
+PickAction = Literal[
+    "pick_model", "pick_session", "pick_tree", "pick_theme", "pick_bash", "pick_rewind"
+]
 
 
 @dataclass
@@ -62,6 +65,8 @@ class ShellAPI(Protocol):
     def usage(self) -> SessionUsage: ...
     @property
     def sandbox(self) -> Sandbox: ...
+    @property
+    def checkpoints(self) -> Checkpoints: ...
     def context_usage(self) -> tuple[int, int]: ...
     def set_model(self, spec: str, *, record: bool = True) -> None: ...
     def set_thinking(self, level: str) -> None: ...

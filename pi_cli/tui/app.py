@@ -67,6 +67,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.startup_error: str | None = None
         self._shell_factory = shell_factory
         self.inputs = InputControl(self)
+        self.inputs.startup.extend(self.options.startup_inputs)  # pi -r: /resume once ready
         self.activity = Activity(self.options.clock)
         self.pi_themes, problems = load_themes(self.options.user_theme_dir)
         for theme in self.pi_themes.values():

@@ -25,3 +25,4 @@ class TuiOptions:
     cwd: Path | None = None  # shown until a deferred shell is ready
     history_path: Path | None = None  # prompt history (default: $PI_HOME/history)
     env: dict[str, str] | None = None  # for terminal detection (default: os.environ)
+    startup_inputs: list[str] = field(default_factory=list)  # sent once ready (pi -r: /resume)

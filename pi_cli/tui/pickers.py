@@ -25,6 +25,7 @@ def open_picker(host: PickerHost, action: PickAction) -> None:
         "pick_tree": pick_tree,
         "pick_theme": pick_theme,
         "pick_bash": pick_bash,
+        "pick_rewind": pick_rewind,
     }
     host.run_worker(pickers[action](host), group="picker", exit_on_error=False)
 
@@ -41,15 +42,14 @@ async def pick_model(host: PickerHost) -> None:
 
 
 async def pick_session(host: PickerHost) -> None:
-    """Choose a session of this project; the choice runs as ``/resume path``."""
+    """Choose a session of this project (search, rename, delete); it runs as ``/resume path``."""
     from pi_cli.shell.paths import sessions_dir
-    from pi_cli.tui.screens.pickers import session_picker
+    from pi_cli.tui.screens.resume import ResumeScreen
 
     shell = host.shell
     assert shell is not None
-    current = str(shell.session.path) if shell.session.path else None
-    path = await host.push_screen_wait(session_picker(sessions_dir(shell.cwd), current))
-    if path:
+    path = await host.push_screen_wait(ResumeScreen(sessions_dir(shell.cwd), shell.session.path))
+    if path and path != str(shell.session.path):
         host.submit_text(f"/resume {path}")
 
 
@@ -65,7 +65,16 @@ async def pick_tree(host: PickerHost) -> None:
         return
     entry_id = await host.push_screen_wait(tree_picker(entries))
     if entry_id:
-        navigate_tree(host, entry_id)
+        from pi_cli.tui.screens.tree_offer import continue_from
+
+        await continue_from(host, entry_id)  # restore its code too? summarise the branch left?
+
+
+async def pick_rewind(host: PickerHost) -> None:
+    """``/rewind``: a prompt to go back to, and what to restore."""
+    from pi_cli.tui.screens.rewind import pick_rewind as dialogue
+
+    await dialogue(host)
 
 
 def navigate_tree(host: PickerHost, entry_id: str) -> None:

@@ -63,6 +63,7 @@ def run_tui(args: LaunchArgs) -> int:
         keymap=keymap,
         warnings=[warning] if warning else [],
         cwd=args.cwd,
+        startup_inputs=["/resume"] if args.resume else [],
     )
     app = PiApp(None, options, shell_factory=factory)
     try:

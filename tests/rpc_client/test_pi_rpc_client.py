@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes import Turn
+from tests.fakes import ToolCallSpec, Turn
 from tests.fakes.provider_server import FakeProviderServer
 from tests.pi_npm import require_pi_package
 from tests.rpc_client.driver import REPO, PiRpcClient, RpcCallError, start_options
@@ -183,10 +183,13 @@ def test_pi_rpc_client_runs_every_command(
     assert client.call("clone")["cancelled"] is False
     assert client.call("switchSession", original)["cancelled"] is False
     assert client.call("getState")["sessionFile"] == original
-    with pytest.raises(RpcCallError, match="export_html is not available"):
-        client.call("exportHtml")
-    client.call("setSessionName", "work")  # pi's client ignores void responses (an error here)
-    assert "sessionName" not in client.call("getState")
+    exported = client.call("exportHtml", str(project / "session.html"))
+    assert exported == {"path": str(project / "session.html")}
+    page = (project / "session.html").read_text()
+    assert "What did echo print?" in page and "It printed hello." in page
+    client.call("setSessionName", "work")
+    assert client.call("getState")["sessionName"] == "work"
+    assert "<title>work</title>" in (Path(client.call("exportHtml")["path"])).read_text()
     assert client.call("newSession")["cancelled"] is False
     assert client.call("getState")["messageCount"] == 0
 
@@ -239,3 +242,36 @@ def test_pi_rpc_client_steers_aborts_and_stops_commands(
     assert "retry cancelled" in end["messages"][-1]["errorMessage"]
     ended = client.wait_event(lambda e: e["type"] == "auto_retry_end", start=start)
     assert ended["success"] is False
+
+
+def test_pi_rpc_client_rewinds_and_restores_through_send(
+    rig: tuple[PiRpcClient, FakeProviderServer, Path],
+) -> None:
+    """Our ``rewind`` / ``restore`` commands through pi's client (its generic ``send``)."""
+    client, server, project = rig
+    server.add(
+        Turn(tool_calls=[ToolCallSpec("bash", {"command": "echo first > a.txt"})]),
+        Turn(text="made a"),
+        Turn(tool_calls=[ToolCallSpec("bash", {"command": "echo second > a.txt; echo b > b.txt"})]),
+        Turn(text="changed a, made b"),
+    )
+    client.call("promptAndWait", "make a")
+    client.call("promptAndWait", "change a")
+    listed = client.call("send", {"type": "rewind"})
+    assert listed["success"], listed
+    points = listed["data"]["points"]
+    assert [p["text"] for p in points] == ["make a", "change a"]
+    assert {f["path"] for f in points[1]["files"]} == {"a.txt", "b.txt"}
+
+    restored = client.call("send", {"type": "restore", "entryId": points[1]["entryId"]})
+    assert restored["success"], restored
+    assert (project / "a.txt").read_text() == "first\n" and not (project / "b.txt").exists()
+    undone = client.call("send", {"type": "restore", "undo": True})
+    assert undone["success"] and (project / "b.txt").read_text() == "b\n"
+
+    rewound = client.call("send", {"type": "rewind", "entryId": points[0]["entryId"]})
+    assert rewound["success"] and rewound["data"]["text"] == "make a"
+    assert not (project / "a.txt").exists()
+    assert client.call("getState")["messageCount"] == 0
+    refused = client.call("send", {"type": "rewind", "entryId": "nope"})
+    assert refused["success"] is False and "No entry nope" in refused["error"]

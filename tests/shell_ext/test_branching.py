@@ -27,18 +27,20 @@ async def test_navigate_and_continue_in_the_same_file(project: Path) -> None:
     # Selecting a user message: leaf at its parent, its text back for the editor.
     q2 = tree[2]
     assert shell.navigate_to(q2.id) == "q2"
-    assert shell.session.leaf_id == tree[1].id
+    q2_parent = shell.session.entries[q2.id].parent_id  # A1, or the snapshot taken after its run
+    assert shell.session.leaf_id == q2_parent
+    assert [e.id for e in shell.tree_entries() if e.is_leaf] == [tree[1].id]
     assert [m.text for m in shell.agent.state.messages] == ["q1", "A1"]
     assert recorder.of_type("session_changed")[-1].reason == "tree"
 
     await shell.submit("q2 edited")
     assert stream.user_texts(2) == ["q1", "q2 edited"]
     path = shell.session.path
-    entries = lines(path)[1:]
+    entries = [e for e in lines(path)[1:] if e["type"] == "message"]
     assert len(entries) == 6  # both branches in one file
     new_user = entries[4]
     assert (
-        new_user["parentId"] == tree[1].id
+        new_user["parentId"] == q2_parent
         and new_user["message"]["content"][0]["text"] == "q2 edited"
     )
 
@@ -77,6 +79,7 @@ async def test_fork_copies_the_path_into_a_new_file(project: Path) -> None:
     )
     await shell.submit("q1")
     await shell.submit("q2")
+    await shell.wait_idle()  # the run's last snapshot is written after it
     old_path = shell.session.path
     old_text = old_path.read_text()
     a1 = shell.tree_entries()[1].id
@@ -85,6 +88,7 @@ async def test_fork_copies_the_path_into_a_new_file(project: Path) -> None:
     assert new_path != old_path and new_path.parent == old_path.parent
     header, *entries = lines(new_path)
     assert header["type"] == "session" and header["parentSession"] == str(old_path)
+    assert [e["type"] for e in entries] == ["message", "message"]
     assert [e["message"]["content"][0]["text"] for e in entries] == ["q1", "A1"]
     assert shell.session.path == new_path and [m.text for m in shell.agent.state.messages] == [
         "q1",
@@ -95,7 +99,8 @@ async def test_fork_copies_the_path_into_a_new_file(project: Path) -> None:
     await shell.submit("forked question")
     assert stream.user_texts(2) == ["q1", "forked question"]
     assert old_path.read_text() == old_text  # the original is untouched
-    assert len(lines(new_path)) == 5
+    await shell.wait_idle()
+    assert [e["type"] for e in lines(new_path)[1:]] == ["message"] * 4 + ["checkpoint"]
 
     result = await shell.submit("/fork")
     assert result.output.startswith("Forked to ") and shell.session.path != new_path

@@ -242,7 +242,8 @@ async def test_corrupt_entry_warnings_are_shown_on_resume(project: Path) -> None
     await first.submit("first")
     assert first.session.path is not None
     lines = first.session.path.read_text().splitlines(keepends=True)
-    lines[-1] = lines[-1].replace('"content":[', '"content":[[', 1)
+    last = max(i for i, line in enumerate(lines) if '"content":[' in line)  # the answer
+    lines[last] = lines[last].replace('"content":[', '"content":[[', 1)
     first.session.path.write_text("".join(lines))
     second, _, _ = make_shell(project, persist=False, continue_session=True)
     shown = [n.text for n in second.startup_notices]

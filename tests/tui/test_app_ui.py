@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pi_cli.tui.keymap import DEFAULT_KEYS, key_hints, load_user_keymap
 from pi_cli.tui.screens.picker import PickerScreen
+from pi_cli.tui.screens.resume import ResumeScreen
 from pi_cli.tui.theming import load_themes
 from pi_cli.tui.widgets.footer import Status, StatusFooter
 from pi_cli.tui.widgets.tool_block import ToolBlock
@@ -221,12 +222,12 @@ async def test_footer_labels_its_fields_and_colours_the_context_use(tmp_path: Pa
 async def test_model_and_resume_commands_open_pickers(tmp_path: Path) -> None:
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     async with app.run_test(size=SIZE) as pilot:
-        for command in ("/model", "/resume"):
+        for command, screen in (("/model", PickerScreen), ("/resume", ResumeScreen)):
             await type_text(pilot, command)
             await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+            await wait_until(pilot, lambda: isinstance(app.screen, screen))  # noqa: B023
             await pilot.press("escape")
-            await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
+            await wait_until(pilot, lambda: not isinstance(app.screen, screen))  # noqa: B023
         assert app.shell.model_id == "test/scripted"
 
 

@@ -47,6 +47,8 @@ class Pickers:
             return self._sessions()
         if action == "pick_bash":
             return []  # the command's own output already lists them with the text commands
+        if action == "pick_rewind":
+            return []  # /rewind's own output is the numbered list (/rewind N picks)
         name = action.removeprefix("pick_")
         return [
             f"(the {name} picker needs the full-screen UI; pass the value as an argument instead)"

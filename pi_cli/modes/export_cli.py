@@ -1,0 +1,35 @@
+"""``pi --export SESSION [out.html]``: a session file as one HTML page, then exit (as pi)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pi_cli.args import ExitCode, LaunchArgs, error
+
+
+def run_export(args: LaunchArgs) -> int:
+    """Write the page; print its path. The prompt word, if any, is the output file."""
+    from pi_cli.shell.export_html import ExportError, default_export_path, export_session
+    from pi_cli.shell.session_files import resolve_session
+    from pi_cli.shell.session_store import SessionError, SessionStore
+    from pi_cli.shell.settings import SettingsError, load_settings
+
+    assert args.export is not None
+    try:
+        store = SessionStore.open(resolve_session(args.export, args.cwd), persist=False)
+        theme = args.theme or load_settings(args.cwd).theme
+    except (SessionError, SettingsError) as exc:
+        error(str(exc))
+        return ExitCode.USAGE
+    out = args.prompt.strip()
+    target = Path(out).expanduser() if out else default_export_path(store, args.cwd)
+    try:
+        path = export_session(store, target if target.is_absolute() else args.cwd / target, theme)
+    except ExportError as exc:
+        error(str(exc))
+        return ExitCode.ERROR
+    for warning in store.warnings:
+        print(f"pi: {warning}", file=sys.stderr)
+    print(path)
+    return ExitCode.OK

@@ -1,0 +1,96 @@
+"""Session commands: ``/name`` (a session's name), ``/label`` (a label on a tree entry) and
+``/export`` (the session as one HTML file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pi_cli.shell.session_names import (
+    first_prompt,
+    session_name,
+    set_label,
+    set_session_name,
+    short_title,
+)
+from pi_cli.shell.session_store import SessionError
+from pi_cli.shell.session_tree import HIDDEN_TYPES
+from pi_cli.shell.slash_commands import CommandResult, SlashCommand, split_args
+
+if TYPE_CHECKING:
+    from pi_cli.shell.slash_commands import ShellAPI
+
+
+async def _name(shell: ShellAPI, args: str) -> CommandResult:
+    session = shell.session
+    if not args.strip():
+        name = session_name(session)
+        if name:
+            return CommandResult(output=f"Session name: {name}")
+        title = short_title(first_prompt(session))
+        shown = f" (title from the first prompt: {title})" if title else ""
+        return CommandResult(output=f"This session has no name{shown}. Usage: /name <name>")
+    set_session_name(session, args)
+    return CommandResult(output=f"Session named {session_name(session)}")
+
+
+def _shown_leaf(shell: ShellAPI) -> str | None:
+    """The leaf, or its nearest ancestor the tree shows (not a checkpoint or a label)."""
+    session = shell.session
+    current = session.leaf_id
+    while current is not None and session.entries[current].type in HIDDEN_TYPES:
+        current = session.entries[current].parent_id
+    return current
+
+
+async def _label(shell: ShellAPI, args: str) -> CommandResult:
+    words = split_args(args)
+    clear = "--clear" in words
+    words = [w for w in words if w != "--clear"]
+    session = shell.session
+    target = _shown_leaf(shell)
+    if words and words[0] in session.entries:
+        target, words = words[0], words[1:]
+    if target is None:
+        return CommandResult(output="Nothing to label yet.", error=True)
+    if not words and not clear:
+        return CommandResult(
+            output="Usage: /label [entry id] <label> | /label [entry id] --clear", error=True
+        )
+    try:
+        set_label(session, target, None if clear else " ".join(words))
+    except SessionError as exc:
+        return CommandResult(output=str(exc), error=True)
+    done = "Cleared the label of" if clear else f"Labelled {' '.join(words)!r}:"
+    return CommandResult(output=f"{done} entry {target} (see /tree)")
+
+
+async def _export(shell: ShellAPI, args: str) -> CommandResult:
+    from pi_cli.shell.export_html import ExportError, default_export_path, export_session
+
+    session = shell.session
+    if not session.entries:
+        return CommandResult(output="Nothing to export yet.", error=True)
+    words = split_args(args)
+    target = Path(words[0]).expanduser() if words else default_export_path(session, shell.cwd)
+    if not target.is_absolute():
+        target = shell.cwd / target
+    try:
+        path = export_session(session, target, theme=shell.settings.theme)
+    except ExportError as exc:
+        return CommandResult(output=str(exc), error=True)
+    return CommandResult(output=f"Exported the session to {path}")
+
+
+def session_commands() -> list[SlashCommand]:
+    """``/name``, ``/label`` and ``/export``."""
+    return [
+        SlashCommand("name", "Show or set the session's name", _name, usage="[name]"),
+        SlashCommand(
+            "label",
+            "Label an entry of the session tree (default: the last one); shown in /tree",
+            _label,
+            usage="[entry id] <label> | --clear",
+        ),
+        SlashCommand("export", "Export the session as one HTML file", _export, usage="[file.html]"),
+    ]

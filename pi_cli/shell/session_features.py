@@ -1,0 +1,43 @@
+"""Building the session features into a shell: checkpoints (``/rewind``), the durable queue,
+and the session commands (``/name``, ``/label``, ``/export``, ``/rewind``)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from pi_cli.shell.checkpoints.commands import rewind_commands
+from pi_cli.shell.checkpoints.manager import Checkpoints
+from pi_cli.shell.context import ShellContext
+from pi_cli.shell.durable_queue import DurableQueue
+from pi_cli.shell.events import ShellEvent
+from pi_cli.shell.options import ShellOptions
+from pi_cli.shell.session_commands import session_commands
+from pi_cli.shell.slash_commands import SlashCommandRegistry
+
+
+class FeatureHost(ShellContext, Protocol):
+    """The shell, as the session features are built into it."""
+
+    @property
+    def commands(self) -> SlashCommandRegistry: ...
+    @property
+    def input_transforms(self) -> list[Callable[[str], Awaitable[str | None]]]: ...
+    @property
+    def options(self) -> ShellOptions: ...
+    def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
+
+
+def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQueue]:
+    """Build them (after the hooks: checkpoints wrap their ``before_tool_call``)."""
+    checkpoints = Checkpoints(shell)
+    shell.subscribe(checkpoints.on_event)
+
+    async def settled(text: str) -> str:
+        await checkpoints.settle()  # the last run's snapshot is recorded before the next input
+        return text
+
+    shell.input_transforms.insert(0, settled)
+    queue = DurableQueue(shell, offer=shell.options.offer_stored_queue)
+    shell.commands.register_all(session_commands(), rewind_commands())
+    return checkpoints, queue

@@ -1,0 +1,98 @@
+"""``/rewind`` in the TUI: pick a prompt (newest first, with what changed after it), then what to
+restore; files changed by hand since then are named and need a yes (or are kept as they are).
+
+The flow runs in a worker of the app (:func:`pick_rewind`); the shell does the work
+(``shell.checkpoints``). A rewind of the conversation puts the prompt back into the editor.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pi_cli.tui.screens.choice import ChoiceScreen
+from pi_cli.tui.screens.picker import PickerScreen
+
+if TYPE_CHECKING:
+    from pi_cli.shell.checkpoints.rewind import RewindPlan, RewindPoint
+    from pi_cli.tui.pickers import PickerHost
+
+MODES = {
+    "both": ("Restore code and conversation", True, True),
+    "code": ("Restore code only", True, False),
+    "conversation": ("Restore conversation only", False, True),
+}
+
+
+def point_rows(points: list[RewindPoint]) -> list[tuple[str, str]]:
+    """Picker rows, the newest prompt first: ``N. prompt  (2 files +10 -3)``."""
+    rows = []
+    for number, point in reversed(list(enumerate(points, 1))):
+        rows.append((point.entry_id, f"{number:>3}. {point.text}  ({point.changes()})"))
+    return rows
+
+
+def plan_lines(plan: RewindPlan) -> list[str]:
+    """What restoring the code would do, one line per file."""
+    return ["Restoring the code would:", *(f"  {line}" for line in plan.lines())]
+
+
+async def pick_rewind(host: PickerHost) -> None:
+    """The whole ``/rewind`` dialogue."""
+    from pi_cli.shell.checkpoints.commands import describe
+    from pi_cli.shell.checkpoints.rewind import RewindError
+
+    shell = host.shell
+    assert shell is not None
+    try:
+        points = await shell.checkpoints.points()
+    except RewindError as exc:
+        host.notify(str(exc), severity="error")
+        return
+    if not points:
+        host.notify("No prompts on this branch to rewind to.")
+        return
+    rows = point_rows(points)
+    entry_id = await host.push_screen_wait(
+        PickerScreen("Rewind to before which prompt? (type to filter)", rows, current=rows[0][0])
+    )
+    if not entry_id:
+        return
+    point = next(p for p in points if p.entry_id == entry_id)
+    plan = await shell.checkpoints.plan(entry_id) if point.has_code else None
+    options = [
+        (key, label)
+        for key, (label, code, _) in MODES.items()
+        if not code or plan and not plan.problem
+    ]
+    options.append(("cancel", "Cancel"))
+    body = plan_lines(plan) if plan is not None else ["There is no snapshot of the code then."]
+    mode = await host.push_screen_wait(ChoiceScreen(f"Rewind to: {point.text}", body, options))
+    if mode in (None, "cancel"):
+        return
+    _, code, conversation = MODES[mode]
+    overwrite: bool | None = None
+    if code and plan is not None and plan.by_hand:
+        answer = await host.push_screen_wait(
+            ChoiceScreen(
+                "Files changed by hand since then",
+                ["These files were changed by hand after that prompt:", *plan.by_hand],
+                [
+                    ("overwrite", "Overwrite them too"),
+                    ("keep", "Keep them as they are, restore the rest"),
+                    ("cancel", "Cancel"),
+                ],
+            )
+        )
+        if answer in (None, "cancel"):
+            return
+        overwrite = answer == "overwrite"
+    try:
+        result = await shell.checkpoints.rewind(
+            entry_id, code=code, conversation=conversation, overwrite=overwrite
+        )
+    except RewindError as exc:
+        host.notify(str(exc), severity="error")
+        return
+    if result.text:
+        host.editor.set_text(result.text)
+    host.notify(describe(result))

@@ -1,0 +1,63 @@
+"""After choosing an entry in ``/tree``: continue from there, and optionally restore the code of
+that point and summarise the branch left behind (pi's ``branch_summary``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pi_cli.tui.screens.choice import ChoiceScreen
+
+if TYPE_CHECKING:
+    from pi_cli.tui.pickers import PickerHost
+
+
+def _leaves_a_branch(host: PickerHost, entry_id: str) -> bool:
+    """Whether moving to ``entry_id`` leaves entries behind (there is something to summarise)."""
+    from pi_cli.shell.branch_summary import abandoned
+
+    assert host.shell is not None
+    return bool(abandoned(host.shell.session, host.shell.session.leaf_id, entry_id))
+
+
+async def continue_from(host: PickerHost, entry_id: str) -> None:
+    """Ask how to continue from ``entry_id``, then do it through the shell."""
+    from pi_cli.shell.checkpoints.commands import describe
+    from pi_cli.shell.checkpoints.rewind import RewindError
+    from pi_cli.shell.compaction import CompactionError
+
+    shell = host.shell
+    assert shell is not None
+    plan = await shell.checkpoints.plan(entry_id)
+    restorable = plan.problem is None and bool(plan.changes)
+    summarise = _leaves_a_branch(host, entry_id)
+    options = [("plain", "Continue from here (files stay as they are)")]
+    files = f"{len(plan.changes)} file{'s' if len(plan.changes) != 1 else ''}"
+    if restorable:
+        options.append(("code", f"Continue from here and restore its code ({files})"))
+    if summarise:
+        options.append(("summary", "Summarise the branch left behind, then continue"))
+    if summarise and restorable:
+        options.append(("summary+code", "Summarise the branch, continue and restore the code"))
+    options.append(("cancel", "Cancel"))
+    body = [f"  {line}" for line in plan.lines()] if restorable else []
+    if plan.by_hand and restorable:
+        body.append("Files marked [changed by hand] are overwritten only if you restore the code.")
+    choice = await host.push_screen_wait(ChoiceScreen("Continue from this entry", body, options))
+    if choice in (None, "cancel"):
+        return
+    code = choice in ("code", "summary+code")
+    try:
+        result = await shell.checkpoints.rewind(
+            entry_id,
+            code=code,
+            conversation=True,
+            summarize=choice.startswith("summary"),
+            overwrite=True if code and plan.by_hand else None,
+        )
+    except (RewindError, CompactionError) as exc:
+        host.notify(str(exc), severity="error")
+        return
+    if result.text:
+        host.editor.set_text(result.text)
+    if code:
+        host.notify(describe(result))
