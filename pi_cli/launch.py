@@ -25,6 +25,9 @@ def launch(args: LaunchArgs) -> int:
     if stdin_text.strip():
         prompt = f"{prompt}\n\n{stdin_text}".strip() if prompt else stdin_text.strip()
     interactive = args.mode == "text" and not prompt and not args.print_mode
+    if args.shell.output_schema and (interactive or args.mode == "rpc"):
+        error("--output-schema works in one-shot and JSON mode only (-p or --mode json)")
+        return ExitCode.USAGE
     if not interactive and args.mode != "rpc" and not prompt.strip():
         # -p or --mode json without a prompt: never send an empty prompt to the model.
         error("no prompt given: pass it as an argument or on stdin")

@@ -164,6 +164,7 @@ class PlainRepl:
         """Read input until Ctrl+D or /quit; returns the exit code."""
         self.console.print(Text(f"pi · {self.shell.model_id} · {self.shell.cwd}", style="bold"))
         self.console.print(Text(HINT, style="dim"))
+        self.renderer.agents.show_todos(self.shell.agent_tools.todos.items)  # a resumed list
         with patch_stdout(raw=True):
             while not self._quit:
                 await self._answer_approvals()

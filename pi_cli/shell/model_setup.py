@@ -236,10 +236,15 @@ async def aclose_stream_fn(stream_fn: object) -> None:
 
 
 def create_shell_tools(
-    options: ShellOptions, settings: Settings, cwd: Path, env: Mapping[str, str] | None = None
+    options: ShellOptions,
+    settings: Settings,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    services: Any = None,
 ) -> list[Tool]:
     """The tools a shell gets: injected ones, none (``--no-tools``), or the named built-ins
-    (their commands run with ``env``: no keys)."""
+    (their commands run with ``env``: no keys; ``services``: the shell's side of the agent
+    tools, a :class:`tools.services.ToolServices`)."""
     if options.tool_objects is not None:
         return list(options.tool_objects)
     if options.no_tools:
@@ -248,6 +253,8 @@ def create_shell_tools(
 
     names = options.tools if options.tools is not None else settings.tools
     try:
-        return tools.create_tools(list(names or tools.DEFAULT_TOOL_NAMES), cwd, env=env)
+        return tools.create_tools(
+            list(names or tools.DEFAULT_TOOL_NAMES), cwd, env=env, services=services
+        )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None

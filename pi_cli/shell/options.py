@@ -21,6 +21,8 @@ class ShellOptions:
     ``approvals`` says who can answer a permission question (set by the front end: ``none``
     for one-shot and JSON mode, ``interactive`` for the TUI and the plain REPL, ``remote`` for
     RPC); ``trust`` is ``--trust`` (``None``: the stored decision for the folder).
+    ``max_turns`` / ``max_cost`` may be the command line's text: the shell parses and checks
+    them (a usage error names the flag); ``output_schema`` is the path of a JSON Schema.
     """
 
     cwd: Path = field(default_factory=Path.cwd)
@@ -48,3 +50,6 @@ class ShellOptions:
     add_dirs: list[str] = field(default_factory=list)
     trust: bool | None = None
     approvals: Literal["none", "interactive", "remote"] = "none"
+    max_turns: int | str | None = None
+    max_cost: float | str | None = None
+    output_schema: str | None = None

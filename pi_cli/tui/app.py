@@ -19,6 +19,7 @@ from textual.app import App, ComposeResult
 from textual.screen import ModalScreen
 
 from pi_cli.tui import messages as m
+from pi_cli.tui.agent_panels import AgentPanels
 from pi_cli.tui.completion import Completer
 from pi_cli.tui.keymap import bindings, has_extended_keys, key_hints
 from pi_cli.tui.messages import clean
@@ -40,8 +41,8 @@ QUIT_WINDOW_S = 2.0  # second Ctrl+C within this many seconds quits
 Intent = Literal["auto", "follow_up"]
 
 
-class PiApp(App[int]):
-    """The interactive app."""
+class PiApp(AgentPanels, App[int]):
+    """The interactive app (the todo panel: :class:`AgentPanels`)."""
 
     CSS_PATH = "app.tcss"
     BINDINGS = bindings("app")

@@ -33,6 +33,7 @@ from agent_core import (
 from pi_cli.shell.events import (
     AutoRetryEnd,
     AutoRetryStart,
+    BudgetExceeded,
     CompactionEnd,
     CompactionStart,
     ModelChanged,
@@ -46,8 +47,14 @@ from pi_cli.shell.events import (
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
+    StructuredOutput,
+    SubagentEnded,
+    SubagentEvent,
+    SubagentStarted,
+    TodoUpdated,
 )
 from pi_cli.tui import messages as m
+from pi_cli.tui.agent_bridge import AgentBridge
 from pi_cli.tui.messages import clean, clean_value
 
 Describe = Callable[[str, Any], str]
@@ -68,6 +75,8 @@ class Bridge:
         self.runs_ended = 0  # agent_end events converted (the app counts the ones it rendered)
         self._open: m.AssistantText | m.AssistantThinking | None = None
         self._turn_open = False  # turn_start seen without its turn_end (a loop crash skips it)
+        # Todos and sub-agents; each sub-agent's own events go through a bridge of its own.
+        self.agents = AgentBridge(post, lambda wrap: Bridge(wrap, describe))
 
     def _delta(self, sub: TextDelta | ThinkingDelta) -> UiMessage | None:
         """Coalesce deltas into the last posted message while the app has not taken it yet."""
@@ -156,6 +165,15 @@ class Bridge:
                 | PermissionModeChanged()
             ):
                 return self._shell_event(event)
+            case (
+                TodoUpdated()
+                | SubagentStarted()
+                | SubagentEvent()
+                | SubagentEnded()
+                | BudgetExceeded()
+                | StructuredOutput()
+            ):
+                return self.agents.convert(event)
             case _:
                 assert_never(event)
 
@@ -167,7 +185,7 @@ class Bridge:
         self._turn_open = False
         return m.RunEnded(clean(error) if error else None)
 
-    def _shell_event(self, event: OwnEvent) -> UiMessage:
+    def _shell_event(self, event: OwnEvent) -> UiMessage | None:
         match event:
             case Notice(text=text, level=level):
                 return m.NoticeShown(clean(text), level)
@@ -208,10 +226,21 @@ class Bridge:
                     clean(event.preview),
                     list(event.options),
                     clean_value(event.rules),
+                    clean(event.question or ""),
+                    clean_value(event.labels or {}),
                 )
             case PermissionResolved(id=request_id):
                 return m.ApprovalClosed(request_id)
             case PermissionModeChanged():
                 return m.StatusChanged()
+            case (
+                TodoUpdated()
+                | SubagentStarted()
+                | SubagentEvent()
+                | SubagentEnded()
+                | BudgetExceeded()
+                | StructuredOutput()
+            ):
+                return self.agents.convert(event)
             case _:
                 assert_never(event)

@@ -50,6 +50,7 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
     KeySpec("pi.quit_if_empty", "ctrl+d", "quit_if_empty", "Quit (empty editor)", "editor"),
     KeySpec("pi.toggle_tools", "ctrl+o", "toggle_tools", "Toggle tool output", "app", show=True),
     KeySpec("pi.toggle_thinking", "ctrl+t", "toggle_thinking", "Toggle thinking", "app", show=True),
+    KeySpec("pi.toggle_todos", "ctrl+l", "toggle_todos", "Toggle todo list", "app", show=True),
     # Priority: the screen's own shift+tab (focus previous) must not take it first.
     KeySpec(
         "pi.cycle_mode",

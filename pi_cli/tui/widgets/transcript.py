@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from pi_cli.tui import messages as m
 from pi_cli.tui.messages import clean
+from pi_cli.tui.widgets.subagent_panel import SubagentHost
 
 HISTORY_SHOWN = 40  # messages of a resumed conversation drawn; older ones are only counted
 HISTORY_MARKDOWN = 6  # the last answers drawn as Markdown, older ones as plain text
@@ -39,7 +40,7 @@ class Notice(Static):
         super().__init__(text, classes=f"notice -{level}", markup=False)
 
 
-class Transcript(VerticalScroll):
+class Transcript(SubagentHost, VerticalScroll):
     """Renders the bridge's messages: turn panels, user messages, notices.
 
     The bridge posts to the transcript; a message the app also needs (run and turn ends,
