@@ -75,6 +75,7 @@ class AgentTools:
         options, settings = shell.options, shell.settings
         self.budget = BudgetGuard(*parse_limits(options, settings), shell.emit)
         self.budget.check_model(shell.model_id, shell.resolved_model)
+        models.check = self.budget.check_model  # /model, sub-agents' models
         self.output: OutputSchema | None = None
         if options.output_schema:
             from pi_cli.shell.structured_output import OutputSchema, load_schema

@@ -4,9 +4,10 @@ They count per run: from the input that starts the model (a prompt, a command's 
 the shell is idle again, Stop-hook continuations and ``--output-schema`` retries included.
 Turns are the main agent's model calls; the cost is what its answers cost plus what its
 sub-agents' answers cost, in US dollars at the model catalogue's (or models.json's) prices. When
-one is reached the run stops before its next model call (a sub-agent too), a
-:class:`~pi_cli.shell.agent_events.BudgetExceeded` event says which, and one-shot mode exits
-with ``ExitCode.BUDGET`` (5). ``--max-cost`` refuses to start with a model whose price pi does
+one is reached the run stops before its next model call (a sub-agent too); when that cut the
+run short, a :class:`~pi_cli.shell.agent_events.BudgetExceeded` event after its ``agent_end``
+says which, and one-shot mode exits with ``ExitCode.BUDGET`` (5). A budget reached by the
+final answer itself stopped nothing: the run ends as usual. ``--max-cost`` refuses to start with a model whose price pi does
 not know: it could never trip.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agent_core import AssistantMessage, MessageEnd, TurnStart
+from agent_core import AgentEnd, AssistantMessage, MessageEnd, TurnStart
 from pi_cli.shell.agent_events import BudgetExceeded
 from pi_cli.shell.model_setup import ConfigError
 
@@ -74,6 +75,7 @@ class BudgetGuard:
         self.emit = emit
         self.turns = 0
         self.cost = 0.0
+        self._hit: BudgetExceeded | None = None  # reached; reported if it cut the run
         self.exceeded: BudgetExceeded | None = None
 
     @property
@@ -88,7 +90,7 @@ class BudgetGuard:
 
     def start_run(self) -> None:
         """A new input starts the model: count from zero."""
-        self.turns, self.cost, self.exceeded = 0, 0.0, None
+        self.turns, self.cost, self._hit, self.exceeded = 0, 0.0, None, None
 
     def on_agent_event(self, event: object) -> None:
         """Count the main agent's turns and answers."""
@@ -96,6 +98,19 @@ class BudgetGuard:
             self.turns += 1
         elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
             self.add_cost(event.message.usage.cost.total)
+        elif isinstance(event, AgentEnd):
+            self._report(event)
+
+    def _report(self, end: AgentEnd) -> None:
+        """The run ended: if a budget cut it (its last answer wanted more tools), say so.
+
+        A budget reached by a run's final answer cut nothing: no event, an ordinary end.
+        """
+        last = next((m for m in reversed(end.messages) if isinstance(m, AssistantMessage)), None)
+        cut = last is not None and bool(last.tool_calls) and last.stop_reason != "aborted"
+        if self._hit is not None and self.exceeded is None and cut:
+            self.exceeded = self._hit
+            self.emit(self.exceeded)
 
     def add_cost(self, dollars: float) -> None:
         """An answer (the main agent's or a sub-agent's) cost this much."""
@@ -110,19 +125,16 @@ class BudgetGuard:
 
     def should_stop(self) -> bool:
         """Before the main agent's next turn: whether a budget ends the run here."""
-        if self.exceeded is not None:
-            return True
         if self.max_turns is not None and self.turns >= self.max_turns:
             self._exceed("turns", self.max_turns, self.turns)
             return True
         return self.over_cost()
 
     def _exceed(self, budget: str, limit: float, used: float) -> None:
-        if self.exceeded is not None:
+        if self._hit is not None:
             return
         if budget == "turns":
             message = f"stopped: the run reached --max-turns {int(limit)} ({int(used)} turns)"
         else:
             message = f"stopped: the run reached --max-cost ${limit:g} (spent ${used:.4f})"
-        self.exceeded = BudgetExceeded(budget=budget, limit=limit, used=used, message=message)  # type: ignore[arg-type]
-        self.emit(self.exceeded)
+        self._hit = BudgetExceeded(budget=budget, limit=limit, used=used, message=message)  # type: ignore[arg-type]

@@ -53,6 +53,8 @@ class ModelResolver:
 
         self.retry_gate = RetryGate()
         self._retry: Any = None  # one providers.RetryConfig shared by every stream function
+        # Asked about every model resolved after start-up (``--max-cost`` refuses unknown prices).
+        self.check: Callable[[str, Any], None] | None = None
 
     @staticmethod
     def identify(agent: Any, resolved: Any) -> None:
@@ -74,9 +76,10 @@ class ModelResolver:
             ConfigError: no model can be found or the spec is invalid (user-facing message).
         """
         if self.options.stream_fn is not None:
-            return ModelChoice(
-                self.options.stream_fn, spec or self.settings.model or "test/scripted"
-            )
+            model_id = spec or self.settings.model or "test/scripted"
+            if self.check is not None:
+                self.check(model_id, None)
+            return ModelChoice(self.options.stream_fn, model_id)
         from agent_core import providers
 
         env = self.env()
@@ -102,6 +105,8 @@ class ModelResolver:
             )
         except providers.ModelConfigError as exc:
             raise ConfigError(str(exc)) from None
+        if self.check is not None:
+            self.check(model.id, model)  # raises ConfigError before any client exists
         model = _explicit_key(model)
         if self.startup_provider is None:
             self.startup_provider = model.provider

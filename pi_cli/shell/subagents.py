@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from tools.task import TaskOutcome, TaskRequest
 
 DEFAULT_MAX_TURNS = 50
+READ_ONLY = ("read", "grep", "find", "ls")
+"""Tools a profile may get even when the parent's set lacks them (they only read)."""
 SUBAGENT_NOTE = (
     "You are a sub-agent: another agent gave you the task above and will read only your final "
     "message. Work on your own until the task is done, then end with a complete, concise "
@@ -93,13 +95,8 @@ class SubagentRunner:
 
         profile = self.profiles.get(request.agent)
         parent = self.shell.agent
-        tools = [
-            tool
-            for tool in self.shell.tools
-            if tool.name not in AGENT_TOOL_NAMES
-            and (profile is None or profile.tools is None or tool.name in profile.tools)
-        ]
-        stream_fn, model_id, resolved = await self._model(profile)
+        tools = self._tools(profile, AGENT_TOOL_NAMES)
+        stream_fn, model_id, resolved = self._model(profile)
         child = Agent(
             stream_fn,
             model=model_id,
@@ -174,7 +171,21 @@ class SubagentRunner:
             )
         return TaskOutcome(answer, name, model_id, state["turns"], dict(usage), error)
 
-    async def _model(self, profile: AgentProfile | None) -> tuple[StreamFn, str, object | None]:
+    def _tools(self, profile: AgentProfile | None, never: frozenset[str]) -> list[Tool]:
+        """The parent's tools the profile names (all but the agent tools when it names none);
+        a read-only search tool it names is made for it even when the parent has none."""
+        own = [t for t in self.shell.tools if t.name not in never]
+        if profile is None or profile.tools is None:
+            return own
+        chosen = [t for t in own if t.name in profile.tools]
+        missing = [n for n in profile.tools if n in READ_ONLY and n not in {t.name for t in own}]
+        if missing:
+            from tools import create_tools
+
+            chosen += create_tools(missing, self.shell.cwd)
+        return chosen
+
+    def _model(self, profile: AgentProfile | None) -> tuple[StreamFn, str, object | None]:
         """(stream function, model id, resolved model) for the profile's model."""
         parent = self.shell.agent
         current = (self.shell.model_id, self.shell.resolved_model)
@@ -187,16 +198,10 @@ class SubagentRunner:
                 self.shell.notify(note, "warning")
         if wanted in (current[0], f"{getattr(current[1], 'provider', '')}/{current[0]}"):
             return parent.stream_fn, current[0], current[1]
-        try:
+        try:  # --max-cost: the resolver refuses a model whose price is unknown
             choice = self.models.resolve(wanted)
         except ConfigError as exc:
             raise ToolError(f"The agent's model {wanted!r} cannot be used: {exc}") from None
-        try:
-            self.budget.check_model(choice.model_id, choice.resolved)
-        except ConfigError as exc:
-            if choice.stream_fn is not parent.stream_fn:
-                await aclose_stream_fn(choice.stream_fn)
-            raise ToolError(str(exc)) from None
         return choice.stream_fn, choice.model_id, choice.resolved
 
     def _system_prompt(self, profile: AgentProfile | None, parent_prompt: str) -> str:

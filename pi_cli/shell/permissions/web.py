@@ -15,6 +15,7 @@ The agent tools change no file (a sub-agent's own calls are checked one by one):
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -66,9 +67,19 @@ def parse_domain(specifier: str) -> str:
 
 
 def _matches(domain: str, host: str, *, subdomains: bool) -> bool:
+    if _is_address(host):  # an IP address has no subdomains
+        return host == domain
     if domain.startswith("*."):
         return host.endswith(domain[1:])
     return host == domain or (subdomains and host.endswith("." + domain))
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def rule_hits(specifier: str | None, args: Mapping[str, Any], *, subdomains: bool) -> bool:
