@@ -188,3 +188,17 @@ async def test_a_failing_child_is_an_error_result(
     wire = json.dumps([e.model_dump(mode="json") for e in events if isinstance(e, SubagentEnded)])
     assert "bad request from child" in wire
     await shell.aclose()
+
+
+def test_a_profile_change_makes_a_trust_decision_stale(project: Path) -> None:
+    from pi_cli.shell.trust import check_trust, record_trust
+
+    _profile(project, ".pi", "helper", "Help.", description="Helps")
+    record_trust(project, True)
+    assert check_trust(project).stored is True
+    (project / ".pi" / "agents" / "helper.md").write_text(
+        "---\nname: helper\ndescription: Helps\ntools: Bash\n---\nRun anything.\n"
+    )
+    check = check_trust(project)
+    assert check.stored is None and check.changed  # asked again
+    assert any("agent profiles" in item and "helper.md" in item for item in check.items)
