@@ -13,6 +13,7 @@ from agent_core.context import (
     AgentContext,
     AgentLoopConfig,
     MessageSource,
+    ShouldStop,
     ToolExecutionMode,
     TransformContext,
 )
@@ -116,6 +117,8 @@ class Agent:
         self.transform_context = transform_context
         self.on_retry: OnRetry | None = None
         self.on_retry_end: OnRetryEnd | None = None
+        # Asked before each turn after the first; True ends the run there (budgets).
+        self.should_stop: ShouldStop | None = None
         self._external_steering = get_steering_messages
         self._external_follow_ups = get_follow_up_messages
         self.state = AgentState(messages=list(messages or []))
@@ -295,6 +298,7 @@ class Agent:
             transform_context=self.transform_context,
             on_retry=self.on_retry,
             on_retry_end=self.on_retry_end,
+            should_stop=self.should_stop,
         )
 
     async def _run(

@@ -26,6 +26,9 @@ A raise ends the turn with an error message."""
 MessageSource = Callable[[], list[Message]]
 """Drains a queue: returns the messages to deliver now, ``[]`` when there are none."""
 
+ShouldStop = Callable[[], bool]
+"""Asked before each turn after the first: ``True`` ends the run cleanly there (a budget)."""
+
 ToolExecutionMode = Literal["sequential", "parallel"]
 
 
@@ -44,7 +47,9 @@ class AgentLoopConfig:
 
     ``get_steering_messages`` / ``get_follow_up_messages`` drain the two queues (return ``[]``
     when empty). ``transform_context`` may rewrite the messages sent to the model (not the
-    stored history), e.g. to compact.
+    stored history), e.g. to compact. ``should_stop`` is asked before every turn after the
+    first; when it says ``True`` the run ends there (``agent_end``, no further model call, no
+    queue drained), as a budget needs.
     """
 
     stream_fn: StreamFn
@@ -64,3 +69,4 @@ class AgentLoopConfig:
     transform_context: TransformContext | None = None
     on_retry: OnRetry | None = None
     on_retry_end: OnRetryEnd | None = None
+    should_stop: ShouldStop | None = None

@@ -39,6 +39,26 @@ def _drain(getter: MessageSource | None) -> list[Message]:
     return list(getter()) if getter is not None else []
 
 
+def _stopped(config: AgentLoopConfig) -> bool:
+    """Whether ``config.should_stop`` ends the run here (a raising check stops too: fail safe)."""
+    if config.should_stop is None:
+        return False
+    try:
+        return bool(config.should_stop())
+    except Exception:  # noqa: BLE001 - a broken budget check must not run up costs
+        return True
+
+
+def _deliver(
+    queued: list[Message], context: AgentContext, new_messages: list[Message], emit: Emit
+) -> None:
+    for message in queued:
+        context.messages.append(message)
+        new_messages.append(message)
+        emit(MessageStart(message=message))
+        emit(MessageEnd(message=message))
+
+
 async def run_agent_loop(
     prompts: list[Message],
     context: AgentContext,
@@ -105,11 +125,7 @@ async def run_loop(
                 first_turn = False
             else:
                 emit(TurnStart())
-            for queued in pending:
-                context.messages.append(queued)
-                new_messages.append(queued)
-                emit(MessageStart(message=queued))
-                emit(MessageEnd(message=queued))
+            _deliver(pending, context, new_messages, emit)
             pending = []
 
             message = await stream_assistant_response(context, config, emit, signal)
@@ -131,12 +147,18 @@ async def run_loop(
                 if batch.terminate:
                     has_more_tool_calls = False
             emit(TurnEnd(message=message, tool_results=results))
+            if (has_more_tool_calls or pending) and _stopped(config):
+                # A budget ends the run before the next model call. Steers the batch already
+                # took join the history (so they are not lost); nothing more is drained.
+                _deliver(pending, context, new_messages, emit)
+                emit(AgentEnd(messages=new_messages))
+                return
             # A steer drained mid-batch is this turn's delivery (one-at-a-time). After an abort
             # nothing more is consumed: queued messages stay for the user (like follow-ups).
             if not pending and not signal.aborted:
                 pending = _drain(config.get_steering_messages)
 
-        if signal.aborted:
+        if signal.aborted or _stopped(config):
             break
         follow_ups = _drain(config.get_follow_up_messages)
         if follow_ups:

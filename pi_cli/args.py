@@ -128,7 +128,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "shell.tools",
         ("--tools",),
-        "Comma-separated tools: read,bash,bash_output,bash_kill,edit,write,grep,find,ls.",
+        "Comma-separated tools: read,bash,bash_output,bash_kill,edit,write,grep,find,ls,web_fetch,"
+        "todo_write,task,exit_plan_mode.",
         "csv",
     ),
     Option("shell.no_tools", ("--no-tools",), "Disable all tools.", "flag"),
@@ -226,6 +227,25 @@ OPTIONS: tuple[Option, ...] = (
         ("--keep-bashes",),
         "Keep background shells (bash background: true) running after pi exits.",
         "flag",
+    ),
+    Option(
+        "shell.max_turns",
+        ("--max-turns",),
+        "Stop a run after this many model turns (exit 5 in one-shot; also maxTurns).",
+        metavar="N",
+    ),
+    Option(
+        "shell.max_cost",
+        ("--max-cost",),
+        "Stop a run once it (sub-agents included) cost this many US dollars (exit 5; maxCost).",
+        metavar="USD",
+    ),
+    Option(
+        "shell.output_schema",
+        ("--output-schema",),
+        "One-shot/JSON mode: the answer must be JSON valid against this JSON Schema file "
+        "(printed on stdout; exit 6 when it never is).",
+        metavar="PATH",
     ),
     Option("theme", ("--theme",), "TUI theme (dark, light or a user theme)."),
     Option(

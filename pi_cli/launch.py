@@ -45,6 +45,9 @@ def launch(args: LaunchArgs) -> int:
     if args.resume and not interactive:
         error("--resume opens the session picker of the interactive UI; use --session ID here")
         return ExitCode.USAGE
+    if args.shell.output_schema and (interactive or args.mode in ("rpc", "acp")):
+        error("--output-schema works in one-shot and JSON mode only (-p or --mode json)")
+        return ExitCode.USAGE
     if not interactive and args.mode not in ("rpc", "acp") and not prompt.strip():
         # -p or --mode json without a prompt: never send an empty prompt to the model.
         error("no prompt given: pass it as an argument or on stdin")

@@ -1,10 +1,13 @@
-"""Built-in tools for the agent: read, write, edit, bash, bash_output, bash_kill, grep, find, ls.
+"""Built-in tools for the agent: read, write, edit, bash, bash_output, bash_kill, grep, find, ls,
+web_fetch, todo_write, task and exit_plan_mode.
 
 Each tool is a factory over a working directory returning an object that satisfies
 ``agent_core.Tool``: besides its schema it declares its own presentation (``summary`` for the
 system prompt's tool list, a ``guideline`` line, a one-line ``title`` for a call) and the files a
-call reads or writes (``file_effects``). This package imports only agent_core, pydantic and the
-standard library (ripgrep is run as a subprocess).
+call reads or writes (``file_effects``). The tools that need the shell (a sub-agent runner, plan
+approval, the todo display) get it as :class:`~tools.services.ToolServices`. This package imports
+only agent_core, pydantic and the standard library (ripgrep is run as a subprocess), except
+web_fetch's two modules, which import httpx and trafilatura when a fetch is made.
 
 The process tools (``bash``, ``bash_output``, ``bash_kill``) share one :class:`Sandbox`: the
 session's sandbox and background shells. :func:`create_tools` makes an unsandboxed one (still
@@ -15,22 +18,34 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from agent_core import Tool
 from tools.bash import BashTool, create_bash_tool
 from tools.bash_kill import BashKillTool, create_bash_kill_tool
 from tools.bash_output import BashOutputTool, create_bash_output_tool
 from tools.edit import EditDetails, EditTool, create_edit_tool
+from tools.exit_plan_mode import ExitPlanModeTool, create_exit_plan_mode_tool
 from tools.find import FindTool, create_find_tool
 from tools.grep import GrepTool, create_grep_tool
 from tools.ls import LsTool, create_ls_tool
 from tools.read import ReadTool, create_read_tool
 from tools.sandbox import Sandbox, SandboxStatus, SandboxUnavailable
+from tools.services import ToolServices
+from tools.task import TaskTool, create_task_tool
+from tools.todo import TodoTool, create_todo_tool
+from tools.web_fetch import WebFetchTool, create_web_fetch_tool
 from tools.write import WriteTool, create_write_tool
 
 ToolFactory = Callable[..., Tool]
 """``factory(cwd)``; the process tools also take ``sandbox=`` (and bash ``env=``)."""
+ServiceFactory = Callable[[str | Path, ToolServices], Tool]
+
+_WITH_SERVICES: dict[str, ServiceFactory] = {
+    "web_fetch": lambda cwd, s: create_web_fetch_tool(cwd, s.web_fetch),
+    "todo_write": lambda cwd, s: create_todo_tool(cwd, s.todo_changed),
+    "task": lambda cwd, s: create_task_tool(cwd, s.agent_profiles, s.task_runner),
+    "exit_plan_mode": lambda cwd, s: create_exit_plan_mode_tool(cwd, s.plan_approver),
+}
 
 TOOL_FACTORIES: dict[str, ToolFactory] = {
     "read": create_read_tool,
@@ -42,24 +57,38 @@ TOOL_FACTORIES: dict[str, ToolFactory] = {
     "grep": create_grep_tool,
     "find": create_find_tool,
     "ls": create_ls_tool,
+    "web_fetch": create_web_fetch_tool,
+    "todo_write": create_todo_tool,
+    "task": create_task_tool,
+    "exit_plan_mode": create_exit_plan_mode_tool,
 }
+"""Every tool by name; the service tools made this way work standalone (no shell)."""
 
 PROCESS_TOOL_NAMES: frozenset[str] = frozenset({"bash", "bash_output", "bash_kill"})
 """The tools that share the session's :class:`Sandbox`."""
 
-DEFAULT_TOOL_NAMES: list[str] = ["read", "bash", "bash_output", "bash_kill", "edit", "write"]
+DEFAULT_TOOL_NAMES: list[str] = [
+    *("read", "bash", "bash_output", "bash_kill", "edit", "write"),
+    *("web_fetch", "todo_write", "task", "exit_plan_mode"),
+]
+"""On by default, as in Claude Code (which has WebFetch, TodoWrite, Task and ExitPlanMode)."""
+
+AGENT_TOOL_NAMES = frozenset({"todo_write", "task", "exit_plan_mode"})
+"""Tools about the conversation itself: a sub-agent never gets them (no nested sub-agents)."""
 
 
 def create_tools(
     names: list[str],
     cwd: str | Path,
     env: Mapping[str, str] | None = None,
+    services: ToolServices | None = None,
     *,
     sandbox: Sandbox | None = None,
 ) -> list[Tool]:
     """Instantiate the named tools over ``cwd``, in the order given.
 
-    ``env`` is the environment the bash tool's commands run with (default: pi's own); the
+    ``env`` is the environment the bash tool's commands run with (default: pi's own);
+    ``services`` is what the shell gives todo_write, task, exit_plan_mode and web_fetch; the
     process tools share ``sandbox`` (default: a new unsandboxed one for this set).
 
     Raises:
@@ -72,17 +101,22 @@ def create_tools(
         )
     if sandbox is None and PROCESS_TOOL_NAMES.intersection(names):
         sandbox = Sandbox(cwd, mode="off")
+    given = services or ToolServices()
     tools: list[Tool] = []
     for name in names:
         if name == "bash":
             tools.append(create_bash_tool(cwd, sandbox, env))
-            continue
-        extra: dict[str, Any] = {"sandbox": sandbox} if name in PROCESS_TOOL_NAMES else {}
-        tools.append(TOOL_FACTORIES[name](cwd, **extra))
+        elif name in PROCESS_TOOL_NAMES:
+            tools.append(TOOL_FACTORIES[name](cwd, sandbox=sandbox))
+        elif name in _WITH_SERVICES:
+            tools.append(_WITH_SERVICES[name](cwd, given))
+        else:
+            tools.append(TOOL_FACTORIES[name](cwd))
     return tools
 
 
 __all__ = [
+    "AGENT_TOOL_NAMES",
     "DEFAULT_TOOL_NAMES",
     "PROCESS_TOOL_NAMES",
     "TOOL_FACTORIES",
@@ -91,6 +125,7 @@ __all__ = [
     "BashTool",
     "EditDetails",
     "EditTool",
+    "ExitPlanModeTool",
     "FindTool",
     "GrepTool",
     "LsTool",
@@ -98,16 +133,24 @@ __all__ = [
     "Sandbox",
     "SandboxStatus",
     "SandboxUnavailable",
+    "TaskTool",
+    "TodoTool",
     "ToolFactory",
+    "ToolServices",
+    "WebFetchTool",
     "WriteTool",
     "create_bash_kill_tool",
     "create_bash_output_tool",
     "create_bash_tool",
     "create_edit_tool",
+    "create_exit_plan_mode_tool",
     "create_find_tool",
     "create_grep_tool",
     "create_ls_tool",
     "create_read_tool",
+    "create_task_tool",
+    "create_todo_tool",
     "create_tools",
+    "create_web_fetch_tool",
     "create_write_tool",
 ]

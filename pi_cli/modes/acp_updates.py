@@ -5,9 +5,8 @@ Every :data:`~pi_cli.shell.events.ShellEvent` is handled here (``match`` + ``ass
 Updates are queued and sent by one task per session, so the client sees them in order; a
 prompt's response waits until its updates are out (:meth:`AcpSession.flush`).
 
-Plans: ACP ``plan`` updates come from the todo tool of the agent-tools work (issue 20): when it
-emits its todo events, map them with :func:`plan_update` in :meth:`AcpSession.on_event` (the one
-place this module turns events into updates).
+Plans: the todo list (``todo_updated``) is sent as ACP ``plan`` updates (:func:`plan_update`);
+sub-agents show inside their ``task`` tool call; budgets and structured output end the turn.
 """
 
 from __future__ import annotations
@@ -34,6 +33,14 @@ from agent_core import (
     ToolExecutionUpdate,
     TurnEnd,
     TurnStart,
+)
+from pi_cli.shell.agent_events import (
+    BudgetExceeded,
+    StructuredOutput,
+    SubagentEnded,
+    SubagentEvent,
+    SubagentStarted,
+    TodoUpdated,
 )
 from pi_cli.shell.events import (
     AutoRetryEnd,
@@ -170,6 +177,10 @@ class AcpSession:
                     task.cancel()  # decided elsewhere (a hook, a time-out, an abort)
             case PermissionModeChanged(mode=mode):
                 self.update(helpers.update_current_mode(mode))
+            case TodoUpdated(todos=todos):
+                self.update(plan_update((redact(t.content), t.status, "medium") for t in todos))
+            case BudgetExceeded(message=message):
+                self.update(helpers.update_agent_thought_text(f"\n[pi] {redact(message)}\n"))
             case Notice(level="warning" | "error", text=text):
                 self.update(helpers.update_agent_thought_text(f"\n[pi] {redact(text)}\n"))
             case AutoRetryStart():
@@ -193,6 +204,10 @@ class AcpSession:
                 | ShellStateChanged()
                 | McpStatusChanged()
                 | BackgroundShellsChanged()
+                | SubagentStarted()
+                | SubagentEvent()
+                | SubagentEnded()
+                | StructuredOutput()
             ):
                 pass  # nothing an ACP client shows (the prompt's response ends the turn)
             case _:

@@ -8,17 +8,25 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from agent_core import MessageUpdate, to_wire
-from pi_cli.shell.events import Notice, ShellEvent, ShellStateChanged
+from pi_cli.shell.events import Notice, ShellEvent, ShellStateChanged, SubagentEvent
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.slash_commands import CommandResult
 
 
 def event_data(event: ShellEvent) -> dict[str, Any]:
-    """One event in its camelCase wire shape."""
+    """One event in its camelCase wire shape (a sub-agent's inside ``subagent_event``)."""
     if isinstance(event, MessageUpdate):
         return {
             "type": "message_update",
             "assistantMessageEvent": to_wire(event.assistant_message_event),
+        }
+    if isinstance(event, SubagentEvent):  # its message_update stays a delta too
+        inner = event.event
+        return {
+            "type": "subagent_event",
+            "taskId": event.task_id,
+            "agent": event.agent,
+            "event": event_data(inner) if isinstance(inner, MessageUpdate) else to_wire(inner),
         }
     return to_wire(event)
 

@@ -191,6 +191,7 @@ class PlainRepl:
         """Read input until Ctrl+D or /quit; returns the exit code."""
         self.console.print(Text(f"pi · {self.shell.model_id} · {self.shell.cwd}", style="bold"))
         self.console.print(Text(HINT, style="dim"))
+        self.renderer.agents.show_todos(self.shell.agent_tools.todos.items)  # a resumed list
         # SIGTERM/SIGHUP: like Esc then Ctrl+D (abort, leave the prompt, shut down).
         termination = Termination(self.shell.abort, self.request_quit).install()
         try:

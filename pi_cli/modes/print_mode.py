@@ -6,6 +6,7 @@ With ``--mode json`` every event is written to stdout as one JSON line instead.
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
@@ -18,10 +19,13 @@ from pi_cli.modes.pi_events import PiEventWriter
 from pi_cli.modes.termination import Termination
 from pi_cli.shell.events import (
     AutoRetryStart,
+    BudgetExceeded,
     CompactionStart,
     Notice,
     PermissionResolved,
     ShellEvent,
+    StructuredOutput,
+    SubagentEvent,
 )
 from pi_cli.shell.redact import redact
 from pi_cli.shell.terminal_text import clean
@@ -71,6 +75,8 @@ class Progress:
                 _say("  compacting context…")
             case Notice(level="warning" | "error"):
                 _say(f"pi: {event.text}")
+            case SubagentEvent(agent=agent, event=ToolExecutionStart(tool_name=name, args=args)):
+                _say(f"  ⤷ {agent} → {name} {self.shell.describe_call(name, args)}".rstrip())
             case _:
                 pass
 
@@ -95,6 +101,8 @@ class Outcome:
         self.answers: list[AssistantMessage] = []
         self.infos: list[str] = []
         self.crash: str | None = None
+        self.budget: BudgetExceeded | None = None
+        self.structured: StructuredOutput | None = None
 
     def __call__(self, event: ShellEvent) -> None:
         match event:
@@ -104,6 +112,10 @@ class Outcome:
                 self.infos.append(text)  # e.g. the output of an input hook that handled the prompt
             case AgentEnd(error_message=str() as crash):
                 self.crash = crash  # the loop itself failed (a bug or a broken provider)
+            case BudgetExceeded():
+                self.budget = event
+            case StructuredOutput():
+                self.structured = event
             case _:
                 pass
 
@@ -161,10 +173,33 @@ async def _run(
             output = clean(redact(result.output))
             print(output, file=sys.stderr if result.error else sys.stdout, flush=True)
         return ExitCode.ERROR if result.error else ExitCode.OK
-    code = _finish(outcome, writer)
+    code = _stopped(outcome, writer)
+    if code is None:
+        code = _finish(outcome, writer)
     if code == ExitCode.OK and shell.permissions.denied_for_approval:
         return ExitCode.DENIED  # a call needed an approval nobody could give
     return code
+
+
+def _stopped(outcome: Outcome, writer: JsonEventWriter | None) -> int | None:
+    """A budget's stop (5) or ``--output-schema``'s verdict (0 with the JSON, or 6); None
+    when neither decided the run (JSON mode: their events are among the lines already)."""
+    if outcome.budget is not None:
+        if writer is None:
+            error(outcome.budget.message)
+        return ExitCode.BUDGET
+    verdict = outcome.structured
+    if verdict is None:
+        return None
+    if not verdict.valid:
+        if writer is None:
+            tries = f"{verdict.attempts} attempt{'s' if verdict.attempts != 1 else ''}"
+            why = clean(redact("; ".join(verdict.errors)))
+            error(f"the answer does not match --output-schema after {tries}: {why}")
+        return ExitCode.SCHEMA
+    if writer is None:
+        print(json.dumps(verdict.value, ensure_ascii=False), flush=True)
+    return ExitCode.OK
 
 
 def _finish(outcome: Outcome, writer: JsonEventWriter | None) -> int:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_cli.modes.rpc_base import Deferred, Handler, RpcContext, RpcError
-from pi_cli.shell.events import PermissionRequested, ShellEvent
+from pi_cli.shell.events import PermissionRequested, PermissionResolved, ShellEvent
 
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent
@@ -41,10 +41,13 @@ _BY_LABEL: dict[str, dict[str, str]] = {
 
 
 def request_line(request: PermissionRequested, timeout_s: float | None) -> dict[str, Any]:
-    """The ``extension_ui_request`` for one approval."""
+    """The ``extension_ui_request`` for one approval (a request's own labels replace ours)."""
     options: list[str] = []
+    words = request.labels or {}
     for choice in request.options:
-        if choice == "allow_always":
+        if choice in words:
+            options.append(words[choice])
+        elif choice == "allow_always":
             options.extend(ALWAYS.values())
         else:
             options.append(LABELS[choice])
@@ -55,7 +58,7 @@ def request_line(request: PermissionRequested, timeout_s: float | None) -> dict[
         "type": "extension_ui_request",
         "id": request.id,
         "method": "select",
-        "title": f"Allow {request.tool_name}: {request.title}?",
+        "title": request.question or f"Allow {request.tool_name}: {request.title}?",
         "message": message,
         "options": options,
         "toolName": request.tool_name,
@@ -68,8 +71,12 @@ def request_line(request: PermissionRequested, timeout_s: float | None) -> dict[
     return line
 
 
-def parse_response(command: dict[str, Any]) -> dict[str, str]:
-    """An ``extension_ui_response`` as a shell answer (raises ValueError when unclear)."""
+def parse_response(
+    command: dict[str, Any], own_labels: dict[str, str] | None = None
+) -> dict[str, str]:
+    """An ``extension_ui_response`` as a shell answer (raises ValueError when unclear).
+
+    ``own_labels`` are the request's own words for its options (choice -> label)."""
     if command.get("cancelled") is True:
         return {"choice": "deny", "message": str(command.get("message") or "")}
     if isinstance(command.get("confirmed"), bool):
@@ -77,7 +84,9 @@ def parse_response(command: dict[str, Any]) -> dict[str, str]:
     value = command.get("value")
     if not isinstance(value, str):
         raise ValueError('"value" (an option), "confirmed" or "cancelled" is required')
-    answer = dict(_BY_LABEL.get(value.strip().lower(), {"choice": value.strip()}))
+    by_own = {label.lower(): {"choice": c} for c, label in (own_labels or {}).items()}
+    key = value.strip().lower()
+    answer = dict(by_own.get(key) or _BY_LABEL.get(key, {"choice": value.strip()}))
     if isinstance(command.get("scope"), str):
         answer["scope"] = command["scope"]
     if isinstance(command.get("message"), str):
@@ -91,12 +100,17 @@ class RpcApprovals:
     def __init__(self, shell: CodingAgent, write: Callable[[dict[str, Any]], None]) -> None:
         self.shell = shell
         self.write = write
+        self.labels: dict[str, dict[str, str]] = {}  # request id -> its own option labels
 
     def on_event(self, event: ShellEvent) -> None:
         """Shell listener: an ``extension_ui_request`` for each approval."""
         if isinstance(event, PermissionRequested):
             timeout = self.shell.settings.permissions.approval_timeout_s
+            if event.labels:
+                self.labels[event.id] = dict(event.labels)
             self.write(request_line(event, timeout))
+        elif isinstance(event, PermissionResolved):
+            self.labels.pop(event.id, None)
 
     def handle(self, command: dict[str, Any]) -> str | None:
         """Answer the request ``command`` names; an error text when that fails."""
@@ -104,7 +118,8 @@ class RpcApprovals:
         if not isinstance(request_id, str):
             return '"id" (the request\'s id) is required'
         try:
-            answered = self.shell.answer(request_id, parse_response(command))
+            answer = parse_response(command, self.labels.get(request_id))
+            answered = self.shell.answer(request_id, answer)
         except ValueError as exc:
             return str(exc)
         return None if answered else f"No pending request {request_id!r}"

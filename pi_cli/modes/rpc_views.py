@@ -35,6 +35,7 @@ def state_of(shell: CodingAgent) -> dict[str, Any]:
         # Ours: idle means no input at all is being handled (hooks, commands, compaction too).
         "isIdle": not shell.busy,
         "autoRetryEnabled": shell.controls.auto_retry,
+        "todos": list(shell.agent_tools.todos.items),  # ours: the list todo_updated last sent
     }
     if shell.session.path is not None:
         state["sessionFile"] = str(shell.session.path)

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
 from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn, Tool
+from pi_cli.shell.agent_tools import AgentTools
 from pi_cli.shell.branching import TreeEntry, branching_commands, fork, navigate_to, tree_entries
 from pi_cli.shell.builtin_commands import builtin_commands
 from pi_cli.shell.compaction import (
@@ -37,7 +38,7 @@ from pi_cli.shell.events import (
 from pi_cli.shell.init_command import init_commands
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
-from pi_cli.shell.lifecycle_hooks import keep_going, run_session_end
+from pi_cli.shell.lifecycle_hooks import run_session_end
 from pi_cli.shell.mcp import McpManager, setup_mcp
 from pi_cli.shell.model_setup import (
     ConfigError,
@@ -84,7 +85,10 @@ class CodingAgent:
         self.resolved_model: object | None = None
         self.model_id = ""
         stream_fn = self._resolve_model(startup_spec(options))
-        self.tools, self.sandbox = tools_and_sandbox(self, self.safety.tools_env())
+        self.agent_tools = AgentTools(self, self._models, self.safety.trusted)  # task, todo...
+        self.tools, self.sandbox = tools_and_sandbox(
+            self, self.safety.tools_env(), self.agent_tools.services()
+        )
         self.context_files: list[ContextFile]
         self.context_files, import_notices = load_context(self.cwd)
         self.queue = InputQueue(
@@ -122,6 +126,7 @@ class CodingAgent:
         self.sandbox_active: Callable[[], bool] = lambda: self.sandbox.active
         self.hooks, self.gate = self.safety.wire(self)
         self.permissions = PermissionControl(self.gate, self.emit)
+        self.agent_tools.attach()
         self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
         self.commands.register_all(
             builtin_commands(),
@@ -176,13 +181,6 @@ class CodingAgent:
         """The notices raised while the shell was built (bad skills, hooks, sessions...)."""
         return self.events.startup_notices
 
-    def _check_saved(self) -> None:
-        """Tell the user once when the session file could not be written (or is shared)."""
-        if self.session.write_error:
-            self.events.warn_once(self.session.write_error, "error")
-        while self.session.notices:
-            self.events.warn_once(self.session.notices.pop(0), "warning")
-
     def _on_agent_event(self, event: ShellEvent) -> None:
         try:
             self.recorder.on_event(event)  # finished messages, and answers as they stream
@@ -192,7 +190,7 @@ class CodingAgent:
         self.emit(event)
         if isinstance(event, AgentEnd):  # commands the user ran meanwhile join the context now
             self.user_bash.flush()
-        self._check_saved()
+        self.events.report_session(self.session)
 
     def _queue_changed(self, items: list[QueuedInput]) -> None:
         self.emit(QueueChanged(items=[item.wire() for item in items]))
@@ -270,8 +268,9 @@ class CodingAgent:
         """Run the model on ``text`` to the end of the run, then compact if needed."""
         if self.run_aborted:
             return
+        self.agent_tools.start_run()  # budgets count from here
         await self.agent.prompt(text, images or None)
-        await keep_going(self.hooks, self.agent, lambda: self.run_aborted)  # Stop hooks
+        await self.agent_tools.after_run(self.hooks)  # Stop hooks, then --output-schema
         if self.run_aborted:  # an aborted run is not followed by compaction
             return
         await self.compactor.after_run()
@@ -343,7 +342,7 @@ class CodingAgent:
         self._models.identify(self.agent, self.resolved_model)
         if record:
             self.session.append("model_change", model=self.model_id)
-            self._check_saved()
+            self.events.report_session(self.session)
         self.emit(ModelChanged(model=self.model_id, thinking=self.thinking))
 
     def set_thinking(self, level: str) -> None:
@@ -351,7 +350,7 @@ class CodingAgent:
         self.thinking = level
         self.agent.thinking = level
         self.session.append("thinking_level_change", thinkingLevel=level)
-        self._check_saved()
+        self.events.report_session(self.session)
         self.emit(ModelChanged(model=self.model_id, thinking=level))
 
     @property

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pi_cli.shell.context import Level
 from pi_cli.shell.events import Listener, Notice, QueueReturned, ShellEvent
+
+if TYPE_CHECKING:
+    from pi_cli.shell.session_store import SessionStore
 
 log = logging.getLogger("pi_cli")
 
@@ -70,3 +74,10 @@ class EventBus:
         if text not in self._warned:
             self._warned.add(text)
             self.notify(text, level)
+
+    def report_session(self, session: SessionStore) -> None:
+        """Tell the user once when the session file could not be written (or is shared)."""
+        if session.write_error:
+            self.warn_once(session.write_error, "error")
+        while session.notices:
+            self.warn_once(session.notices.pop(0), "warning")

@@ -25,6 +25,15 @@ from agent_core.events import (
 )
 from agent_core.messages import WireModel
 from agent_core.stream import RetryNotice
+from pi_cli.shell.agent_events import (
+    AGENT_TOOL_EVENT_TYPES,
+    BudgetExceeded,
+    StructuredOutput,
+    SubagentEnded,
+    SubagentEvent,
+    SubagentStarted,
+    TodoUpdated,
+)
 
 ShellState = Literal["idle", "preparing", "running", "command", "compacting"]
 """What the shell is doing: ``preparing`` runs input hooks, ``running`` is a live model run
@@ -213,6 +222,10 @@ class PermissionRequested(WireModel):
     preview: str = ""
     options: list[ApprovalChoice] = Field(default_factory=list)
     rules: dict[str, list[str]] = Field(default_factory=dict)
+    question: str | None = None
+    """Asked instead of "Allow <tool>: <title>?" (a plan's "Approve this plan?")."""
+    labels: dict[str, str] | None = None
+    """Words for some options instead of the usual ones (a plan: "Approve, accept edits")."""
 
 
 class PermissionResolved(WireModel):
@@ -271,8 +284,14 @@ OwnEvent = (
     | PermissionModeChanged
     | BackgroundShellsChanged
     | McpStatusChanged
+    | TodoUpdated
+    | SubagentStarted
+    | SubagentEvent
+    | SubagentEnded
+    | BudgetExceeded
+    | StructuredOutput
 )
-"""The shell's own events."""
+"""The shell's own events (the agent tools' are in :mod:`pi_cli.shell.agent_events`)."""
 
 ShellEvent = (
     AgentStart
@@ -305,6 +324,7 @@ SHELL_EVENT_TYPES: tuple[type[WireModel], ...] = (
     PermissionModeChanged,
     BackgroundShellsChanged,
     McpStatusChanged,
+    *AGENT_TOOL_EVENT_TYPES,
 )
 
 Listener = Callable[[ShellEvent], None]

@@ -57,6 +57,8 @@ class ModelResolver:
 
         self.retry_gate = RetryGate()
         self._retry: Any = None  # one providers.RetryConfig shared by every stream function
+        # Asked about every model resolved after start-up (``--max-cost`` refuses unknown prices).
+        self.check: Callable[[str, Any], None] | None = None
 
     @staticmethod
     def identify(agent: Any, resolved: Any) -> None:
@@ -78,9 +80,10 @@ class ModelResolver:
             ConfigError: no model can be found or the spec is invalid (user-facing message).
         """
         if self.options.stream_fn is not None:
-            return ModelChoice(
-                self.options.stream_fn, spec or self.settings.model or "test/scripted"
-            )
+            model_id = spec or self.settings.model or "test/scripted"
+            if self.check is not None:
+                self.check(model_id, None)
+            return ModelChoice(self.options.stream_fn, model_id)
         from agent_core import providers
 
         env = self.env()
@@ -107,6 +110,8 @@ class ModelResolver:
             )
         except providers.ModelConfigError as exc:
             raise ConfigError(str(exc)) from None
+        if self.check is not None:
+            self.check(model.id, model)  # raises ConfigError before any client exists
         model = _explicit_key(model)
         if self.startup_provider is None:
             self.startup_provider = model.provider
@@ -289,9 +294,11 @@ def create_shell_tools(
     cwd: Path,
     env: Mapping[str, str] | None = None,
     sandbox: Sandbox | None = None,
+    services: Any = None,
 ) -> list[Tool]:
     """The tools a shell gets: injected ones, none (``--no-tools``), or the named built-ins
-    (their commands run with ``env``: no keys; the process tools on the session's ``sandbox``)."""
+    (their commands run with ``env``: no keys; the process tools on the session's ``sandbox``;
+    ``services``: the shell's side of the agent tools, a :class:`tools.services.ToolServices`)."""
     if options.tool_objects is not None:
         return list(options.tool_objects)
     if options.no_tools:
@@ -301,7 +308,11 @@ def create_shell_tools(
     names = options.tools if options.tools is not None else settings.tools
     try:
         return tools.create_tools(
-            list(names or tools.DEFAULT_TOOL_NAMES), cwd, env=env, sandbox=sandbox
+            list(names or tools.DEFAULT_TOOL_NAMES),
+            cwd,
+            env=env,
+            sandbox=sandbox,
+            services=services,
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None

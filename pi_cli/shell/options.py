@@ -21,6 +21,8 @@ class ShellOptions:
     ``approvals`` says who can answer a permission question (set by the front end: ``none``
     for one-shot and JSON mode, ``interactive`` for the TUI and the plain REPL, ``remote`` for
     RPC); ``trust`` is ``--trust`` (``None``: the stored decision for the folder).
+    ``max_turns`` / ``max_cost`` may be the command line's text: the shell parses and checks
+    them (a usage error names the flag); ``output_schema`` is the path of a JSON Schema.
     """
 
     cwd: Path = field(default_factory=Path.cwd)
@@ -56,3 +58,6 @@ class ShellOptions:
     # MCP servers a front end adds (an ACP client's session/new), Claude Code's entry shape;
     # they win over configured servers of the same name.
     mcp_servers: dict[str, Any] = field(default_factory=dict)
+    max_turns: int | str | None = None
+    max_cost: float | str | None = None
+    output_schema: str | None = None

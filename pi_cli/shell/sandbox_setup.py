@@ -14,7 +14,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pi_cli.shell.paths import pi_home
 
@@ -54,8 +54,11 @@ class Events(Protocol):
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
 
 
-def tools_and_sandbox(shell: Shell, env: Mapping[str, str] | None) -> tuple[list[Tool], Sandbox]:
-    """The shell's tools (their commands run with ``env``) and its one sandbox."""
+def tools_and_sandbox(
+    shell: Shell, env: Mapping[str, str] | None, services: Any = None
+) -> tuple[list[Tool], Sandbox]:
+    """The shell's tools (their commands run with ``env``; ``services``: the agent tools' side
+    of the shell) and its one sandbox."""
     from pi_cli.shell.model_setup import create_shell_tools
 
     options, settings = shell.options, shell.settings
@@ -63,7 +66,7 @@ def tools_and_sandbox(shell: Shell, env: Mapping[str, str] | None) -> tuple[list
     # Read when the sandbox starts: the permission control is built after the tools.
     sandbox.extra_writable = lambda: shell.extra_dirs
     sandbox.skip = lambda: _yolo(shell)
-    return create_shell_tools(options, settings, shell.cwd, env, sandbox), sandbox
+    return create_shell_tools(options, settings, shell.cwd, env, sandbox, services), sandbox
 
 
 def _yolo(shell: Shell) -> str | None:

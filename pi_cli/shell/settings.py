@@ -105,6 +105,20 @@ class CheckpointSettings(_Section):
     max_repo_mb: int = Field(default=2048, ge=1)
 
 
+class WebFetchSettings(_Section):
+    """``webFetch``: private addresses it may reach, its size cap and its timeout."""
+
+    allow_private_hosts: list[str] = Field(default_factory=list)
+    max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, le=100 * 1024 * 1024)
+    timeout_s: float = Field(default=30.0, gt=0, le=600)
+
+
+class SubagentSettings(_Section):
+    """``subagents``: how many turns one sub-agent may run."""
+
+    max_turns: int = Field(default=50, ge=1, le=1000)
+
+
 class Settings(_Section):
     """Every setting pi reads. Unknown keys are ignored (newer files stay loadable)."""
 
@@ -135,6 +149,11 @@ class Settings(_Section):
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     mcp_servers: dict[str, Any] = Field(default_factory=dict)
+    web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings)
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
+    max_turns: int | None = Field(default=None, ge=1)
+    max_cost: float | None = Field(default=None, gt=0)
+    output_schema_retries: int = Field(default=2, ge=0, le=10)
 
 
 MAX_DEPTH = 64

@@ -36,7 +36,7 @@ _PI_LOOSENING: tuple[str, ...] = (
     "providers",
     "toolEnv",
 )
-_PI_LOOSENING += ("mcpServers", "extensions", "agents", "agentProfiles")
+_PI_LOOSENING += ("mcpServers", "extensions", "agents", "agentProfiles", "webFetch")
 _PERMISSION_LOOSENING = ("allow", "additionalDirectories")
 _SANDBOX_OFF = ("off", "none", "disabled", "false")
 

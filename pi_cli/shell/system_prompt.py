@@ -87,6 +87,10 @@ def shell_system_prompt(
         read_prompt_override(cwd, "APPEND_SYSTEM.md", warn),
         options.append_system_prompt,
     ]
+    if options.output_schema:  # --output-schema: a bare JSON answer
+        from pi_cli.shell.structured_output import prompt_for
+
+        append_parts.append(prompt_for(options.output_schema, cwd))
     has_read = any(tool.name == "read" for tool in tools)
     return build_system_prompt(
         cwd=cwd,

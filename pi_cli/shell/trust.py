@@ -2,12 +2,14 @@
 
 What needs trust: ``.pi/hooks/`` (Python modules pi would import), hooks, ``apiBase``/``model``
 and the other loosening keys of ``.pi/settings.json`` and ``.claude/settings*.json``
-(:mod:`.settings_layers`), and ``.mcp.json``. Harmless settings (theme, thinking, compaction)
+(:mod:`.settings_layers`), ``.mcp.json``, and the agent profiles of ``.pi/agents/`` and
+``.claude/agents/`` (a sub-agent's tools and model). Harmless settings (theme, thinking, compaction)
 and tightening ones (deny rules, stricter modes) apply everywhere.
 
 A decision is stored in ``$PI_HOME/trust.json`` under the folder's real path, with a hash of
 the content of **every** project file that can run code or move credentials
-(``.pi/settings*.json``, ``.pi/hooks/``, ``.mcp.json``, ``.claude/settings*.json``): a change to
+(``.pi/settings*.json``, ``.pi/hooks/``, ``.mcp.json``, ``.claude/settings*.json``, the agent
+profiles): a change to
 any of them (a ``git pull``) makes the decision stale, so pi asks again.
 """
 
@@ -21,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pi_cli.shell.agent_profiles import project_profile_files
 from pi_cli.shell.paths import pi_home
 from pi_cli.shell.settings_layers import gate, read_layers
 
@@ -76,6 +79,7 @@ def guarded_files(root: Path) -> list[Path]:
             found.extend(p for p in directory.rglob("*") if p.is_file())
     if (root / ".mcp.json").is_file():
         found.append(root / ".mcp.json")
+    found.extend(project_profile_files(root))
     return sorted(found)
 
 
@@ -108,6 +112,10 @@ def items_needing_trust(root: Path) -> list[str]:
     servers = _mcp_servers(root / ".mcp.json")
     if servers:
         items.append(f"MCP servers in .mcp.json: {', '.join(servers)}")
+    profiles = project_profile_files(root)
+    if profiles:
+        names = ", ".join(str(p.relative_to(root)) for p in profiles)
+        items.append(f"agent profiles (sub-agents' tools and models): {names}")
     return items
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent_core import AssistantMessage, Message
+from agent_core import AssistantMessage, Message, ToolResultMessage
 
 
 @dataclass
@@ -20,7 +20,8 @@ class SessionUsage:
 
     @classmethod
     def of(cls, messages: Sequence[Message]) -> SessionUsage:
-        """Sum the usage of every assistant message."""
+        """Sum the usage of every assistant message, and of the sub-agents whose results
+        report theirs (``details.usage`` of a ``task`` result)."""
         total = cls()
         for message in messages:
             if isinstance(message, AssistantMessage):
@@ -30,7 +31,19 @@ class SessionUsage:
                 total.cache_read += usage.cache_read
                 total.cache_write += usage.cache_write
                 total.cost += usage.cost.total
+            elif isinstance(message, ToolResultMessage) and isinstance(message.details, dict):
+                total._add_reported(message.details.get("usage"))
         return total
+
+    def _add_reported(self, usage: object) -> None:
+        if not isinstance(usage, dict) or not isinstance(usage.get("cost"), int | float):
+            return
+        numbers = {k: v for k, v in usage.items() if isinstance(v, int | float) and v >= 0}
+        self.input += int(numbers.get("input", 0))
+        self.output += int(numbers.get("output", 0))
+        self.cache_read += int(numbers.get("cacheRead", 0))
+        self.cache_write += int(numbers.get("cacheWrite", 0))
+        self.cost += float(numbers.get("cost", 0.0))
 
 
 def estimate_tokens(text: str) -> int:

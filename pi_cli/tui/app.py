@@ -20,6 +20,7 @@ from textual.binding import BindingType
 
 from pi_cli.tui import messages as m
 from pi_cli.tui.activity import TICK_S, Activity
+from pi_cli.tui.agent_panels import AgentPanels
 from pi_cli.tui.completion import Completer
 from pi_cli.tui.cursor import TranscriptCursor
 from pi_cli.tui.input_control import InputControl
@@ -41,8 +42,8 @@ if TYPE_CHECKING:
     from pi_cli.tui.bridge import Bridge
 
 
-class PiApp(App[int], inherit_bindings=False):
-    """The interactive app."""
+class PiApp(AgentPanels, App[int], inherit_bindings=False):
+    """The interactive app (the todo panel: :class:`AgentPanels`)."""
 
     CSS_PATH = "app.tcss"
     BINDINGS: ClassVar[list[BindingType]] = []  # every key is in the table of keymap.py

@@ -42,6 +42,8 @@ def open_approval(app: PiApp, message: ApprovalRequested, answer: Answer) -> Non
         message.preview,
         list(message.options),
         dict(message.rules),
+        message.question,
+        dict(message.labels),
     )
     screen = ApprovalScreen(approval)
 

@@ -35,6 +35,7 @@ from pi_cli.shell.events import (
     AutoRetryEnd,
     AutoRetryStart,
     BackgroundShellsChanged,
+    BudgetExceeded,
     CompactionEnd,
     CompactionStart,
     McpStatusChanged,
@@ -49,8 +50,14 @@ from pi_cli.shell.events import (
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
+    StructuredOutput,
+    SubagentEnded,
+    SubagentEvent,
+    SubagentStarted,
+    TodoUpdated,
 )
 from pi_cli.tui import messages as m
+from pi_cli.tui.agent_bridge import AgentBridge
 from pi_cli.tui.messages import clean, clean_value
 
 Describe = Callable[[str, Any], str]
@@ -75,6 +82,8 @@ class Bridge:
         # of the message still streaming (an estimate until its usage arrives). Footer only.
         self.run_output_tokens = 0
         self.streaming_chars = 0
+        # Todos and sub-agents; each sub-agent's own events go through a bridge of its own.
+        self.agents = AgentBridge(post, lambda wrap: Bridge(wrap, describe))
 
     def _delta(self, sub: TextDelta | ThinkingDelta) -> UiMessage | None:
         """Coalesce deltas into the last posted message while the app has not taken it yet."""
@@ -171,6 +180,15 @@ class Bridge:
                 | McpStatusChanged()
             ):
                 return self._shell_event(event)
+            case (
+                TodoUpdated()
+                | SubagentStarted()
+                | SubagentEvent()
+                | SubagentEnded()
+                | BudgetExceeded()
+                | StructuredOutput()
+            ):
+                return self.agents.convert(event)
             case _:
                 assert_never(event)
 
@@ -187,7 +205,7 @@ class Bridge:
         self._turn_open = False
         return m.RunEnded(clean(error) if error else None)
 
-    def _shell_event(self, event: OwnEvent) -> UiMessage:
+    def _shell_event(self, event: OwnEvent) -> UiMessage | None:
         match event:
             case Notice(text=text, level=level):
                 return m.NoticeShown(clean(text), level)
@@ -232,6 +250,8 @@ class Bridge:
                     clean(event.preview),
                     list(event.options),
                     clean_value(event.rules),
+                    clean(event.question or ""),
+                    clean_value(event.labels or {}),
                 )
             case PermissionResolved(id=request_id):
                 return m.ApprovalClosed(request_id)
@@ -239,5 +259,14 @@ class Bridge:
                 return m.StatusChanged()  # the footer shows the mode and the MCP servers
             case BackgroundShellsChanged():
                 return m.StatusChanged()  # the footer counts the running ones
+            case (
+                TodoUpdated()
+                | SubagentStarted()
+                | SubagentEvent()
+                | SubagentEnded()
+                | BudgetExceeded()
+                | StructuredOutput()
+            ):
+                return self.agents.convert(event)
             case _:
                 assert_never(event)

@@ -244,6 +244,10 @@ class ApprovalRequested(Message):
     """The choices offered (allow_once, allow_session, allow_always, deny)."""
     rules: dict[str, list[str]] = field(default_factory=dict)
     """What "always" saves, per scope (project, user)."""
+    question: str = ""
+    """Asked instead of "Allow <tool>: <title>?" (a plan approval)."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """Words for some options instead of the usual ones."""
 
 
 @dataclass

@@ -13,6 +13,10 @@ CLI (for subprocess / tmux tests)::
 
 prints ``PORT=<n>`` as its first stdout line and serves until killed. Each request consumes one
 turn; when the script runs out every request gets HTTP 500 "fake provider: script exhausted".
+
+``routes`` (``{"routes": {KEY: [turns]}}`` in a script file) give concurrent conversations their
+own scripts: a request whose first user message contains ``KEY`` takes its turn from that route
+(sub-agents running in parallel each get theirs, whatever order their requests arrive in).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.captures import load_capture
-from tests.fakes.script import Turn, load_script
+from tests.fakes.script import Turn, load_routes, load_script
 from tests.fakes.validate import anthropic_problem, openai_problem
 from tests.fakes.wire import anthropic_error, anthropic_events, openai_error, openai_events
 
@@ -273,8 +277,11 @@ class FakeProviderServer:
         request_log: str | Path | None = None,
         strict: bool = False,
         mistral_ids: bool = False,
+        routes: dict[str, list[Turn]] | None = None,
     ) -> None:
         self.script: list[Turn] = list(script or [])
+        self.routes: dict[str, list[Turn]] = {k: list(v) for k, v in (routes or {}).items()}
+        self.routed: dict[str, int] = {key: 0 for key in self.routes}
         self.strict = strict
         self.mistral_ids = mistral_ids
         self.rejected: list[dict[str, Any]] = []
@@ -406,11 +413,40 @@ class FakeProviderServer:
             if self.request_log is not None:
                 with self.request_log.open("a") as log:
                     log.write(json.dumps(body) + "\n")
+            key = _route_key(body, self.routes)
+            if key is not None:
+                turns, index = self.routes[key], self.routed.get(key, 0)
+                if index >= len(turns):
+                    return None, index
+                self.routed[key] = index + 1
+                return turns[index], index
             index = self._served
             if index >= len(self.script):
                 return None, index
             self._served += 1
             return self.script[index], index
+
+
+def _first_user_text(body: dict[str, Any]) -> str:
+    """The text of the first user message of an OpenAI or Anthropic request body."""
+    for message in body.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return " ".join(
+                    str(part.get("text", "")) for part in content if isinstance(part, dict)
+                )
+            return ""
+    return ""
+
+
+def _route_key(body: dict[str, Any], routes: dict[str, list[Turn]]) -> str | None:
+    if not routes:
+        return None
+    text = _first_user_text(body)
+    return next((key for key in routes if key in text), None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -423,7 +459,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     server = FakeProviderServer(
-        load_script(args.script), port=args.port, request_log=args.request_log
+        load_script(args.script),
+        port=args.port,
+        request_log=args.request_log,
+        routes=load_routes(args.script),
     )
     server.start()
     print(f"PORT={server.port}", flush=True)

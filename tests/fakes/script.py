@@ -132,10 +132,26 @@ def load_script(path: str | Path) -> list[Turn]:
     return [Turn.from_dict(item) for item in data]
 
 
-def dump_script(turns: list[Turn], path: str | Path) -> Path:
-    """Write turns as a script file usable with ``--script``."""
+def load_routes(path: str | Path) -> dict[str, list[Turn]]:
+    """The ``routes`` of a script file (``{"turns": [...], "routes": {KEY: [...]}}``)."""
+    data = json.loads(Path(path).read_text())
+    routes = data.get("routes", {}) if isinstance(data, dict) else {}
+    return {key: [Turn.from_dict(item) for item in turns] for key, turns in routes.items()}
+
+
+def dump_script(
+    turns: list[Turn], path: str | Path, routes: dict[str, list[Turn]] | None = None
+) -> Path:
+    """Write turns (and routes) as a script file usable with ``--script``."""
     target = Path(path)
-    target.write_text(json.dumps([t.to_dict() for t in turns], indent=2))
+    if routes:
+        data: Any = {
+            "turns": [t.to_dict() for t in turns],
+            "routes": {k: [t.to_dict() for t in v] for k, v in routes.items()},
+        }
+    else:
+        data = [t.to_dict() for t in turns]
+    target.write_text(json.dumps(data, indent=2))
     return target
 
 

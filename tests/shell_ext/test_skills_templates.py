@@ -215,7 +215,12 @@ async def test_claude_commands_are_prompt_templates(project: Path, fake_home: Pa
     command = shell.commands.get("fix-issue")
     assert command is not None and command.description == "Fix an issue"
     assert command.usage == "<number>" and shell.commands.get("standup") is not None
-    assert shell.commands.get("reviewer") is None  # .claude/agents is for the agents issue
-    assert notices(recorder, "warning") == []
+    assert shell.commands.get("reviewer") is None  # .claude/agents holds agent profiles
+    # An agent profile needs a trusted folder (it chooses tools and a model): said, not loaded.
+    (warning,) = notices(recorder, "warning")
+    assert (
+        warning.startswith("Untrusted folder: ignored agent profiles") and "reviewer.md" in warning
+    )
+    assert shell.agent_tools.profiles == []
     await shell.submit("/fix-issue 123")
     assert stream.user_texts(0)[-1] == "Fix issue #123 following our standards."

@@ -33,6 +33,15 @@ GUIDELINES = {
     "grep": "Use grep to search file contents (respects .gitignore) instead of grep/rg in bash.",
     "find": "Use find to locate files by glob pattern instead of find in bash.",
     "ls": "Use ls to list a directory.",
+    "web_fetch": "Use web_fetch to read documentation or pages the user points you to; page "
+    "through long ones with offset instead of fetching again.",
+    "todo_write": "For work with several steps, keep a plan with todo_write: mark one item "
+    "in_progress when you start it and completed as soon as it is done; skip it for a single "
+    "quick task.",
+    "task": "Use task for broad searches or independent sub-tasks whose details you do not need "
+    "in your context; several task calls in one response run in parallel.",
+    "exit_plan_mode": "In plan mode, research read-only, then call exit_plan_mode with your "
+    "plan; implement only after the user approves it.",
 }
 
 HOSTILE_ARGS: list[dict[str, Any]] = [

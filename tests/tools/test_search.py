@@ -168,6 +168,10 @@ async def test_aborted_signal_refuses_to_start(tmp_path: Path) -> None:
             "grep": {"pattern": "x"},
             "find": {"pattern": "*"},
             "ls": {},
+            "web_fetch": {"url": "https://example.com/"},
+            "todo_write": {"todos": []},
+            "task": {"description": "x", "prompt": "y"},
+            "exit_plan_mode": {"plan": "p"},
         }[tool.name]
         with pytest.raises(ToolError, match="Abort"):
             await run(tool, cancel=cancel, **args)
@@ -175,9 +179,13 @@ async def test_aborted_signal_refuses_to_start(tmp_path: Path) -> None:
 
 def test_registry_and_create_tools(tmp_path: Path) -> None:
     assert set(TOOL_FACTORIES) == {
-        *("read", "write", "edit", "bash", "bash_output", "bash_kill", "grep", "find", "ls")
+        *("read", "write", "edit", "bash", "bash_output", "bash_kill", "grep", "find", "ls"),
+        *("web_fetch", "todo_write", "task", "exit_plan_mode"),
     }
-    assert DEFAULT_TOOL_NAMES == ["read", "bash", "bash_output", "bash_kill", "edit", "write"]
+    assert DEFAULT_TOOL_NAMES == [
+        *("read", "bash", "bash_output", "bash_kill", "edit", "write"),
+        *("web_fetch", "todo_write", "task", "exit_plan_mode"),
+    ]
     tools = create_tools(["ls", "read"], tmp_path)
     assert [tool.name for tool in tools] == ["ls", "read"]
     for tool in create_tools(list(TOOL_FACTORIES), tmp_path):

@@ -25,8 +25,13 @@ LABELS = {
 
 
 def approval_prompt(request: PermissionRequested) -> str:
-    """The question line for ``request``."""
-    choices = " · ".join(LABELS[option] for option in request.options)
+    """The question line for ``request`` (its own words for options, when it brings them)."""
+    words = request.labels or {}
+    keys = {choice: key for key, choice in KEYS.items()}
+    own = {o: f"[{keys[o]}] {clean(words[o])}" for o in words if o in keys}
+    if "deny" in own:
+        own["deny"] += " (n <words> tells the model why)"
+    choices = " · ".join(own.get(option, LABELS[option]) for option in request.options)
     rules = request.rules.get("user") or []
     always = f" (always saves {', '.join(rules)})" if "allow_always" in request.options else ""
     return f"{choices}{clean(always)} › "

@@ -33,10 +33,12 @@ from agent_core import (
     TurnStart,
     UserMessage,
 )
+from pi_cli.modes.plain.agent_render import AgentRenderer
 from pi_cli.shell.events import (
     AutoRetryEnd,
     AutoRetryStart,
     BackgroundShellsChanged,
+    BudgetExceeded,
     CompactionEnd,
     CompactionStart,
     McpStatusChanged,
@@ -50,6 +52,11 @@ from pi_cli.shell.events import (
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
+    StructuredOutput,
+    SubagentEnded,
+    SubagentEvent,
+    SubagentStarted,
+    TodoUpdated,
 )
 from pi_cli.shell.redact import redact
 from pi_cli.shell.terminal_text import clean
@@ -132,6 +139,7 @@ class PlainRenderer:
         self._turn_tools: list[tuple[str, Any]] = []
         self._users_in_run = 0
         self._started = 0.0
+        self.agents = AgentRenderer(console, shell.describe_call)  # todos, sub-agents
 
     # ------------------------------------------------------------------ dispatch
 
@@ -181,6 +189,15 @@ class PlainRenderer:
             case PermissionModeChanged(mode=mode):
                 self.console.print(Text(f"permission mode: {mode}", style="cyan"))
                 self.on_change()
+            case (
+                TodoUpdated()
+                | SubagentStarted()
+                | SubagentEvent()
+                | SubagentEnded()
+                | BudgetExceeded()
+                | StructuredOutput()
+            ):
+                self.agents(event)
             case _:
                 assert_never(event)
 
@@ -307,8 +324,11 @@ class PlainRenderer:
             )
 
     def _on_permission_requested(self, event: PermissionRequested) -> None:
-        head = Text("⚠ permission needed: ", style="bold yellow")
-        head.append(safe(f"{event.tool_name} {event.title}".strip()), style="bold")
+        if event.question:  # its own question (a plan to approve)
+            head = Text(f"⚠ {safe(event.question)}", style="bold yellow")
+        else:
+            head = Text("⚠ permission needed: ", style="bold yellow")
+            head.append(safe(f"{event.tool_name} {event.title}".strip()), style="bold")
         self.console.print(head)
         self.console.print(Text(f"  {safe(event.reason)}", style="yellow"))
         lines, more = truncate_result(safe(event.preview), 40)

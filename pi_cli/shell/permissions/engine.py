@@ -29,6 +29,7 @@ from pi_cli.shell.permissions.rules import (
     path_regex,
 )
 from pi_cli.shell.permissions.suggest import Suggestion, bash_suggestions
+from pi_cli.shell.permissions.web import AGENT_TOOLS, WEB_TOOL, TypedHosts, host_of, rule_hits
 from pi_cli.shell.permissions.workspace import Workspace, is_protected, real
 from tools._paths import resolve_path
 
@@ -118,7 +119,7 @@ class PermissionEngine:
         sandbox_active: Callable[[], bool] = lambda: False,
         effects_of: Callable[[str, Mapping[str, Any]], Sequence[FileEffect]] = lambda n, a: [],
         builtin: frozenset[str] = frozenset(
-            {"read", "bash", "edit", "write", "grep", "find", "ls"}
+            {"read", "bash", "edit", "write", "grep", "find", "ls", WEB_TOOL, *AGENT_TOOLS}
         ),
         search_path: str | None = None,
         git_filters: Callable[[Path], bool] = lambda _: False,
@@ -134,6 +135,7 @@ class PermissionEngine:
         self.builtin = builtin
         self.read_only = read_only
         self.home = home or os.path.expanduser("~")
+        self.typed_hosts = TypedHosts()  # hosts of URLs the user typed: web_fetch may go there
         self.context = Context(
             workspace,
             home=self.home,
@@ -185,6 +187,8 @@ class PermissionEngine:
             return Decision("ask", f"{protected} is a protected path (edits there always ask)")
         if hook == "allow":
             return Decision("allow", "a PreToolUse hook allowed it")
+        if call.tool in self.builtin and (call.tool == WEB_TOOL or call.tool in AGENT_TOOLS):
+            return self._agent_tool(call)
         allowed = self._allowed(call)
         if allowed is not None and not (self.mode == "plan" and call.tool == "bash"):
             return Decision("allow", f"allowed by the permission rule {allowed.describe()}")
@@ -226,6 +230,25 @@ class PermissionEngine:
                 suggestions=[Suggestion(call.tool, "tool")],
             )
         return Decision("allow", f"{self.mode} mode")
+
+    def _agent_tool(self, call: _Call) -> Decision:
+        """web_fetch by domain (see :mod:`.web`); the agent tools change no file: they run."""
+        if call.tool != WEB_TOOL:
+            return Decision("allow", f"{call.tool} changes no file")
+        rules = [r for r in self.rules.of("allow") if r.covers_tool(WEB_TOOL)]
+        rule = next((r for r in rules if rule_hits(r.specifier, call.args, subdomains=False)), None)
+        if rule is not None:
+            return Decision("allow", f"allowed by the permission rule {rule.describe()}")
+        if self.typed_hosts.allows(call.args):
+            return Decision("allow", "the user gave this URL's host in a prompt")
+        host = host_of(call.args.get("url"))
+        if host is None:
+            return Decision("ask", "it fetches a URL without a host pi can check")
+        return Decision(
+            "ask",
+            f"it fetches from {host}, a domain no rule allows",
+            suggestions=[Suggestion("WebFetch", "domain", host)],
+        )
 
     def _bash(self, call: _Call) -> Decision:
         if call.commands is None:
@@ -284,6 +307,8 @@ class PermissionEngine:
         """Whether a deny/ask rule touches the call (any part, any spelling of a path)."""
         if rule.specifier is None:
             return True
+        if call.tool == WEB_TOOL:  # deny and ask rules: the domain and its subdomains
+            return rule_hits(rule.specifier, call.args, subdomains=True)
         if call.tool == "bash":
             texts = [" ".join(call.raw.split())]
             if call.commands is not None:

@@ -9,8 +9,11 @@
   settings file the rule comes from, ``./x`` or ``x`` relative to the working directory (a
   pattern without ``/`` matches that name at any depth). Read rules cover read, grep, find, ls;
   Edit rules cover edit and write.
-- A bare name (``Bash``, ``read``, ``mcp__github``, ``mcp__github__create_issue``) matches
-  every call of that tool; pi's and Claude Code's names are both accepted.
+- ``WebFetch(domain:example.com)``: web_fetch calls to that host (:mod:`.web` says how allow
+  and deny rules treat subdomains).
+- A bare name (``Bash``, ``read``, ``WebFetch``, ``Task``, ``mcp__github``,
+  ``mcp__github__create_issue``) matches every call of that tool; pi's and Claude Code's names
+  are both accepted.
 """
 
 from __future__ import annotations
@@ -36,6 +39,13 @@ _TOOLS = {
     "glob": "find",
     "find": "find",
     "ls": "ls",
+    "webfetch": "web_fetch",
+    "web_fetch": "web_fetch",
+    "task": "task",
+    "todowrite": "todo_write",
+    "todo_write": "todo_write",
+    "exitplanmode": "exit_plan_mode",
+    "exit_plan_mode": "exit_plan_mode",
 }
 READ_TOOLS = frozenset({"read", "grep", "find", "ls"})
 EDIT_TOOLS = frozenset({"edit", "write"})
@@ -96,7 +106,14 @@ def parse_rule(text: str, source: str = "", base: Path | None = None) -> Rule:
     if not name or not re.fullmatch(r"[A-Za-z0-9_.*-]+", name):
         raise RuleError(f"permission rule {text!r}: {name!r} is not a tool name")
     tool = _TOOLS.get(name.lower(), name)
-    if specifier is not None and tool not in ("bash", *READ_TOOLS, "edit"):
+    if specifier is not None and tool == "web_fetch":
+        from pi_cli.shell.permissions.web import DomainError, parse_domain
+
+        try:
+            parse_domain(specifier)
+        except DomainError as exc:
+            raise RuleError(f"permission rule {text!r}: {exc}") from None
+    elif specifier is not None and tool not in ("bash", *READ_TOOLS, "edit"):
         raise RuleError(f"permission rule {text!r}: {name} takes no specifier")
     return Rule(stripped, tool, specifier, source, base or Path.cwd())
 

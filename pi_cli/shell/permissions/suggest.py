@@ -25,18 +25,20 @@ class Suggestion(NamedTuple):
     Attributes:
         tool: the rule's tool name (``Bash``, ``Edit``, ``Read`` or the tool's own name).
         kind: ``command`` (a command prefix), ``path`` (an absolute path or ``dir/**``),
-            ``tool`` (the bare tool).
+            ``tool`` (the bare tool), ``domain`` (a web_fetch host).
         value: the prefix or path.
     """
 
     tool: str
-    kind: Literal["command", "path", "tool"]
+    kind: Literal["command", "path", "tool", "domain"]
     value: str = ""
 
     def rule_text(self, root: Path | None = None) -> str:
         """The rule in Claude Code syntax; paths inside ``root`` are written ``/relative``."""
         if self.kind == "command":
             return f"{self.tool}({self.value}:*)"
+        if self.kind == "domain":
+            return f"{self.tool}(domain:{self.value})"
         if self.kind == "tool":
             return self.tool
         if root is not None:

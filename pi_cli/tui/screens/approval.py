@@ -30,6 +30,8 @@ class Approval:
     preview: str
     options: list[str] = field(default_factory=list)
     rules: dict[str, list[str]] = field(default_factory=dict)
+    question: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -63,9 +65,8 @@ class ApprovalScreen(ModalScreen[Verdict]):
     def compose(self) -> ComposeResult:
         approval = self.approval
         with Vertical(id="approval-box"):
-            yield Label(
-                Content(f"Allow {approval.tool_name}: {approval.title}?"), id="approval-title"
-            )
+            question = approval.question or f"Allow {approval.tool_name}: {approval.title}?"
+            yield Label(Content(question), id="approval-title")
             yield Label(Content(approval.reason), id="approval-reason")
             with VerticalScroll(id="approval-preview"):
                 yield Static(self._preview(), markup=False)
@@ -82,7 +83,7 @@ class ApprovalScreen(ModalScreen[Verdict]):
 
     def _choices(self) -> str:
         labels = [
-            f"[{key}] {label}"
+            f"[{key}] {self.approval.labels.get(choice, label)}"
             for choice, key, label in CHOICE_KEYS
             if choice in self.approval.options
         ]

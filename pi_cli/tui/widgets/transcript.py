@@ -11,6 +11,7 @@ from textual.widget import Widget
 
 from pi_cli.tui import messages as m
 from pi_cli.tui.widgets.entries import Notice, SummaryView, user_view
+from pi_cli.tui.widgets.subagent_panel import SubagentHost
 
 if TYPE_CHECKING:
     # Turn panels pull in Markdown (markdown-it, pygments): imported with the first turn,
@@ -22,7 +23,7 @@ CURSOR_ITEMS = "TurnPanel, ToolBlock, ThinkingBlock, SkillMessageView, SummaryVi
 __all__ = ["Notice", "Transcript"]
 
 
-class Transcript(VerticalScroll, can_focus=False):
+class Transcript(SubagentHost, VerticalScroll, can_focus=False):
     """Renders the bridge's messages: turn panels, user messages, notices.
 
     The bridge posts to the transcript; a message the app also needs (run and turn ends,

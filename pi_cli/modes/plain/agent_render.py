@@ -1,0 +1,103 @@
+"""The plain REPL's lines for the agent tools: the todo list, sub-agents, budgets, schema."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, assert_never
+
+from rich.console import Console
+from rich.text import Text
+
+from agent_core import MessageEnd, ToolExecutionEnd, ToolExecutionStart
+from pi_cli.shell.agent_events import (
+    AgentToolEvent,
+    BudgetExceeded,
+    StructuredOutput,
+    SubagentEnded,
+    SubagentEvent,
+    SubagentStarted,
+    TodoUpdated,
+)
+from pi_cli.shell.redact import redact
+from pi_cli.shell.terminal_text import clean
+
+_MARKS = {"completed": ("✓", "green"), "in_progress": ("▸", "bold yellow"), "pending": ("○", "")}
+
+
+def safe(text: str) -> str:
+    """Printable: no control sequences, no keys."""
+    return clean(redact(text))
+
+
+def todo_lines(items: list[dict[str, Any]]) -> list[Text]:
+    """``Todo 1/3`` and one line per item (wire dicts: content, status, activeForm)."""
+    done = sum(1 for item in items if item.get("status") == "completed")
+    lines = [Text(f"Todo {done}/{len(items)}", style="bold blue")]
+    for item in items:
+        status = str(item.get("status"))
+        mark, style = _MARKS.get(status, ("·", ""))
+        text = item.get("activeForm") if status == "in_progress" else None
+        lines.append(Text(f"  {mark} {safe(str(text or item.get('content', '')))}", style=style))
+    return lines
+
+
+class AgentRenderer:
+    """Prints the agent tools' events (``describe``: the shell's tool titles)."""
+
+    def __init__(self, console: Console, describe: Callable[[str, Any], str]) -> None:
+        self.console = console
+        self.describe = describe
+
+    def show_todos(self, items: list[dict[str, Any]]) -> None:
+        """Print the list (nothing when it is empty)."""
+        if items:
+            for line in todo_lines(items):
+                self.console.print(line)
+
+    def __call__(self, event: AgentToolEvent) -> None:
+        match event:
+            case TodoUpdated(todos=todos):
+                items = [t.model_dump(by_alias=True, exclude_none=True) for t in todos]
+                if items:
+                    self.show_todos(items)
+                else:
+                    self.console.print(Text("Todo list cleared", style="dim"))
+            case SubagentStarted():
+                what = f": {event.description}" if event.description else ""
+                line = f"⤷ sub-agent {event.agent}{what} ({event.model})"
+                self.console.print(Text(safe(line), style="magenta"))
+            case SubagentEvent(agent=agent, event=inner):
+                self._child(agent, inner)
+            case SubagentEnded():
+                usage = event.usage
+                if event.error_message:
+                    line, style = f"⤷ {event.agent} failed: {event.error_message}", "red"
+                else:
+                    tokens = int(usage.get("input", 0) + usage.get("cacheRead", 0))
+                    line = (
+                        f"⤷ {event.agent} done · {event.turns} turns · ↑{tokens} "
+                        f"↓{int(usage.get('output', 0))} · ${usage.get('cost', 0.0):.4f}"
+                    )
+                    style = "dim magenta"
+                self.console.print(Text(safe(line), style=style))
+            case BudgetExceeded(message=message):
+                self.console.print(Text(safe(message), style="bold yellow"))
+            case StructuredOutput(valid=valid, errors=errors):
+                text = "answer matches the schema" if valid else "; ".join(errors)
+                self.console.print(Text(safe(text), style="dim" if valid else "red"))
+            case _:
+                assert_never(event)
+
+    def _child(self, agent: str, inner: Any) -> None:
+        """A sub-agent's tool calls and failures, indented under it."""
+        if isinstance(inner, ToolExecutionStart):
+            title = self.describe(inner.tool_name, inner.args)
+            line = f"  ⤷ {agent} ▸ {inner.tool_name} {title}".rstrip()
+            self.console.print(Text(safe(line)[:200], style="magenta"))
+        elif isinstance(inner, ToolExecutionEnd) and inner.is_error:
+            first = inner.result.text.strip().splitlines()[:1]
+            line = f"    ✗ {first[0] if first else 'failed'}"
+            self.console.print(Text(safe(line)[:200], style="red"))
+        elif isinstance(inner, MessageEnd) and getattr(inner.message, "stop_reason", "") == "error":
+            why = getattr(inner.message, "error_message", None) or "the model call failed"
+            self.console.print(Text(safe(f"  ⤷ {agent} error: {why}"), style="red"))

@@ -1,0 +1,100 @@
+"""Shell events of the agent tools: the todo list, sub-agents, budgets, structured output.
+
+Their wire shapes (camelCase, as JSON mode and RPC write them) are documented in the README
+("Agent tools"). ``todo_updated`` carries the whole list each time, so a client (the ACP front
+end's ``plan`` update: content, status, priority ``medium``) needs no other state.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from agent_core.events import AgentEvent
+from agent_core.messages import WireModel
+
+
+class TodoEntry(WireModel):
+    """One item of the model's plan."""
+
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
+    active_form: str | None = None
+
+
+class TodoUpdated(WireModel):
+    """The todo list changed (``todo_write``, or a session was resumed, started or switched)."""
+
+    type: Literal["todo_updated"] = "todo_updated"
+    todos: list[TodoEntry] = Field(default_factory=list)
+
+
+class SubagentStarted(WireModel):
+    """A ``task`` call started a sub-agent; ``task_id`` is that call's tool call id."""
+
+    type: Literal["subagent_start"] = "subagent_start"
+    task_id: str
+    agent: str
+    description: str = ""
+    model: str = ""
+
+
+class SubagentEvent(WireModel):
+    """One event of a running sub-agent's own loop (its turns, text, tool calls)."""
+
+    type: Literal["subagent_event"] = "subagent_event"
+    task_id: str
+    agent: str
+    event: AgentEvent
+
+
+class SubagentEnded(WireModel):
+    """A sub-agent finished: its answer, turns and usage (``cost`` in US dollars), or its error."""
+
+    type: Literal["subagent_end"] = "subagent_end"
+    task_id: str
+    agent: str
+    model: str = ""
+    answer: str = ""
+    turns: int = 0
+    usage: dict[str, float] = Field(default_factory=dict)
+    error_message: str | None = None
+
+
+class BudgetExceeded(WireModel):
+    """``--max-turns`` or ``--max-cost`` stopped the run before its next model call."""
+
+    type: Literal["budget_exceeded"] = "budget_exceeded"
+    budget: Literal["turns", "cost"]
+    limit: float
+    used: float
+    message: str
+
+
+class StructuredOutput(WireModel):
+    """``--output-schema``: the final answer and whether it matched (``value`` when it did)."""
+
+    type: Literal["structured_output"] = "structured_output"
+    valid: bool
+    value: Any = None
+    errors: list[str] = Field(default_factory=list)
+    attempts: int = 1
+
+
+AgentToolEvent = (
+    TodoUpdated
+    | SubagentStarted
+    | SubagentEvent
+    | SubagentEnded
+    | BudgetExceeded
+    | StructuredOutput
+)
+AGENT_TOOL_EVENT_TYPES: tuple[type[WireModel], ...] = (
+    TodoUpdated,
+    SubagentStarted,
+    SubagentEvent,
+    SubagentEnded,
+    BudgetExceeded,
+    StructuredOutput,
+)

@@ -1,0 +1,157 @@
+"""The shell's side of the agent tools: todo list, plan approval, sub-agents, budgets, schema.
+
+Built by the CodingAgent before its tools (their :class:`~tools.services.ToolServices` come from
+here) and :meth:`AgentTools.attach`-ed once the agent, the session and the permission gate
+exist. The tools stay in ``tools/`` and know nothing of the shell: they get callables.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent_core import MessageStart, UserMessage
+from pi_cli.shell.agent_profiles import AgentProfile, load_profiles
+from pi_cli.shell.budget import BudgetGuard, parse_limits
+from pi_cli.shell.events import SessionChanged
+from pi_cli.shell.plan_approval import PlanApproval
+from pi_cli.shell.subagents import SubagentRunner
+from pi_cli.shell.todos import TodoState
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from agent_core import Agent, Tool
+    from pi_cli.shell.events import ShellEvent
+    from pi_cli.shell.model_setup import ModelResolver
+    from pi_cli.shell.options import ShellOptions
+    from pi_cli.shell.permissions import PermissionControl
+    from pi_cli.shell.session_store import SessionStore
+    from pi_cli.shell.settings import Settings
+    from pi_cli.shell.structured_output import OutputSchema
+    from tools.services import ToolServices
+
+
+class AgentToolsShell(Protocol):
+    """What the agent tools use of the shell."""
+
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def options(self) -> ShellOptions: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def session(self) -> SessionStore: ...
+    @property
+    def agent(self) -> Agent: ...
+    @property
+    def tools(self) -> list[Tool]: ...
+    @property
+    def permissions(self) -> PermissionControl: ...
+    @property
+    def model_id(self) -> str: ...
+    @property
+    def resolved_model(self) -> object | None: ...
+    @property
+    def thinking(self) -> str: ...
+    @property
+    def run_aborted(self) -> bool: ...
+    def emit(self, event: ShellEvent) -> None: ...
+    def notify(self, text: str, level: Any = "info") -> None: ...
+    def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
+
+
+class AgentTools:
+    """Todo list, plan approval, sub-agent runner, budgets and structured output of one shell.
+
+    Raises:
+        ConfigError: a bad ``--max-turns``/``--max-cost``, ``--max-cost`` with a model whose
+            price is unknown, or an unreadable or invalid ``--output-schema``.
+    """
+
+    def __init__(self, shell: AgentToolsShell, models: ModelResolver, trusted: bool) -> None:
+        self.shell = shell
+        options, settings = shell.options, shell.settings
+        self.budget = BudgetGuard(*parse_limits(options, settings), shell.emit)
+        self.budget.check_model(shell.model_id, shell.resolved_model)
+        models.check = self.budget.check_model  # /model, sub-agents' models
+        self.output: OutputSchema | None = None
+        if options.output_schema:
+            from pi_cli.shell.structured_output import OutputSchema, load_schema
+
+            schema = load_schema(options.output_schema, shell.cwd)
+            self.output = OutputSchema(schema, settings.output_schema_retries, shell.emit)
+        self.profiles: list[AgentProfile]
+        self.profiles, problems = load_profiles(shell.cwd, trusted)
+        for problem in problems:
+            shell.notify(problem, "warning")
+        self.todos = TodoState(shell.emit, lambda: shell.session)
+        self.plans = PlanApproval(shell)
+        self.runner = SubagentRunner(shell, models, self.profiles, self.budget)
+
+    def services(self) -> ToolServices:
+        """What todo_write, task, exit_plan_mode and web_fetch get from the shell."""
+        from tools.services import ToolServices
+        from tools.task import AgentProfileInfo
+
+        return ToolServices(
+            todo_changed=self.todos.changed,
+            task_runner=self.runner,
+            agent_profiles=[AgentProfileInfo(p.name, p.description) for p in self.profiles],
+            plan_approver=self.plans,
+            web_fetch=self._web_fetch_config(),
+        )
+
+    def _web_fetch_config(self) -> Any:
+        from tools._web_guard import parse_entry
+        from tools.web_fetch import WebFetchConfig
+
+        settings = self.shell.settings.web_fetch
+        allowed = []
+        for entry in settings.allow_private_hosts:
+            try:
+                parse_entry(entry)
+            except ValueError as exc:
+                self.shell.notify(f"webFetch.allowPrivateHosts: {exc}; ignoring it", "warning")
+                continue
+            allowed.append(entry)
+        return WebFetchConfig(allowed, settings.max_bytes, settings.timeout_s)
+
+    def attach(self) -> None:
+        """The agent, session and gate exist: follow the run, restore the session's todos."""
+        agent = self.shell.agent
+        if self.budget.active:
+            agent.should_stop = self.budget.should_stop
+        agent.subscribe(self._on_agent_event)
+        self.shell.subscribe(self._on_shell_event)
+        self.todos.restore()
+
+    def start_run(self) -> None:
+        """An input starts the model: budgets count from here."""
+        self.budget.start_run()
+
+    def stopped(self) -> bool:
+        """A budget stopped this run (nothing more may start)."""
+        return self.budget.exceeded is not None
+
+    async def after_run(self, hooks: Any) -> None:
+        """After the model's run: Stop hooks, then ``--output-schema`` (each may ask the model
+        again, while neither an abort nor a budget says stop)."""
+        from pi_cli.shell.lifecycle_hooks import keep_going
+
+        shell = self.shell
+        await keep_going(hooks, shell.agent, lambda: shell.run_aborted or self.stopped())
+        if self.output is not None:
+            await self.output.enforce(
+                shell.agent, lambda: not shell.run_aborted and not self.budget.should_stop()
+            )
+
+    def _on_agent_event(self, event: Any) -> None:
+        if isinstance(event, MessageStart) and isinstance(event.message, UserMessage):
+            self.shell.permissions.engine.typed_hosts.note(event.message.text)
+        self.budget.on_agent_event(event)
+
+    def _on_shell_event(self, event: ShellEvent) -> None:
+        if isinstance(event, SessionChanged):
+            self.todos.restore()

@@ -1,0 +1,214 @@
+"""The ``task`` tool's runner: a child :class:`agent_core.Agent` per call, run in the shell.
+
+A child has its own context (only the prompt it was given), its profile's system prompt, a
+tool set restricted to the profile's tools (never ``task``, ``todo_write`` or
+``exit_plan_mode``: no nested sub-agents), and its profile's model (Claude Code's aliases are
+mapped to the configured provider: :mod:`.model_aliases`). Its tool calls go through the
+shell's permission gate like the parent's (rules, modes, approvals, hooks). Its events reach the
+front ends wrapped in :class:`~pi_cli.shell.agent_events.SubagentEvent`; what it spent counts
+against ``--max-cost``. An abort of the parent's run aborts it (through ``cancel``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent_core import (
+    AbortSignal,
+    Agent,
+    AssistantMessage,
+    MessageEnd,
+    ToolError,
+    ToolExecutionStart,
+    ToolResult,
+    TurnStart,
+)
+from pi_cli.shell.agent_events import SubagentEnded, SubagentEvent, SubagentStarted
+from pi_cli.shell.agent_profiles import AgentProfile
+from pi_cli.shell.model_aliases import is_alias, resolve_alias
+from pi_cli.shell.model_setup import ConfigError, ModelResolver, aclose_stream_fn, spec_provider
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from agent_core import StreamFn, Tool
+    from agent_core.tool import OnToolUpdate
+    from pi_cli.shell.budget import BudgetGuard
+    from pi_cli.shell.events import ShellEvent
+    from pi_cli.shell.settings import Settings
+    from tools.task import TaskOutcome, TaskRequest
+
+DEFAULT_MAX_TURNS = 50
+READ_ONLY = ("read", "grep", "find", "ls")
+"""Tools a profile may get even when the parent's set lacks them (they only read)."""
+SUBAGENT_NOTE = (
+    "You are a sub-agent: another agent gave you the task above and will read only your final "
+    "message. Work on your own until the task is done, then end with a complete, concise "
+    "report of what you found or did (paths, names, results); do not ask questions."
+)
+
+
+class SubagentShell(Protocol):
+    """What the runner uses of the shell."""
+
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def agent(self) -> Agent: ...
+    @property
+    def tools(self) -> list[Tool]: ...
+    @property
+    def model_id(self) -> str: ...
+    @property
+    def resolved_model(self) -> object | None: ...
+    @property
+    def thinking(self) -> str: ...
+    def emit(self, event: ShellEvent) -> None: ...
+    def notify(self, text: str, level: Any = "info") -> None: ...
+
+
+class SubagentRunner:
+    """Runs ``task`` calls (it is the task tool's :class:`~tools.task.TaskRunner`)."""
+
+    def __init__(
+        self,
+        shell: SubagentShell,
+        models: ModelResolver,
+        profiles: list[AgentProfile],
+        budget: BudgetGuard,
+    ) -> None:
+        self.shell = shell
+        self.models = models
+        self.profiles = {p.name: p for p in profiles}
+        self.budget = budget
+        self._warned: set[str] = set()
+
+    async def __call__(
+        self, request: TaskRequest, cancel: AbortSignal, on_update: OnToolUpdate | None
+    ) -> TaskOutcome:
+        """Run one child to its end and report its answer and cost."""
+        from tools import AGENT_TOOL_NAMES
+        from tools.task import TaskOutcome
+
+        profile = self.profiles.get(request.agent)
+        parent = self.shell.agent
+        tools = self._tools(profile, AGENT_TOOL_NAMES)
+        stream_fn, model_id, resolved = self._model(profile)
+        child = Agent(
+            stream_fn,
+            model=model_id,
+            system_prompt=self._system_prompt(profile, parent.system_prompt),
+            tools=tools,
+            thinking=self.shell.thinking,
+            tool_execution=self.shell.settings.tool_execution,
+        )
+        ModelResolver.identify(child, resolved)
+        child.before_tool_call = parent.before_tool_call  # the same permission gate and hooks
+        child.after_tool_call = parent.after_tool_call
+        limit = self.shell.settings.subagents.max_turns or DEFAULT_MAX_TURNS
+        if self.budget.max_turns is not None:
+            limit = min(limit, self.budget.max_turns)
+        state = {"turns": 0}
+        usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
+        task_id, name = request.tool_call_id, request.agent
+
+        def listen(event: Any) -> None:
+            if isinstance(event, TurnStart):
+                state["turns"] += 1
+            elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
+                spent = event.message.usage
+                usage["input"] += spent.input
+                usage["output"] += spent.output
+                usage["cacheRead"] += spent.cache_read
+                usage["cacheWrite"] += spent.cache_write
+                usage["cost"] += spent.cost.total
+                self.budget.add_cost(spent.cost.total)
+            elif isinstance(event, ToolExecutionStart) and on_update is not None:
+                title = next((t.title(event.args) for t in tools if t.name == event.tool_name), "")
+                line = f"turn {state['turns']}: {event.tool_name} {title}".strip()
+                on_update(ToolResult.of_text(line))
+            self.shell.emit(SubagentEvent(task_id=task_id, agent=name, event=event))
+
+        child.subscribe(listen)
+        child.should_stop = lambda: state["turns"] >= limit or self.budget.over_cost()
+        self.shell.emit(
+            SubagentStarted(
+                task_id=task_id, agent=name, description=request.description, model=model_id
+            )
+        )
+        remove = cancel.on_abort(child.abort)
+        error: str | None = "aborted"
+        answer = ""
+        try:
+            await child.prompt(request.prompt)
+            last = next(
+                (m for m in reversed(child.state.messages) if isinstance(m, AssistantMessage)),
+                None,
+            )
+            answer = last.text if last is not None else ""
+            error = None
+            if last is not None and last.stop_reason in ("error", "aborted"):
+                error = last.error_message or last.stop_reason
+            elif child.state.error:
+                error = child.state.error
+        finally:
+            remove()
+            if stream_fn is not parent.stream_fn:
+                await aclose_stream_fn(stream_fn)
+            self.shell.emit(
+                SubagentEnded(
+                    task_id=task_id,
+                    agent=name,
+                    model=model_id,
+                    answer=answer,
+                    turns=state["turns"],
+                    usage=dict(usage),
+                    error_message=error,
+                )
+            )
+        return TaskOutcome(answer, name, model_id, state["turns"], dict(usage), error)
+
+    def _tools(self, profile: AgentProfile | None, never: frozenset[str]) -> list[Tool]:
+        """The parent's tools the profile names (all but the agent tools when it names none);
+        a read-only search tool it names is made for it even when the parent has none."""
+        own = [t for t in self.shell.tools if t.name not in never]
+        if profile is None or profile.tools is None:
+            return own
+        chosen = [t for t in own if t.name in profile.tools]
+        missing = [n for n in profile.tools if n in READ_ONLY and n not in {t.name for t in own}]
+        if missing:
+            from tools import create_tools
+
+            chosen += create_tools(missing, self.shell.cwd)
+        return chosen
+
+    def _model(self, profile: AgentProfile | None) -> tuple[StreamFn, str, object | None]:
+        """(stream function, model id, resolved model) for the profile's model."""
+        parent = self.shell.agent
+        current = (self.shell.model_id, self.shell.resolved_model)
+        wanted = (profile.model or "inherit").strip() if profile is not None else "inherit"
+        if is_alias(wanted):
+            provider = str(getattr(current[1], "provider", "") or spec_provider(current[0]))
+            wanted, note = resolve_alias(wanted, provider, current[0])
+            if note and note not in self._warned:
+                self._warned.add(note)
+                self.shell.notify(note, "warning")
+        if wanted in (current[0], f"{getattr(current[1], 'provider', '')}/{current[0]}"):
+            return parent.stream_fn, current[0], current[1]
+        try:  # --max-cost: the resolver refuses a model whose price is unknown
+            choice = self.models.resolve(wanted)
+        except ConfigError as exc:
+            raise ToolError(f"The agent's model {wanted!r} cannot be used: {exc}") from None
+        return choice.stream_fn, choice.model_id, choice.resolved
+
+    def _system_prompt(self, profile: AgentProfile | None, parent_prompt: str) -> str:
+        if profile is None:  # general-purpose: the parent's own prompt
+            return f"{parent_prompt}\n\n{SUBAGENT_NOTE}"
+        day = _dt.date.today().isoformat()
+        return (
+            f"{profile.prompt}\n\n{SUBAGENT_NOTE}\n\n"
+            f"Current date: {day}\nCurrent working directory: {self.shell.cwd}"
+        )
