@@ -272,6 +272,7 @@ class CodingAgent:
             return
         await self.agent.prompt(text, images or None)
         await keep_going(self.hooks, self.agent, lambda: self.run_aborted)  # Stop hooks
+        await self.checkpoints.settle()  # the run's snapshot is in before the shell is idle
         if self.run_aborted:  # an aborted run is not followed by compaction
             return
         await self.compactor.after_run()

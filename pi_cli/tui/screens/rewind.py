@@ -14,7 +14,7 @@ from pi_cli.tui.screens.picker import PickerScreen
 
 if TYPE_CHECKING:
     from pi_cli.shell.checkpoints.rewind import RewindPlan, RewindPoint
-    from pi_cli.tui.pickers import PickerHost
+    from pi_cli.tui.host import TuiHost as PickerHost
 
 MODES = {
     "both": ("Restore code and conversation", True, True),

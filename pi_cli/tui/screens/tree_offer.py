@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from pi_cli.tui.screens.choice import ChoiceScreen
 
 if TYPE_CHECKING:
-    from pi_cli.tui.pickers import PickerHost
+    from pi_cli.tui.host import TuiHost as PickerHost
 
 
 def _leaves_a_branch(host: PickerHost, entry_id: str) -> bool:
