@@ -142,6 +142,11 @@ class Sandbox:
         """Sandboxed commands run inside bubblewrap (what the permission engine asks)."""
         return self.status.active
 
+    @property
+    def placeholders(self) -> tuple[Path, ...]:
+        """Empty read-only directories standing in for missing protected paths while it runs."""
+        return tuple(self._placeholders)
+
     def _probed(self) -> _bwrap.Probe:
         if self._probe is None:
             self._probe = _bwrap.probe(self._bwrap)

@@ -271,6 +271,7 @@ class CodingAgent:
         self.agent_tools.start_run()  # budgets count from here
         await self.agent.prompt(text, images or None)
         await self.agent_tools.after_run(self.hooks)  # Stop hooks, then --output-schema
+        await self.checkpoints.settle()  # the run's snapshot is in before the shell is idle
         if self.run_aborted:  # an aborted run is not followed by compaction
             return
         await self.compactor.after_run()

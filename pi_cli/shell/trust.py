@@ -123,7 +123,8 @@ def _mcp_servers(path: Path) -> list[str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return ["(unreadable)"] if path.exists() else []
+        # A directory is not a config file (the sandbox's placeholder for a missing one).
+        return ["(unreadable)"] if path.exists() and not path.is_dir() else []
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     return sorted(servers) if isinstance(servers, dict) else []
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -31,10 +32,14 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
-def tree_bytes(root: Path) -> dict[str, str]:
-    """Every file under ``root`` (relative path -> sha256 of its bytes, or the link target)."""
+def tree_bytes(root: Path, besides: Iterable[Path] = ()) -> dict[str, str]:
+    """Every file under ``root`` (relative path -> sha256 of its bytes, or the link target),
+    except the empty directories ``besides`` (a sandbox's placeholders)."""
     found: dict[str, str] = {}
+    skip = set(besides)
     for path in sorted(root.rglob("*")):
+        if path in skip and path.is_dir() and not any(path.iterdir()):
+            continue
         rel = str(path.relative_to(root))
         if path.is_symlink():
             found[rel] = "link:" + str(path.readlink())

@@ -113,7 +113,8 @@ def test_signal_in_a_terminal(
         assert tagged(tag) == [], "a process started by the tool survived pi"
         assert _screen_state(session) == "0 0", "the terminal was not restored"
         files = list((home / "sessions").glob("*/*.jsonl"))
-        last = json.loads(files[0].read_text().splitlines()[-1])["message"]
+        entries = [json.loads(line) for line in files[0].read_text().splitlines()]
+        last = [e["message"] for e in entries if e.get("type") == "message"][-1]
         assert last["role"] == "assistant" and last["stopReason"] == "aborted"
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)

@@ -132,11 +132,15 @@ async def test_background_child_does_not_hang_the_call(tmp_path: Path) -> None:
     pid_file = tmp_path / "bg.pid"
     start = time.monotonic()
     result = await run(
-        create_bash_tool(tmp_path), command=f"sleep 5 & echo $! > {pid_file}; echo done"
+        create_bash_tool(tmp_path), command=f"sleep 30 & echo $! > {pid_file}; echo done"
     )
     assert time.monotonic() - start < 2
     assert result.text == "done"
-    os.kill(int(pid_file.read_text()), 9)
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5  # the call's reaper stops what the command left behind
+    while _alive(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert not _alive(pid), "a background child outlived its command"
 
 
 async def test_truncated_output_keeps_tail_and_saves_full_file(tmp_path: Path) -> None:

@@ -119,6 +119,8 @@ def read_mcp_json(path: Path) -> tuple[dict[str, Any], str | None]:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         return {}, None
+    except IsADirectoryError:  # the sandbox's placeholder while none exists
+        return {}, None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         return {}, f"Cannot read {path}: {exc}"
     servers = data.get("mcpServers") if isinstance(data, dict) else None
