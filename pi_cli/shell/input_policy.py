@@ -3,7 +3,8 @@
 While the shell is idle an input is handled at once (its hooks, then a command or a prompt run
 to its end, then compaction if needed). While it is busy:
 
-- a slash command marked ``while_running`` runs at once; any other command is refused;
+- a slash command marked ``while_running`` runs at once; any other command is refused while a
+  model run is live and held (like text, below) while the shell only finishes an input;
 - text becomes a **steer** (intent ``auto``/``steer``) or a **follow-up** (intent ``follow_up``)
   when a model run is live, because that run's loop drains those queues;
 - otherwise (input hooks, a command, compaction) it is **held** and sent as its own input
@@ -164,6 +165,10 @@ class InputPolicy:
             command, args = found
             if command.while_running:
                 return asyncio.ensure_future(self._run_command(command, args))
+            if not self.streaming:  # the shell only finishes (snapshot, compaction): next
+                self.queue.add(text, "held", images)
+                done.set_result(None)
+                return done
             done.set_result(
                 CommandResult(
                     output=f"Cannot run /{command.name} while the agent is running "

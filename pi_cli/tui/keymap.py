@@ -133,7 +133,7 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
         "main",
     ),
     K("pi.toggle_thinking", "ctrl+t", "key('toggle_thinking')", "Hide/show thinking", "main"),
-    K("pi.toggle_todos", "ctrl+l", "toggle_todos", "Hide/show the todo list", "main"),
+    K("pi.toggle_todos", "ctrl+l", "key('toggle_todos')", "Hide/show the todo list", "main"),
     K("pi.keys", "f1", "key('show_keys')", "This list", "main"),
     K("pi.keys_question", "question_mark", "empty_key('keys')", "This list (empty editor)", "main"),
     K("pi.suspend", "ctrl+z", "app.suspend", "Suspend pi (fg resumes)", "main"),
