@@ -1,57 +1,69 @@
-"""The app's part for the agent tools: the todo panel and its key (a mixin of ``PiApp``).
+"""The todo panel's controller: shows the model's list above the queue and toggles it.
 
-Textual calls message handlers of every class in the app's MRO, so the handlers here run
-beside the app's own (``on_mount``, ``on_shell_built``) without the app calling them.
+The app owns one :class:`TodoPanels` and hands it the bridge's :class:`~.agent_messages.TodosShown`
+messages and the ``pi.toggle_todos`` key; a shell attached with a stored list shows it at once.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
-from pi_cli.tui import agent_messages as am
 from pi_cli.tui.messages import clean
 from pi_cli.tui.widgets.todo_panel import TodoPanel
 
 if TYPE_CHECKING:
+    from textual.dom import DOMQuery
+    from textual.widget import AwaitMount, Widget
+
     from pi_cli.shell.coding_agent import CodingAgent
 
 
-class AgentPanels:
-    """Mixed into the app: shows the todo list above the queue and toggles it."""
+class PanelHost(Protocol):
+    """What the controller uses of the app."""
 
-    shell: CodingAgent | None
+    @property
+    def queue_view(self) -> Widget: ...
+    def query(self, selector: type[TodoPanel]) -> DOMQuery[TodoPanel]: ...
+    def mount(self, *widgets: Widget, before: Widget | None = None) -> AwaitMount: ...
 
-    def _todo_panel(self) -> TodoPanel:
-        app: Any = self
-        found = app.query(TodoPanel)
+
+class TodoPanels:
+    """The todo list of the app (mounted on first use, before the queue view)."""
+
+    def __init__(self, host: PanelHost) -> None:
+        self.host = host
+
+    def panel(self) -> TodoPanel:
+        """The panel, mounted now if it is not yet."""
+        found = self.host.query(TodoPanel)
         if found:
             return found.first()
         panel = TodoPanel()
-        app.mount(panel, before=app.queue_view)
+        self.host.mount(panel, before=self.host.queue_view)
         return panel
 
-    def on_todos_shown(self, message: am.TodosShown) -> None:
-        """The model wrote a new list."""
-        self._todo_panel().show_items(message.items)
+    def show(self, items: list[tuple[str, str]]) -> None:
+        """The model wrote a new list: (status, text) items."""
+        self.panel().show_items(items)
 
-    def action_toggle_todos(self) -> None:
-        """Hide or show the todo list."""
-        self._todo_panel().toggle()
+    def toggle(self) -> None:
+        """Hide or show the list (``pi.toggle_todos``)."""
+        self.panel().toggle()
 
-    def _show_stored_todos(self) -> None:
-        shell = self.shell
-        items = shell.agent_tools.todos.items if shell is not None else []
+    def show_stored(self, shell: CodingAgent) -> None:
+        """A shell attached with a list already (a resumed session's)."""
+        items = shell.agent_tools.todos.items
         if items:
-            shown = [
-                (str(i["status"]), clean(str(i.get("activeForm") or i["content"])))
-                if i["status"] == "in_progress"
-                else (str(i["status"]), clean(str(i["content"])))
-                for i in items
-            ]
-            self._todo_panel().show_items(shown)
-
-    async def on_mount(self) -> None:
-        self._show_stored_todos()  # a shell given at construction (a resumed session's list)
-
-    async def on_shell_built(self, message: Any) -> None:
-        self._show_stored_todos()  # after the app's own handler attached the shell
+            self.show(
+                [
+                    (
+                        str(item["status"]),
+                        clean(
+                            str(item.get("activeForm") or item["content"])
+                            if item["status"] == "in_progress"
+                            else str(item["content"])
+                        ),
+                    )
+                    for item in items
+                ]
+            )

@@ -18,9 +18,10 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
 
+from pi_cli.tui import agent_messages as am
 from pi_cli.tui import messages as m
 from pi_cli.tui.activity import TICK_S, Activity
-from pi_cli.tui.agent_panels import AgentPanels
+from pi_cli.tui.agent_panels import TodoPanels
 from pi_cli.tui.completion import Completer
 from pi_cli.tui.cursor import TranscriptCursor
 from pi_cli.tui.input_control import InputControl
@@ -42,8 +43,8 @@ if TYPE_CHECKING:
     from pi_cli.tui.bridge import Bridge
 
 
-class PiApp(AgentPanels, App[int], inherit_bindings=False):
-    """The interactive app (the todo panel: :class:`AgentPanels`)."""
+class PiApp(App[int], inherit_bindings=False):
+    """The interactive app."""
 
     CSS_PATH = "app.tcss"
     BINDINGS: ClassVar[list[BindingType]] = []  # every key is in the table of keymap.py
@@ -97,6 +98,7 @@ class PiApp(AgentPanels, App[int], inherit_bindings=False):
         self.attention = Attention(self, shell.settings.notifications, self.options.env)
         self._unsubscribe = shell.subscribe(self.bridge)
         register_tui_commands(self, shell)
+        self.todos.show_stored(shell)
 
     # ------------------------------------------------------------------ layout
 
@@ -131,6 +133,7 @@ class PiApp(AgentPanels, App[int], inherit_bindings=False):
         self.footer = StatusFooter(id="footer")
         self.scroller = ScrollControl(self.transcript, self.marker)
         self.cursor = TranscriptCursor(self.transcript)
+        self.todos = TodoPanels(self)
         with self.transcript:
             yield StartupHeader(*self._header_parts(), loading=self.shell is None)
         yield self.marker
@@ -330,6 +333,9 @@ class PiApp(AgentPanels, App[int], inherit_bindings=False):
 
     def on_queue_given_back(self, message: m.QueueGivenBack) -> None:
         self.inputs.restore([*message.texts, *self.inputs.take_startup()])
+
+    def on_todos_shown(self, message: am.TodosShown) -> None:
+        self.todos.show(message.items)
 
     def on_queue_shown(self, message: m.QueueShown) -> None:
         from pi_cli.tui.screens.queue_screen import QueueScreen

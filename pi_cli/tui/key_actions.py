@@ -32,7 +32,7 @@ def _handlers(app: Any) -> dict[str, Callable[..., Any]]:
         "toggle_thinking": lambda: app.transcript.toggle_class("-hide-thinking"),
         "show_keys": lambda: show_keys(app),
         "cycle_permission_mode": lambda: app.shell.permissions.cycle() if app.shell else None,
-        "toggle_todos": app.action_toggle_todos,
+        "toggle_todos": app.todos.toggle,
     }
 
 
@@ -44,7 +44,7 @@ def action_names() -> frozenset[str]:
         inputs=SimpleNamespace(interrupt=None, quit=None, cycle_thinking=None),
         scroller=SimpleNamespace(page=None),
         cursor=SimpleNamespace(move=None, toggle_tools=None, toggle_turn=None),
-        action_toggle_todos=None,
+        todos=SimpleNamespace(toggle=None),
     )
     return frozenset(_handlers(stub))
 

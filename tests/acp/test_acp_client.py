@@ -101,6 +101,30 @@ def test_seed_scenario(server: FakeProviderServer, project: Path, pi_home: Path)
     assert values[0] == "openai/fake-model"
 
 
+def test_the_todo_list_is_an_acp_plan(
+    server: FakeProviderServer, project: Path, pi_home: Path
+) -> None:
+    todos = [
+        {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+        {"content": "Fix </b> bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
+    ]
+    server.add(
+        Turn(tool_calls=[ToolCallSpec("todo_write", {"todos": todos}, id="t1")]),
+        Turn(text="planned"),
+    )
+    log = drive(server, project, pi_home, [{"op": "new"}, {"op": "prompt", "text": "plan it"}])
+    plans = [u for u in log["updates"] if u["sessionUpdate"] == "plan"]
+    assert plans, _kinds(log)
+    assert [(e["content"], e["status"]) for e in plans[-1]["entries"]] == [
+        ("Read the code", "completed"),
+        ("Fix </b> bug", "in_progress"),
+        ("Run the tests", "pending"),
+    ]
+    assert {e["priority"] for e in plans[-1]["entries"]} == {"medium"}
+    assert log["responses"][2]["result"]["stopReason"] == "end_turn"
+
+
 def test_prompt_blocks_become_pi_input(tmp_path: Path) -> None:
     from acp import schema
 

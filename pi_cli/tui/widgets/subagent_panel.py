@@ -17,6 +17,10 @@ from pi_cli.tui import agent_messages as am
 from pi_cli.tui import messages as m
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from textual.widget import AwaitMount, Widget
+
     from pi_cli.tui.widgets.tool_block import ToolBlock
     from pi_cli.tui.widgets.turn_panel import TurnPanel
 
@@ -119,17 +123,13 @@ class SubagentPanel(Collapsible):
         self.collapsed = True
 
 
-class SubagentHost:
-    """Mixed into the transcript: routes sub-agent messages to their panels."""
+class SubagentPanels:
+    """The transcript's sub-agent panels by task id, each nested in its ``task`` tool block."""
 
-    turns: list[TurnPanel]
-
-    def _subagent_panels(self) -> dict[str, SubagentPanel]:
-        panels: dict[str, SubagentPanel] | None = getattr(self, "_subagents", None)
-        if panels is None:
-            panels = {}
-            self._subagents = panels
-        return panels
+    def __init__(self, turns: list[TurnPanel], mount: Callable[[Widget], AwaitMount]) -> None:
+        self.turns = turns  # the transcript's own list: read when a sub-agent opens
+        self.mount = mount  # the transcript's mount, for a panel with no block to nest in
+        self.panels: dict[str, SubagentPanel] = {}
 
     def _task_block(self, task_id: str) -> ToolBlock | None:
         for turn in reversed(self.turns):
@@ -138,21 +138,24 @@ class SubagentHost:
                 return block
         return None
 
-    async def on_subagent_opened(self, message: am.SubagentOpened) -> None:
+    async def opened(self, message: am.SubagentOpened) -> None:
+        """A sub-agent started: its panel goes into its task call's block."""
         panel = SubagentPanel(message.task_id, message.agent, message.description, message.model)
-        self._subagent_panels()[message.task_id] = panel
+        self.panels[message.task_id] = panel
         block = self._task_block(message.task_id)
         if block is not None and block.is_attached:
             await block.mount(panel)
         else:  # no block to nest in (a front end that drew no tool start): at the end
-            await self.mount(panel)  # type: ignore[attr-defined]
+            await self.mount(panel)
 
-    async def on_subagent_message(self, message: am.SubagentMessage) -> None:
-        panel = self._subagent_panels().get(message.task_id)
+    async def message(self, message: am.SubagentMessage) -> None:
+        """One of the sub-agent's own events."""
+        panel = self.panels.get(message.task_id)
         if panel is not None:
             await panel.handle(message.inner)
 
-    async def on_subagent_closed(self, message: am.SubagentClosed) -> None:
-        panel = self._subagent_panels().pop(message.task_id, None)
+    async def closed(self, message: am.SubagentClosed) -> None:
+        """The sub-agent ended: fold its panel with the summary."""
+        panel = self.panels.pop(message.task_id, None)
         if panel is not None:
             await panel.close(message.summary, message.error)

@@ -9,9 +9,10 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 
+from pi_cli.tui import agent_messages as am
 from pi_cli.tui import messages as m
 from pi_cli.tui.widgets.entries import Notice, SummaryView, user_view
-from pi_cli.tui.widgets.subagent_panel import SubagentHost
+from pi_cli.tui.widgets.subagent_panel import SubagentPanels
 
 if TYPE_CHECKING:
     # Turn panels pull in Markdown (markdown-it, pygments): imported with the first turn,
@@ -23,7 +24,7 @@ CURSOR_ITEMS = "TurnPanel, ToolBlock, ThinkingBlock, SkillMessageView, SummaryVi
 __all__ = ["Notice", "Transcript"]
 
 
-class Transcript(SubagentHost, VerticalScroll, can_focus=False):
+class Transcript(VerticalScroll, can_focus=False):
     """Renders the bridge's messages: turn panels, user messages, notices.
 
     The bridge posts to the transcript; a message the app also needs (run and turn ends,
@@ -42,9 +43,19 @@ class Transcript(SubagentHost, VerticalScroll, can_focus=False):
         self.older: list[tuple[Group, int]] = []  # resumed groups not mounted yet, with numbers
         self.earlier_note: Notice | None = None
         self.history_first: Widget | None = None
+        self.subagents = SubagentPanels(self.turns, self.mount)
 
     def on_mount(self) -> None:
         self.anchor()
+
+    async def on_subagent_opened(self, message: am.SubagentOpened) -> None:
+        await self.subagents.opened(message)
+
+    async def on_subagent_message(self, message: am.SubagentMessage) -> None:
+        await self.subagents.message(message)
+
+    async def on_subagent_closed(self, message: am.SubagentClosed) -> None:
+        await self.subagents.closed(message)
 
     # ------------------------------------------------------------------ bridge messages
 
