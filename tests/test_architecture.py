@@ -202,6 +202,8 @@ def test_no_module_over_400_lines(package: str) -> None:
 # ---------------------------------------------------------------------------- MCP and ACP stay lazy
 
 MCP_ACP_MODULES = {"mcp", "mcp_types", "acp", "jsonschema", "httpx2"}  # (anyio: httpx loads it)
+# web_fetch's HTML conversion is loaded by a fetch only (issue 20: no cost to --version/one-shot).
+WEB_FETCH_MODULES = {"trafilatura", "lxml", "justext", "htmldate", "courlan"}
 
 
 def _cli_modules(argv: list[str], home: Path, cwd: Path) -> set[str]:
@@ -235,3 +237,4 @@ def test_mcp_and_acp_are_not_loaded_without_servers(tmp_path: Path) -> None:
         loaded = _cli_modules([*argv, "-p", "explain this project"], tmp_path, tmp_path)
         assert len(server.requests) == 4  # the seed scenario really ran
     assert not loaded & MCP_ACP_MODULES, loaded & MCP_ACP_MODULES
+    assert not loaded & WEB_FETCH_MODULES, loaded & WEB_FETCH_MODULES
