@@ -96,6 +96,9 @@ class Layout:
     protected: list[Path] = field(default_factory=list)
     """Read-only even inside a writable path; a missing one gets an empty read-only directory
     (a placeholder pi removes again) so it cannot be created either."""
+    runtime: list[Path] = field(default_factory=list)
+    """What pi's process helper needs to start inside (its interpreter, the helper's folder):
+    bound read-only again where a private or hidden directory would cover it (pi under /tmp)."""
     network: bool = False
 
 
@@ -130,6 +133,12 @@ def mount_args(layout: Layout) -> tuple[list[str], list[Path]]:
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
         else:
             args += ["--ro-bind", "/dev/null", str(path)]
+    covered = [Path(p) for p in ("/tmp", "/var/tmp", "/run")] + hidden
+    for path in _existing(layout.runtime):
+        # Only what a private or hidden directory covers, and never over a writable place.
+        if _inside(path, covered) and not _inside(path, writable):
+            if not any(_inside(w, [path]) for w in writable):
+                args += ["--ro-bind", str(path), str(path)]
     placeholders: list[Path] = []
     for path in layout.protected:
         if os.path.lexists(path):

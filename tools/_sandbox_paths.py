@@ -131,5 +131,18 @@ def build_layout(
         pinned=pinned,
         hidden=[expand(p, Path.home()) for p in DEFAULT_HIDDEN] + list(hidden),
         protected=[*git_protected, *plain],
+        runtime=runtime_paths(),
         network=network,
     )
+
+
+def runtime_paths() -> list[Path]:
+    """pi's interpreter (the venv and the Python it is made from) and the helper's folder."""
+    import sys
+
+    helper_dir = Path(__file__).resolve().parent
+    executable = Path(sys.executable)
+    paths = [Path(sys.prefix), Path(sys.base_prefix), executable.parent, helper_dir]
+    if executable.is_symlink():
+        paths.append(executable.resolve().parent)
+    return paths

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, ToolResult
 from agent_core.tool import OnToolUpdate
-from tools._present import str_arg
-from tools.bash_output import shell_state
+from tools._background_tool import BackgroundShellTool, shell_state
 from tools.sandbox import Sandbox
 
 
@@ -21,7 +18,7 @@ class BashKillArgs(BaseModel):
     id: str = Field(description="The background shell's id")
 
 
-class BashKillTool(ToolBase):
+class BashKillTool(BackgroundShellTool):
     """SIGTERM a background shell's whole process tree, SIGKILL what is left after a second."""
 
     name = "bash_kill"
@@ -33,14 +30,6 @@ class BashKillTool(ToolBase):
     )
     parameters = BashKillArgs
 
-    def __init__(self, cwd: str | Path, sandbox: Sandbox | None = None) -> None:
-        self.cwd = Path(cwd)
-        self.sandbox = sandbox if sandbox is not None else Sandbox(self.cwd, mode="off")
-
-    def title(self, args: Mapping[str, Any]) -> str:
-        """The shell's id."""
-        return str_arg(args, "id") or ""
-
     async def execute(
         self,
         tool_call_id: str,
@@ -49,12 +38,7 @@ class BashKillTool(ToolBase):
         on_update: OnToolUpdate | None = None,
     ) -> ToolResult:
         """Kill it; raises ToolError for an unknown id."""
-        if cancel.aborted:
-            raise ToolError("Aborted")
-        shell = self.sandbox.shells.get(args.id)
-        if shell is None:
-            known = ", ".join(s.id for s in self.sandbox.shells.all()) or "none"
-            raise ToolError(f"No background shell {args.id!r} (known: {known})")
+        shell = self.find_shell(args.id, cancel)
         was_running = shell.state == "running"
         await shell.kill()
         info = shell.info()

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, ToolResult
 from agent_core.tool import OnToolUpdate
+from tools._background_tool import BackgroundShellTool, shell_state
 from tools._bash_result import clean_output
-from tools._present import str_arg
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
 from tools.sandbox import Sandbox
 
@@ -22,18 +20,7 @@ class BashOutputArgs(BaseModel):
     id: str = Field(description="The background shell's id (from bash with background: true)")
 
 
-def shell_state(info: Any) -> str:
-    """``running (pid 12)``, ``exited with code 0``, ``killed``..."""
-    if info.state == "running":
-        return f"running (pid {info.pid})"
-    if info.state == "killed":
-        return "killed"
-    if info.state == "lost":
-        return "lost (pi's process helper went away)"
-    return f"exited with code {info.exit_code}"
-
-
-class BashOutputTool(ToolBase):
+class BashOutputTool(BackgroundShellTool):
     """New output of a background shell (a rolling tail when there is a lot) and its state."""
 
     name = "bash_output"
@@ -47,14 +34,6 @@ class BashOutputTool(ToolBase):
     )
     parameters = BashOutputArgs
 
-    def __init__(self, cwd: str | Path, sandbox: Sandbox | None = None) -> None:
-        self.cwd = Path(cwd)
-        self.sandbox = sandbox if sandbox is not None else Sandbox(self.cwd, mode="off")
-
-    def title(self, args: Mapping[str, Any]) -> str:
-        """The shell's id."""
-        return str_arg(args, "id") or ""
-
     async def execute(
         self,
         tool_call_id: str,
@@ -63,12 +42,7 @@ class BashOutputTool(ToolBase):
         on_update: OnToolUpdate | None = None,
     ) -> ToolResult:
         """Read what is new; raises ToolError for an unknown id."""
-        if cancel.aborted:
-            raise ToolError("Aborted")
-        shell = self.sandbox.shells.get(args.id)
-        if shell is None:
-            known = ", ".join(s.id for s in self.sandbox.shells.all()) or "none"
-            raise ToolError(f"No background shell {args.id!r} (known: {known})")
+        shell = self.find_shell(args.id, cancel)
         data, skipped = shell.read_new()
         if skipped:  # the held bytes may begin mid-line: start at the next line
             cut_at = data.find(b"\n")

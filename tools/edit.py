@@ -132,45 +132,54 @@ class EditTool(ToolBase):
         except OSError as exc:
             raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from None
 
-        bom = original.startswith(_BOM)
-        text = original[1:] if bom else original
-        # Only a file whose every line ends in CRLF is normalized; mixed files are matched as
-        # they are (the tolerant pass treats a stray "\r" as trailing whitespace).
-        crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
-        if crlf:
-            text = text.replace("\r\n", "\n")
-
-        new_text, first_start = apply_edits(text, args.edits, multiple=len(args.edits) > 1)
-        if new_text == text:
-            raise ToolError(
-                f"No changes made to {shown}: the replacements produce identical content."
-            )
-
-        diff = "".join(
-            difflib.unified_diff(
-                text.splitlines(keepends=True),
-                new_text.splitlines(keepends=True),
-                fromfile=f"a/{shown}",
-                tofile=f"b/{shown}",
-                n=3,
-            )
-        )
-        first_line = text.count("\n", 0, first_start) + 1
-        output = new_text.replace("\n", "\r\n") if crlf else new_text
-        if bom:
-            output = _BOM + output
+        output, details = edit_text(original, args.edits, shown)
         try:
             atomic_write(path, output.encode("utf-8"))
         except OSError as exc:
             raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}") from None
-        count = len(args.edits)
-        noun = "edit" if count == 1 else "edits"
-        details = EditDetails(diff=diff, first_changed_line=first_line, path=shown)
-        return ToolResult.of_text(
-            f"Successfully applied {count} {noun} to {shown}.",
-            # A plain dict on the wire: front ends read details["diff"] and sessions store JSON.
-            details=details.model_dump(),
+        return edit_result(len(args.edits), details)
+
+
+def edit_text(original: str, edits: list[EditItem], shown: str) -> tuple[str, EditDetails]:
+    """The file text after ``edits`` (its BOM and CRLF line ends kept) and the edit's details.
+
+    Raises:
+        ToolError: no change, or an edit that fails (see :func:`apply_edits`).
+    """
+    bom = original.startswith(_BOM)
+    text = original[1:] if bom else original
+    # Only a file whose every line ends in CRLF is normalized; mixed files are matched as
+    # they are (the tolerant pass treats a stray "\r" as trailing whitespace).
+    crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    new_text, first_start = apply_edits(text, edits, multiple=len(edits) > 1)
+    if new_text == text:
+        raise ToolError(f"No changes made to {shown}: the replacements produce identical content.")
+    diff = "".join(
+        difflib.unified_diff(
+            text.splitlines(keepends=True),
+            new_text.splitlines(keepends=True),
+            fromfile=f"a/{shown}",
+            tofile=f"b/{shown}",
+            n=3,
         )
+    )
+    output = new_text.replace("\n", "\r\n") if crlf else new_text
+    first_line = text.count("\n", 0, first_start) + 1
+    return (_BOM + output if bom else output), EditDetails(
+        diff=diff, first_changed_line=first_line, path=shown
+    )
+
+
+def edit_result(count: int, details: EditDetails) -> ToolResult:
+    """What the model reads after ``count`` edits applied."""
+    noun = "edit" if count == 1 else "edits"
+    return ToolResult.of_text(
+        f"Successfully applied {count} {noun} to {details.path}.",
+        # A plain dict on the wire: front ends read details["diff"] and sessions store JSON.
+        details=details.model_dump(),
+    )
 
 
 def apply_edits(text: str, edits: list[EditItem], multiple: bool = True) -> tuple[str, int]:

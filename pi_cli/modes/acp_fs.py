@@ -15,7 +15,6 @@ so an editor's terminal can never bypass what pi enforces.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 from agent_core import AbortSignal, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._paths import display_path, resolve_path
-from tools.edit import EditArgs, EditDetails, EditTool, apply_edits
+from tools.edit import EditArgs, EditTool, edit_result, edit_text
 from tools.write import WriteArgs, WriteTool
 
 WriteHook = Callable[[Path, "str | None", str], None]
@@ -79,29 +78,9 @@ class ClientEditTool(EditTool):
         original = await self.files.read(path)
         if original is None:
             raise ToolError(f"File not found: {shown}")
-        new_text, first_start = apply_edits(original, args.edits, multiple=len(args.edits) > 1)
-        if new_text == original:
-            raise ToolError(
-                f"No changes made to {shown}: the replacements produce identical content."
-            )
-        diff = "".join(
-            difflib.unified_diff(
-                original.splitlines(keepends=True),
-                new_text.splitlines(keepends=True),
-                fromfile=f"a/{shown}",
-                tofile=f"b/{shown}",
-                n=3,
-            )
-        )
+        new_text, details = edit_text(original, args.edits, shown)
         await self.files.write(path, original, new_text)
-        count = len(args.edits)
-        details = EditDetails(
-            diff=diff, first_changed_line=original.count("\n", 0, first_start) + 1, path=shown
-        )
-        noun = "edit" if count == 1 else "edits"
-        return ToolResult.of_text(
-            f"Successfully applied {count} {noun} to {shown}.", details=details.model_dump()
-        )
+        return edit_result(len(args.edits), details)
 
 
 class ClientWriteTool(WriteTool):

@@ -102,3 +102,56 @@ def test_placeholders_of_a_killed_pi_are_swept(tmp_path: Path) -> None:
     assert (used / "settings.json").exists()  # never anything but an empty directory
     assert (tmp_path / "mine").exists() and mine.exists()  # a live pi's are kept
     os.unlink(mine)
+
+
+def test_pi_installed_under_tmp_still_starts_its_helper(tmp_path: Path) -> None:
+    """The private /tmp would hide a pi (venv, helper) installed under /tmp: what it needs is
+    bound read-only again; never over the writable workspace, never anything not covered."""
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    inside = ws / ".venv"
+    inside.mkdir()
+    layout = Layout(workspace=ws, runtime=[venv, inside, Path("/usr"), tmp_path])
+    args, _ = mount_args(layout)
+    read_only = _pairs(args, "--ro-bind")
+    assert str(venv) in read_only  # under /tmp: covered by the private tmpfs, bound again
+    assert args.index(str(venv)) > args.index("--tmpfs")  # after the tmpfs that covers it
+    assert str(inside) not in read_only  # in the workspace: visible and writable already
+    assert "/usr" not in read_only  # not covered by anything: nothing to add
+    assert str(tmp_path) not in read_only  # would cover the writable workspace
+
+
+def test_a_pi_under_tmp_runs_sandboxed_commands(tmp_path: Path, bwrap: _bwrap.Probe) -> None:
+    """End to end: an interpreter reached through /tmp (sys.executable there) runs bash."""
+    import sys
+    import sysconfig
+
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    python.symlink_to(sys.executable)
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import asyncio\nfrom agent_core import AbortSignal\nfrom tools import Sandbox, "
+        "create_bash_tool\n"
+        "async def main():\n"
+        "    box = Sandbox('.', mode='required')\n"
+        "    tool = create_bash_tool('.', box)\n"
+        "    args = tool.parameters(command='echo inside $PPID')\n"
+        "    result = await tool.execute('c1', args, AbortSignal())\n"
+        "    print(result.text, box.active)\n"
+        "    await box.aclose()\n"
+        "asyncio.run(main())\n"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), sysconfig.get_paths()["purelib"]]),
+    }
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    out = subprocess.run(
+        [str(python), "-c", code], capture_output=True, text=True, cwd=ws, env=env, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("inside") and out.stdout.strip().endswith("True"), out.stdout
