@@ -130,9 +130,10 @@ def test_closing_the_terminal(server: FakeProviderServer, tmp_path: Path, ui: st
     try:
         pid = _run_tool(server, session, tag, ui)
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
-        assert wait_until(lambda: not Path(f"/proc/{pid}").exists(), timeout=30)
-        assert wait_until(lambda: exit_file.exists() and exit_file.read_text() != "", timeout=10)
-        assert exit_file.read_text().strip() == "129"
+        assert wait_until(lambda: not Path(f"/proc/{pid}").exists(), timeout=30), "pi lives on"
+        written = lambda: exit_file.exists() and exit_file.read_text() != ""  # noqa: E731
+        assert wait_until(written, timeout=10), "no exit code written"
+        assert exit_file.read_text().strip() == "129", exit_file.read_text()
         assert tagged(tag) == [], "a process started by the tool survived pi"
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
