@@ -140,9 +140,11 @@ def runtime_paths() -> list[Path]:
     """pi's interpreter (the venv and the Python it is made from) and the helper's folder."""
     import sys
 
-    helper_dir = Path(__file__).resolve().parent
-    executable = Path(sys.executable)
-    paths = [Path(sys.prefix), Path(sys.base_prefix), executable.parent, helper_dir]
-    if executable.is_symlink():
-        paths.append(executable.resolve().parent)
+    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(__file__).resolve().parent]
+    link = Path(sys.executable)
+    for _ in range(40):  # every hop of a symlinked interpreter (a venv's python → the real one)
+        paths.append(link.parent)
+        if not link.is_symlink():
+            break
+        link = link.parent / os.readlink(link)
     return paths

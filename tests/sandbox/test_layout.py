@@ -124,13 +124,18 @@ def test_pi_installed_under_tmp_still_starts_its_helper(tmp_path: Path) -> None:
 
 
 def test_a_pi_under_tmp_runs_sandboxed_commands(tmp_path: Path, bwrap: _bwrap.Probe) -> None:
-    """End to end: an interpreter reached through /tmp (sys.executable there) runs bash."""
+    """End to end: an interpreter reached through /tmp (sys.executable there, a symlink to a
+    symlink there) runs bash in the sandbox."""
     import sys
     import sysconfig
 
+    # Two hops under /tmp, as a venv there links its python to the real one.
+    hop = tmp_path / "venv" / "bin" / "python"
+    hop.parent.mkdir(parents=True)
+    hop.symlink_to(sys.executable)
     python = tmp_path / "bin" / "python"
     python.parent.mkdir()
-    python.symlink_to(sys.executable)
+    python.symlink_to(os.path.relpath(hop, python.parent))
     root = Path(__file__).resolve().parents[2]
     code = (
         "import asyncio\nfrom agent_core import AbortSignal\nfrom tools import Sandbox, "
