@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent_core import MessageStart, UserMessage
 from pi_cli.shell.agent_profiles import AgentProfile, load_profiles
 from pi_cli.shell.budget import BudgetGuard, parse_limits
+from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import SessionChanged
 from pi_cli.shell.plan_approval import PlanApproval
 from pi_cli.shell.subagents import SubagentRunner
@@ -19,34 +20,20 @@ from pi_cli.shell.todos import TodoState
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
-    from agent_core import Agent, Tool
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.model_setup import ModelResolver
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.permissions import PermissionControl
-    from pi_cli.shell.session_store import SessionStore
-    from pi_cli.shell.settings import Settings
     from pi_cli.shell.structured_output import OutputSchema
     from tools.services import ToolServices
 
 
-class AgentToolsShell(Protocol):
-    """What the agent tools use of the shell."""
+class AgentToolsShell(ShellContext, Protocol):
+    """What the agent tools use of the shell: its parts' view and the model in use."""
 
     @property
-    def cwd(self) -> Path: ...
-    @property
     def options(self) -> ShellOptions: ...
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def session(self) -> SessionStore: ...
-    @property
-    def agent(self) -> Agent: ...
-    @property
-    def tools(self) -> list[Tool]: ...
     @property
     def permissions(self) -> PermissionControl: ...
     @property
@@ -55,10 +42,6 @@ class AgentToolsShell(Protocol):
     def resolved_model(self) -> object | None: ...
     @property
     def thinking(self) -> str: ...
-    @property
-    def run_aborted(self) -> bool: ...
-    def emit(self, event: ShellEvent) -> None: ...
-    def notify(self, text: str, level: Any = "info") -> None: ...
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
 
 
