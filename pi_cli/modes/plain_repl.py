@@ -195,7 +195,10 @@ class PlainRepl:
         # SIGTERM/SIGHUP: like Esc then Ctrl+D (abort, leave the prompt, shut down).
         termination = Termination(self.shell.abort, self.request_quit).install()
         try:
-            with patch_stdout(raw=True):
+            # Raw between prompts too: keys typed while one input is handed over (Alt+Enter
+            # right after Enter) wait in the terminal unechoed, ESC+CR still one key, instead
+            # of cooked mode echoing "^[" and turning CR into Ctrl+J.
+            with self.session.input.raw_mode(), patch_stdout(raw=True):
                 await self._loop()
         except OSError as exc:  # EIO: the terminal went away; its SIGHUP may not be handled yet
             if termination.code is None and exc.errno != errno.EIO:
