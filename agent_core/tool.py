@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -140,9 +142,33 @@ class ToolBase:
         return []
 
 
+# A pydantic model's schema is a function of its core schema: generating it takes ~0.3 ms a
+# tool, and the loop asks for every tool's at every turn. Keyed by the class, checked against
+# the core schema object (``model_rebuild`` replaces it), handed out as a copy (callers edit it).
+_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], tuple[object, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+_PYDANTIC_SCHEMA = BaseModel.model_json_schema.__func__  # type: ignore[attr-defined]
+
+
+def _parameters_schema(parameters: type[BaseModel]) -> dict[str, Any]:
+    if getattr(parameters.model_json_schema, "__func__", None) is not _PYDANTIC_SCHEMA:
+        return parameters.model_json_schema()  # its own method (a raw JSON Schema): no cache
+    core = parameters.__dict__.get("__pydantic_core_schema__")
+    cached = _SCHEMAS.get(parameters)
+    if cached is None or core is None or cached[0] is not core:
+        schema = parameters.model_json_schema()
+        core = parameters.__dict__.get("__pydantic_core_schema__")
+        if core is None:
+            return schema
+        cached = (core, schema)
+        _SCHEMAS[parameters] = cached
+    return copy.deepcopy(cached[1])
+
+
 def tool_spec(tool: Tool) -> ToolSpec:
     """The name, description and JSON schema the model sees for ``tool``."""
-    schema = tool.parameters.model_json_schema()
+    schema = _parameters_schema(tool.parameters)
     schema.pop("title", None)
     return ToolSpec(name=tool.name, description=tool.description, parameters=schema)
 
