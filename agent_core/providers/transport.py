@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from agent_core.messages import AssistantMessage, Usage
-from agent_core.providers._httpx import httpx
+from agent_core.providers._httpx import async_client, httpx
 from agent_core.providers.errors import Aborted, ProviderError, one_line, redact
 from agent_core.providers.http_source import sse_json_source
 from agent_core.providers.models import ResolvedModel, compute_cost
@@ -76,7 +76,7 @@ class TransportConfig:
         timeout = httpx.Timeout(None, connect=self.connect_timeout_s, write=60.0)
         # Loading the CA bundle costs ~0.1 s; a plain-http endpoint (local server) never uses it.
         verify: Any = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if self.plain_http else True
-        client = httpx.AsyncClient(timeout=timeout, trust_env=self.trust_env, verify=verify)
+        client = async_client(timeout=timeout, trust_env=self.trust_env, verify=verify)
         self._clients[id(loop)] = (loop, client)
         return client
 
