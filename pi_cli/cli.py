@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -37,6 +38,11 @@ def main(argv: list[str] | None = None) -> int:
             return subcommand.run(args[1:])
         launch_args = parse_fast(args)
         if launch_args is not None:  # every valid command line: no typer on the hot path
+            if launch_args.mode != "acp":
+                # Start-up builds ~300k objects that live as long as the process: collecting
+                # while they are made finds nothing and cost 20-50 ms. The shell's start-up
+                # freezes them and turns collection back on (modes.common.try_build_shell).
+                gc.disable()
             from pi_cli.launch import launch
 
             return launch(launch_args)
@@ -56,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         where = f"the traceback is in {log}" if log else "set PI_DEBUG=1 for the traceback"
         error(f"internal error: {summary} ({where})")
         return ExitCode.ERROR
+    finally:
+        gc.enable()  # a path that built no shell (--list-models, an error) must not leave it off
     return ExitCode.OK
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING
 
 from pi_cli.args import ExitCode, LaunchArgs, error
@@ -20,6 +21,11 @@ def try_build_shell(args: LaunchArgs) -> CodingAgent | str:
         return CodingAgent(args.shell)
     except (ConfigError, SettingsError, SessionError) as exc:
         return str(exc)
+    finally:
+        # What start-up made lives for the whole run: out of the collector's way for good
+        # (every later collection, and the one at exit, would walk it again for nothing).
+        gc.freeze()
+        gc.enable()
 
 
 def build_shell(args: LaunchArgs) -> CodingAgent | int:
