@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -44,32 +45,81 @@ def cost_map() -> dict[str, dict[str, Any]]:
     return _cost_map
 
 
-def _load_cost_map() -> dict[str, dict[str, Any]]:
+def _cost_map_files() -> list[Path]:
     try:
         spec = importlib.util.find_spec("litellm")  # locates the package without importing it
     except (ImportError, ValueError):
-        return {}
+        return []
     if spec is None or not spec.origin:
-        return {}
+        return []
     folder = Path(spec.origin).parent
-    for name in _COST_MAP_FILES:
-        path = folder / name
-        if path.is_file():
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            return {k: v for k, v in data.items() if isinstance(v, dict) and k != "sample_spec"}
+    return [folder / name for name in _COST_MAP_FILES if (folder / name).is_file()]
+
+
+def _load_cost_map() -> dict[str, dict[str, Any]]:
+    for path in _cost_map_files():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        return {k: v for k, v in data.items() if isinstance(v, dict) and k != "sample_spec"}
     return {}
+
+
+# One model's entry without parsing the whole 3.4 MB map (~30 ms and ~15 MiB). A key absent
+# from the text (not even quoted somewhere) is not in the map. A key named once, as a member
+# of json.dump(indent=4) layout (``\n    "key": ``), is decoded alone from there. Anything
+# else (no such layout, repeated, a value that does not decode, an unreadable file, \u
+# escapes that could spell a key differently) reads the whole map, as before.
+_entries: dict[str, dict[str, Any] | None] = {}
+_WHOLE: Final[dict[str, Any]] = {}  # marker: this key needs the whole map
+
+
+def _find_entry(data: bytes, key: str) -> dict[str, Any] | None:
+    quoted = json.dumps(key).encode()
+    if quoted not in data:
+        return None if b"\\u" not in data else _WHOLE
+    if key == "sample_spec" or len(re.findall(re.escape(quoted) + rb"\s*:", data)) != 1:
+        return _WHOLE
+    member = b"\n    " + quoted + b": "
+    at = data.find(member)
+    if at < 0 or not data.startswith(b'{\n    "'):
+        return _WHOLE
+    at += len(member)
+    end = data.find(b'\n    "', at)  # the next member (or the end): the value is before it
+    try:
+        value, _ = json.JSONDecoder().raw_decode(data[at : end if end >= 0 else None].decode())
+    except ValueError:
+        return _WHOLE
+    return value if isinstance(value, dict) else _WHOLE
+
+
+def _entries_for(keys: tuple[str, ...]) -> list[dict[str, Any] | None]:
+    with _lock:
+        missing = [key for key in keys if key not in _entries]
+        if missing and _cost_map is None:
+            files = _cost_map_files()
+            try:
+                data = files[0].read_bytes() if files else b""
+            except OSError:
+                data = b""
+            for key in missing:
+                if not files:
+                    _entries[key] = None
+                else:
+                    _entries[key] = _find_entry(data, key) if data else _WHOLE
+    if _cost_map is not None or any(_entries.get(key) is _WHOLE for key in keys):
+        table = cost_map()
+        return [table.get(key) for key in keys]
+    return [_entries[key] for key in keys]
 
 
 def lookup_metadata(provider: str, name: str) -> dict[str, Any] | None:
     """The cost-map entry for ``provider/name`` (tries the prefixed key, then the bare name)."""
-    table = cost_map()
     aliases = {"together_ai": "together_ai", "xai": "xai", "lmstudio": "lm_studio"}
     prefix = aliases.get(provider, provider)
-    for key in (f"{prefix}/{name}", name):
-        entry = table.get(key)
+    keys = (f"{prefix}/{name}", name)
+    for key, entry in zip(keys, _entries_for(keys), strict=True):
         if entry is not None and (key != name or _provider_matches(entry, provider)):
             return entry
     return None
