@@ -296,3 +296,30 @@ async def test_steer_follow_up_and_an_edited_queue_item_come_from_the_shell(
         await wait_until(pilot, lambda: app.is_settled and stream.calls == 3)
     assert stream.user_texts(1) == ["go", "first steer"]
     assert stream.user_texts(2) == ["go", "first steer", "an edited follow-up"]
+
+
+async def test_a_finished_turn_loses_the_live_border(tmp_path: Path) -> None:
+    """Only the panel is restyled when its turn ends (not every block of a long answer): its
+    border still changes, and no rule styles anything inside a panel by ``-live``."""
+    import re
+
+    from pi_cli.tui import app as app_module
+
+    css = Path(app_module.__file__).with_name("app.tcss").read_text()
+    for selectors in re.findall(r"([^{}]+)\{", css):
+        for selector in selectors.split(","):
+            if "-live" in selector:
+                assert selector.split()[-1].endswith(".-live"), selector
+    stream = ScriptedStream(reply(text("Done ", "now.")))
+    app = make_app(make_shell(tmp_path, stream, tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.is_settled and bool(app.transcript.turns))
+        panel = app.transcript.turns[0]
+        await wait_until(pilot, lambda: not panel.has_class("-live"))
+        await pilot.pause()
+        finished = panel.styles.border_left
+        panel.add_class("-live")  # the live style, for comparison
+        await pilot.pause()
+        assert panel.styles.border_left != finished

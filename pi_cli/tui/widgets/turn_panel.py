@@ -205,7 +205,12 @@ class TurnPanel(Collapsible):
         self.live = False
         seconds = self.clock() - self.started
         self.title = turn_title(self.number, tools, (input_tokens, output_tokens), seconds)
-        self.remove_class("-live")
+        # Only the panel's own border depends on ``-live`` (app.tcss: ``Collapsible.turn.-live``,
+        # checked by a test): restyling the whole subtree, every Markdown block of a long
+        # answer, cost ~0.1 s at the end of each long turn.
+        self.remove_class("-live", update=False)
+        if self.is_attached:
+            self.app.stylesheet.update_nodes([self], animate=True)
 
     def toggle(self) -> None:
         """Collapse or expand the turn."""
