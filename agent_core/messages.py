@@ -10,8 +10,12 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
-from pydantic.alias_generators import to_camel
+from agent_core._pydantic_plugins import skip_discovery_without_plugins
+
+skip_discovery_without_plugins()  # before the first model is built (~15 ms of start-up)
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator  # noqa: E402
+from pydantic.alias_generators import to_camel  # noqa: E402
 
 
 def now_ms() -> int:
