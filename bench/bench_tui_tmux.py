@@ -3,7 +3,8 @@
 A 20,000-word Markdown answer is streamed as fast as the server can write it (about 6,700 SSE
 chunks). Measured per run: the server's last chunk -> the answer's last line on the tmux screen
 (``capture-pane`` polled every 5 ms), the whole stream's duration, and the CPU time the pi
-process used meanwhile. Also: resuming a 500-turn session with tool blocks (``pi -c``) until
+process used meanwhile; the same answer in the plain REPL (``--plain``, in tmux) and through
+``--mode json`` (the marker's event line read from pi's stdout). Also: resuming a 500-turn session with tool blocks (``pi -c``) until
 its last turn is on screen.
 
 Run: ``.venv/bin/python bench/bench_tui_tmux.py`` (``make bench``). Prints numbers; asserts
@@ -62,7 +63,8 @@ class Pane:
         ).stdout
 
     def start(self, port: int, *flags: str) -> int:
-        """Start pi; returns its pid once the footer shows the shell is ready."""
+        """Start pi; returns its pid once the footer shows the shell is ready (the TUI's
+        context figure, or the plain REPL's key line)."""
         env = f"PI_HOME={self.home} PI_NO_LOCAL_PROBE=1 LITELLM_LOCAL_MODEL_COST_MAP=True"
         command = (
             f"cd {self.cwd} && exec env -u COLUMNS -u LINES {env} {PI} --model openai/fake "
@@ -71,7 +73,10 @@ class Pane:
         self.tmux(
             "-f", "/dev/null", "new-session", "-d", "-s", "b", "-x", "120", "-y", "40", command
         )
-        self.wait(lambda screen: "ctx " in screen and "starting…" not in screen, 20)
+        if "--plain" in flags:
+            self.wait(lambda screen: "Ctrl+D quit" in screen, 20)
+        else:
+            self.wait(lambda screen: "ctx " in screen and "starting…" not in screen, 20)
         return int(self.tmux("display", "-p", "-t", "b", "#{pane_pid}").strip())
 
     def screen(self) -> str:
@@ -98,8 +103,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def streamed_answer() -> tuple[list[float], list[float], list[float], int]:
-    """(tail latencies, stream durations, pi CPU seconds, SSE chunks) over :data:`RUNS` runs."""
+def streamed_answer(*flags: str) -> tuple[list[float], list[float], list[float], int]:
+    """(tail latencies, stream durations, pi CPU seconds, SSE chunks) over :data:`RUNS` runs
+    (``flags``: ``--plain`` for the plain REPL)."""
     text = big_answer()
     chunk = max(1, len(text) // 6700)
     tails, durations, cpus = [], [], []
@@ -108,7 +114,7 @@ def streamed_answer() -> tuple[list[float], list[float], list[float], int]:
             with FakeProviderServer([Turn(text=text, chunk_size=chunk)]) as server:
                 pane = Pane(Path(home), Path(cwd))
                 try:
-                    pid = pane.start(server.port, "--no-session")
+                    pid = pane.start(server.port, "--no-session", *flags)
                     before = cpu_seconds(pid)
                     pane.keys("-l", "write the long answer")
                     pane.keys("Enter")
@@ -122,6 +128,48 @@ def streamed_answer() -> tuple[list[float], list[float], list[float], int]:
                 finally:
                     pane.close()
     return tails, durations, cpus, len(text) // chunk + 3
+
+
+def json_mode_answer() -> tuple[list[float], list[float]]:
+    """``pi --mode json``, the same answer: (server's last chunk -> the marker's event line read
+    from pi's stdout, pi CPU from its request to its exit) per run."""
+    from bench._util import bench_env, pi_argv
+
+    text = big_answer()
+    chunk = max(1, len(text) // 6700)
+    tails, cpus = [], []
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
+        env = bench_env(Path(home))
+        for _ in range(RUNS):
+            with FakeProviderServer([Turn(text=text, chunk_size=chunk)]) as server:
+                argv = pi_argv(
+                    "--model",
+                    "openai/fake",
+                    "--api-base",
+                    server.openai_base_url,
+                    "--api-key",
+                    "bench-key",
+                    "--no-session",
+                    "--mode",
+                    "json",
+                    "write the long answer",
+                )
+                process = subprocess.Popen(
+                    argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+                )
+                assert process.stdout is not None
+                seen, at_request = None, None
+                for line in process.stdout:
+                    if at_request is None and server.request_times:
+                        at_request = cpu_seconds(process.pid)
+                    if seen is None and MARKER.encode() in line:
+                        seen = time.time()
+                _, _, usage = os.wait4(process.pid, 0)
+                (ended,) = server.stream_end_times
+                if seen is not None:
+                    tails.append(seen - ended)
+                    cpus.append(usage.ru_utime + usage.ru_stime - (at_request or 0.0))
+    return tails, cpus
 
 
 def _line(data: dict) -> str:
@@ -215,6 +263,18 @@ def main() -> None:
     )
     print(f"  stream (request -> last chunk): median {statistics.median(durations):.3f} s")
     print(f"  pi CPU during the run: median {statistics.median(cpus):.2f} s")
+    tails, _, cpus, _ = streamed_answer("--plain")
+    print(
+        f"  the same in the plain REPL (pi --plain in tmux): last line on screen after "
+        f"{statistics.median(tails):.3f} s, pi CPU {statistics.median(cpus):.2f} s"
+    )
+    tails, cpus = json_mode_answer()
+    if tails:
+        print(
+            f"  the same through --mode json: the marker's line read {statistics.median(tails):.3f}"
+            f" s after the server's last chunk, pi CPU from request to exit "
+            f"{statistics.median(cpus):.2f} s"
+        )
     resume, bare = resumed_session()
     print(
         f"pi -c of a 500-turn session with tool blocks, start -> last turn on screen: "
