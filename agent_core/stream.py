@@ -131,20 +131,28 @@ class AssistantMessageBuilder:
     def apply(self, event: AssistantStreamEvent) -> None:
         """Fold one stream event into the message."""
         content = self.message.content
-        if isinstance(event, TextStart):
+        if isinstance(event, TextDelta | ThinkingDelta):  # the hot path: one per chunk
+            index = event.content_index
+            if index < len(content):  # what _ensure returns, without building its default
+                block = content[index]
+            else:
+                default: AssistantContent = (
+                    TextContent(text="")
+                    if isinstance(event, TextDelta)
+                    else ThinkingContent(thinking="")
+                )
+                block = self._ensure(index, default)
+            if isinstance(event, TextDelta):
+                if isinstance(block, TextContent):
+                    block.text += event.delta
+            elif isinstance(block, ThinkingContent):
+                block.thinking += event.delta
+        elif isinstance(event, TextStart):
             self._ensure(event.content_index, TextContent(text=""))
-        elif isinstance(event, TextDelta):
-            block = self._ensure(event.content_index, TextContent(text=""))
-            if isinstance(block, TextContent):
-                block.text += event.delta
         elif isinstance(event, TextEnd):
             content[self._index(event.content_index)] = TextContent(text=event.content)
         elif isinstance(event, ThinkingStart):
             self._ensure(event.content_index, ThinkingContent(thinking=""))
-        elif isinstance(event, ThinkingDelta):
-            block = self._ensure(event.content_index, ThinkingContent(thinking=""))
-            if isinstance(block, ThinkingContent):
-                block.thinking += event.delta
         elif isinstance(event, ThinkingEnd):
             content[self._index(event.content_index)] = ThinkingContent(
                 thinking=event.content, signature=event.signature
