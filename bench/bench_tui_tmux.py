@@ -109,10 +109,14 @@ def streamed_answer(*flags: str) -> tuple[list[float], list[float], list[float],
     text = big_answer()
     chunk = max(1, len(text) // 6700)
     tails, durations, cpus = [], [], []
-    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as cwd:
-        for _ in range(RUNS):
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as top:
+        for run in range(RUNS):
+            # A folder per run: a pi killed with its tmux server may leave the sandbox's
+            # placeholder mount points behind, which the next start would ask to trust.
+            cwd = Path(top) / f"run{run}"
+            cwd.mkdir()
             with FakeProviderServer([Turn(text=text, chunk_size=chunk)]) as server:
-                pane = Pane(Path(home), Path(cwd))
+                pane = Pane(Path(home), cwd)
                 try:
                     pid = pane.start(server.port, "--no-session", *flags)
                     before = cpu_seconds(pid)
