@@ -91,20 +91,27 @@ def openai_messages(context: LlmContext, ids: ToolIds | None = None) -> list[dic
         if isinstance(msg, UserMessage):
             out.append({"role": "user", "content": _openai_parts(msg.content)})
         elif isinstance(msg, AssistantMessage):
-            text = _text_of(msg.content)
-            calls = [
-                {
-                    "id": tool_id(c.id),
-                    "type": "function",
-                    "function": {
-                        "name": c.name,
-                        "arguments": c.raw_arguments
-                        if c.raw_arguments is not None
-                        else json.dumps(c.arguments),
-                    },
-                }
-                for c in msg.tool_calls
-            ]
+            # One pass over the blocks (this runs for every message of the history each turn).
+            texts: list[str] = []
+            calls: list[dict[str, Any]] = []
+            for block in msg.content:
+                if isinstance(block, TextContent):
+                    texts.append(block.text)
+                elif isinstance(block, ToolCall):
+                    arguments = block.raw_arguments
+                    calls.append(
+                        {
+                            "id": tool_id(block.id),
+                            "type": "function",
+                            "function": {
+                                "name": block.name,
+                                "arguments": json.dumps(block.arguments)
+                                if arguments is None
+                                else arguments,
+                            },
+                        }
+                    )
+            text = "".join(texts)
             if not text and not calls:
                 continue
             entry: dict[str, Any] = {"role": "assistant", "content": text or None}

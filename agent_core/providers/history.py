@@ -56,15 +56,19 @@ def normalize_history(messages: list[Message]) -> list[Message]:
                 del open_calls[call_id]
                 out.append(msg)
             continue  # a result for a call that is not (or no longer) in the request
-        close_open()
+        if open_calls or renamed:
+            close_open()
         if isinstance(msg, AssistantMessage):
             if msg.stop_reason in ("error", "aborted"):
                 text = [b for b in msg.content if isinstance(b, TextContent) and b.text.strip()]
                 if not text:
                     continue
                 msg = msg.model_copy(update={"content": text})
-            msg = _unique_call_ids(msg, renamed)
-            open_calls = {c.id: c for c in msg.tool_calls}
+            calls = [b for b in msg.content if isinstance(b, ToolCall)]
+            if len({c.id for c in calls}) != len(calls):  # rare: an id repeated (older pi)
+                msg = _unique_call_ids(msg, renamed)
+                calls = msg.tool_calls
+            open_calls = {c.id: c for c in calls}
         out.append(msg)
     close_open()
     return out
