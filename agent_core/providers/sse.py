@@ -49,7 +49,7 @@ async def iter_sse_lines(
         if on_chunk is not None:
             on_chunk()
         if skip_lf and chunk.startswith(b"\n"):
-            chunk = chunk[1:]
+            chunk, skip_lf = chunk[1:], False  # that CRLF is whole: a next LF is a line again
         if not chunk:
             continue
         data = pending + chunk if pending else chunk

@@ -51,6 +51,25 @@ async def test_events_survive_any_chunking(size: int) -> None:
     ]
 
 
+async def _given(chunks: list[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        [b"data: a\r", b"\n", b"\n", b"data: b\n\n"],  # CRLF split, then a lone LF chunk
+        [b"data: a\r", b"\n", b"", b"\n", b"data: b\n\n"],  # an empty read between
+        [b"data: a\r", b"", b"\n\n", b"data: b\n\n"],
+        [b"data: a\r", b"\n\r", b"\ndata: b\r\n\r\n"],
+    ],
+)
+async def test_a_crlf_split_across_chunks_keeps_the_next_blank_line(chunks: list[bytes]) -> None:
+    events = [e.data async for e in iter_sse(iter_sse_lines(_given(chunks)))]
+    assert events == ["a", "b"]
+
+
 async def test_last_line_without_break_is_kept() -> None:
     assert await _lines(b"data: a\ndata: b", 3) == ["data: a", "data: b"]
 
