@@ -4,6 +4,8 @@ shape instead, through :mod:`pi_cli.modes.pi_events`)."""
 
 from __future__ import annotations
 
+import os
+import select
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -69,6 +71,7 @@ class JsonEventWriter:
             self._write(event_line(event))
 
     def _write(self, line: bytes) -> None:
+        """One whole line, or nothing more once the reader has gone (EPIPE)."""
         if self.broken:
             return
         try:
@@ -77,10 +80,41 @@ class JsonEventWriter:
             buffer = getattr(self.stream, "buffer", None)
             if buffer is not None:
                 self.stream.flush()
-                buffer.write(line)
-                buffer.flush()
+                write_whole(buffer, line)
             else:
                 self.stream.write(line.decode("utf-8"))
                 self.stream.flush()
         except OSError:  # BrokenPipeError included
             self.broken = True
+
+
+def write_whole(buffer: Any, line: bytes) -> None:
+    """Write ``line`` to a binary stream whole (JSON mode, RPC); raises OSError (EPIPE...)."""
+    buffer.flush()
+    fd = _fileno(buffer)
+    if fd is None:
+        buffer.write(line)
+        buffer.flush()
+    else:
+        _write_all(fd, line)
+
+
+def _fileno(buffer: Any) -> int | None:
+    try:
+        return int(buffer.fileno())
+    except (OSError, ValueError, AttributeError):  # an in-memory stream
+        return None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte to ``fd``, waiting when it is non-blocking and full.
+
+    A descriptor another process set O_NONBLOCK on (flags are shared through an inherited
+    stdout) makes a buffered write fail half-way with BlockingIOError: the line would be cut.
+    """
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            select.select([], [fd], [])

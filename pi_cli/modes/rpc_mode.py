@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
-from pi_cli.modes.json_writer import write_command_output
+from pi_cli.modes.json_writer import write_command_output, write_whole
 from pi_cli.modes.pi_events import PiEventWriter
 from pi_cli.modes.rpc_base import JSON_NULL, CommandGroup, Deferred, Handler, RpcError
 from pi_cli.modes.rpc_checkpoints import checkpoint_commands
@@ -124,8 +124,7 @@ class RpcServer:
         if self.broken:
             return
         try:
-            self.stdout.write(dumps_line(payload))
-            self.stdout.flush()
+            write_whole(self.stdout, dumps_line(payload))  # whole even if stdout is non-blocking
         except (BrokenPipeError, OSError):
             self.broken = True
 
