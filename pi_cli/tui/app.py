@@ -38,6 +38,8 @@ from pi_cli.tui.widgets.queue_view import QueueView
 from pi_cli.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from pi_cli.shell.coding_agent import CodingAgent
     from pi_cli.tui.attention import Attention
     from pi_cli.tui.bridge import Bridge
@@ -101,6 +103,17 @@ class PiApp(App[int], inherit_bindings=False):
         self.todos.show_stored(shell)
 
     # ------------------------------------------------------------------ layout
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's Linux driver, made to survive losing the terminal (:mod:`.driver`)."""
+        from textual.drivers.linux_driver import LinuxDriver
+
+        default = super().get_driver_class()
+        if default is LinuxDriver:
+            from pi_cli.tui.driver import PiDriver
+
+            return PiDriver
+        return default
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return token_defaults()

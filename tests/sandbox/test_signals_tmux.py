@@ -137,3 +137,43 @@ def test_closing_the_terminal(server: FakeProviderServer, tmp_path: Path, ui: st
         assert tagged(tag) == [], "a process started by the tool survived pi"
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, check=False)
+
+
+@pytest.mark.parametrize("ui", ["plain", "tui"])
+def test_an_idle_pi_exits_when_its_tmux_server_dies(
+    server: FakeProviderServer, tmp_path: Path, ui: str
+) -> None:
+    """pi as the pane's own process (no shell between), idle at its prompt; the whole tmux server
+    is killed: the kernel sends SIGHUP then SIGCONT, and Textual's SIGCONT handler would resume
+    onto the dead terminal and hang at exit. pi must be gone, not orphaned."""
+    tag = marker()
+    project = tmp_path / "project"
+    project.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    socket = f"pi-dies-{uuid.uuid4().hex[:8]}"
+    flags = "--plain" if ui == "plain" else ""
+    command = (
+        f"exec env PI_HOME={home} PI_NO_LOCAL_PROBE=1 PI_TEST_TAG={tag} {PI} {flags} "
+        f"--model openai/fake --api-base {server.openai_base_url} --api-key x --no-session"
+    )
+    tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
+    subprocess.run([*tmux, "new-session", "-d", "-s", "s", "-x", "100", "-y", "30", "-c",
+                    str(project), command], check=True)  # fmt: skip
+    try:
+        ready = "›" if ui == "plain" else "interactive coding agent"
+
+        def screen() -> str:
+            out = subprocess.run(
+                [*tmux, "capture-pane", "-p", "-t", "s"], capture_output=True, text=True
+            )
+            return out.stdout
+
+        assert wait_until(lambda: ready in screen(), timeout=30), screen()
+        pid = _pi_pid(tag)
+        assert pid is not None
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, check=False)
+    assert wait_until(lambda: not Path(f"/proc/{pid}").exists(), timeout=20), (
+        "pi outlived its terminal"
+    )
