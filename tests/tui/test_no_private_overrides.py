@@ -27,6 +27,11 @@ HOOKS = {
     "on_resize",
     "BLOCKS",  # Markdown's documented table of block widgets (pi's tables)
     "get_content_height",  # documented for widgets that render themselves (pi's tables)
+    "get_driver_class",  # App's documented way to choose the driver (pi's PiDriver)
+    # Driver API a driver implements (pi's PiDriver: a terminal that may vanish).
+    "write",
+    "close",
+    "resume_application_mode",
 }
 
 
