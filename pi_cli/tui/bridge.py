@@ -162,35 +162,8 @@ class Bridge:
                 return self._run_ended(event)
             case MessageUpdate():
                 return None  # handled above
-            case (
-                Notice()
-                | AutoRetryStart()
-                | AutoRetryEnd()
-                | CompactionStart()
-                | CompactionEnd()
-                | SessionChanged()
-                | ModelChanged()
-                | QueueChanged()
-                | QueueReturned()
-                | ShellStateChanged()
-                | PermissionRequested()
-                | PermissionResolved()
-                | PermissionModeChanged()
-                | BackgroundShellsChanged()
-                | McpStatusChanged()
-            ):
+            case _:  # the shell's own events (exhaustively matched there)
                 return self._shell_event(event)
-            case (
-                TodoUpdated()
-                | SubagentStarted()
-                | SubagentEvent()
-                | SubagentEnded()
-                | BudgetExceeded()
-                | StructuredOutput()
-            ):
-                return self.agents.convert(event)
-            case _:
-                assert_never(event)
 
     @property
     def streamed_tokens(self) -> int:
