@@ -6,16 +6,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-PROTECTED_PATHS: tuple[str, ...] = (
-    ".git/hooks",
-    ".git/config",
-    ".pi",
-    ".claude",
-    ".mcp.json",
-    ".envrc",
-    ".vscode",
-    ".idea",
-)
+from tools.sandbox import DEFAULT_PROTECTED  # one list: the sandbox mounts them read-only
+
+PROTECTED_PATHS: tuple[str, ...] = DEFAULT_PROTECTED
 """Paths (relative to a workspace root) whose edits always ask, in every mode but
 ``bypassPermissions``: they run code or hold configuration. The sandbox mounts them read-only.
 Edits anywhere under ``.git/`` ask too (:func:`is_protected`)."""
