@@ -42,6 +42,11 @@ def pi_argv(*args: str) -> list[str]:
     return [sys.executable, "-m", "pi_cli.cli", *args]
 
 
+def fake_pi_argv(base_url: str, *args: str) -> list[str]:
+    """pi against a fake server at ``base_url`` (model ``openai/fake-model``, a dummy key)."""
+    return pi_argv("--model", "openai/fake-model", "--api-base", base_url, "--api-key", "x", *args)
+
+
 def bench_env(home: Path) -> dict[str, str]:
     """A clean environment: temp PI_HOME, no provider keys, no local probing."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}

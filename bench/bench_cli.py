@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._util import REPO, bench_env, pi_argv  # noqa: E402
+from bench._util import REPO, bench_env, fake_pi_argv  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer  # noqa: E402
 from tests.fakes.script import SEED_FINAL_TEXT, seed_script  # noqa: E402
 
@@ -65,13 +65,8 @@ def measured(argv: list[str], cwd: Path, env: dict[str, str], server=None) -> Ru
 
 def seed_pi(project: Path, env: dict[str, str]) -> Run:
     with FakeProviderServer(seed_script()) as server:
-        argv = pi_argv(
-            "--model",
-            "openai/fake-model",
-            "--api-base",
+        argv = fake_pi_argv(
             server.openai_base_url,
-            "--api-key",
-            "x",
             "--no-session",
             "explain this project",
         )
@@ -93,13 +88,8 @@ def seed_reference(project: Path, env: dict[str, str], template: Path) -> Run:
 def request_template(project: Path, env: dict[str, str], into: Path) -> None:
     """pi's own system prompt and tools, for the reference loop to send the same bytes."""
     with FakeProviderServer(seed_script()) as server:
-        argv = pi_argv(
-            "--model",
-            "openai/fake-model",
-            "--api-base",
+        argv = fake_pi_argv(
             server.openai_base_url,
-            "--api-key",
-            "x",
             "--no-session",
             "explain this project",
         )

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._util import bench_env, median, pi_argv, run_measured  # noqa: E402
+from bench._util import bench_env, fake_pi_argv, median, run_measured  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer  # noqa: E402
 from tests.fakes.script import SEED_FINAL_TEXT, seed_script  # noqa: E402
 
@@ -40,13 +40,8 @@ def one_shot(project: Path, home: Path, servers: dict[str, object]) -> tuple[flo
     walls, ok = [], True
     for _ in range(RUNS):
         with FakeProviderServer(seed_script()) as server:
-            args = pi_argv(
-                "--model",
-                "openai/fake-model",
-                "--api-base",
+            args = fake_pi_argv(
                 server.openai_base_url,
-                "--api-key",
-                "x",
                 "--no-session",
                 "explain this project",
             )
@@ -112,16 +107,7 @@ def acp_seed(project: Path, home: Path) -> float | None:
     totals = []
     for _ in range(RUNS):
         with FakeProviderServer(seed_script()) as server:
-            command = pi_argv(
-                "--mode",
-                "acp",
-                "--model",
-                "openai/fake-model",
-                "--api-base",
-                server.openai_base_url,
-                "--api-key",
-                "x",
-            )
+            command = fake_pi_argv(server.openai_base_url, "--mode", "acp")
             plan = {
                 "command": command,
                 "cwd": str(project),

@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench._util import bench_env, pi_argv  # noqa: E402
+from bench._util import bench_env, fake_pi_argv  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer  # noqa: E402
 from tests.fakes.script import ToolCallSpec, Turn, UsageSpec  # noqa: E402
 
@@ -75,13 +75,8 @@ def script() -> list[Turn]:
 def one_run(project: Path, env: dict[str, str]) -> tuple[list[float], list[float], bool]:
     """(CPU ms per turn, gap ms per turn, answered) for turns 1..TURNS-1."""
     with SamplingServer(script()) as server:
-        argv = pi_argv(
-            "--model",
-            "openai/fake-model",
-            "--api-base",
+        argv = fake_pi_argv(
             server.openai_base_url,
-            "--api-key",
-            "x",
             "-p",
             "read the files one by one",
         )
