@@ -78,7 +78,9 @@ async def test_streaming_text_appears_before_the_turn_ends(tmp_path: Path) -> No
         await stream.hanging.wait()
         await wait_until(pilot, lambda: "Streaming answer part one" in screen_text(app))
         panel = app.transcript.turns[0]
-        assert panel.has_class("-live") and "running" in str(panel.title)
+        # The title follows the body on the next tick (a loaded machine may draw text first).
+        await wait_until(pilot, lambda: "running" in str(panel.title))
+        assert panel.has_class("-live")
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.is_settled)
         assert not panel.has_class("-live")
