@@ -33,9 +33,12 @@ FAILING += "\nFAILED test_61: AssertionError: expected 3 got 4\n\nCommand exited
 
 
 async def settle_scrolling(pilot: Any) -> None:
-    """The cursor's scroll into view is animated: wait for it (a loaded machine lags)."""
+    """The cursor's scroll into view is animated: wait for it (a loaded machine lags), then
+    lay the screen out once more: on slow CI runs a finished turn's title was drawn at a stale
+    width (2 of ~6 clean-clone runs; not reproduced locally, root cause not found)."""
     await pilot.pause()
     await pilot.wait_for_scheduled_animations()
+    pilot.app.screen.refresh(layout=True)
     await pilot.pause()
 
 
