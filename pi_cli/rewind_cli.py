@@ -82,7 +82,7 @@ def run(argv: list[str]) -> int:
         print("usage:\n" + USAGE)
         return OK
     from pi_cli.modes.offline import offline_shell, session_workspace
-    from pi_cli.shell.session_store import SessionError
+    from pi_cli.shell.session.store import SessionError
     from pi_cli.shell.settings import SettingsError
 
     try:

@@ -31,8 +31,8 @@ def session_workspace(ref: str | None, cwd: Path) -> tuple[Path, Path]:
     The workspace is the directory the session was started in (its header says), if it
     still exists, else ``cwd``. Raises ``SessionError``.
     """
-    from pi_cli.shell.session_files import find_latest_session, resolve_session
-    from pi_cli.shell.session_store import SessionError, SessionStore
+    from pi_cli.shell.session.files import find_latest_session, resolve_session
+    from pi_cli.shell.session.store import SessionError, SessionStore
 
     path = resolve_session(ref, cwd) if ref else find_latest_session(cwd)
     if path is None:

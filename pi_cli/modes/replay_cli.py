@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Any
 from pi_cli.args import ExitCode, LaunchArgs, error
 
 if TYPE_CHECKING:
-    from pi_cli.shell.replay import ReplayReport
-    from pi_cli.shell.session_store import SessionStore
+    from pi_cli.shell.session.replay import ReplayReport
+    from pi_cli.shell.session.store import SessionStore
 
 SHOWN_CHARS = 600
 
 
 def run_replay(args: LaunchArgs) -> int:
     """Entry point of ``--replay`` / ``--replay-live``."""
-    from pi_cli.shell.replay import make_scratch
-    from pi_cli.shell.session_files import resolve_session
-    from pi_cli.shell.session_store import SessionError, SessionStore
+    from pi_cli.shell.session.files import resolve_session
+    from pi_cli.shell.session.replay import make_scratch
+    from pi_cli.shell.session.store import SessionError, SessionStore
 
     assert args.replay is not None
     try:
@@ -61,7 +61,7 @@ def _replay(store: SessionStore, scratch: Path, workspace: Path, source: str) ->
     import tools
     from pi_cli.modes.offline import NoModel
     from pi_cli.shell.options import ShellOptions
-    from pi_cli.shell.replay import ReplayReport, recorded, replay
+    from pi_cli.shell.session.replay import ReplayReport, recorded, replay
     from pi_cli.shell.settings import SettingsError, load_settings
 
     try:
@@ -118,8 +118,8 @@ def _print_report(report: ReplayReport) -> None:
 def _live(args: LaunchArgs, store: SessionStore, scratch: Path) -> int:
     from dataclasses import replace
 
-    from pi_cli.shell.replay import recorded
-    from pi_cli.shell.session_tree import text_of
+    from pi_cli.shell.session.replay import recorded
+    from pi_cli.shell.session.tree import text_of
 
     prompts, previous = [], None
     for message in recorded(store):

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_core import AssistantMessage, Message, ToolResultMessage, UserMessage, to_wire
-from pi_cli.shell.bash_messages import BashExecutionMessage
-from pi_cli.shell.session_names import session_name as name_of
+from pi_cli.shell.session.bash_messages import BashExecutionMessage
+from pi_cli.shell.session.names import session_name as name_of
 
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent

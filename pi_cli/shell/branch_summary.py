@@ -12,8 +12,8 @@ from __future__ import annotations
 from agent_core import AbortSignal, Message
 from pi_cli.shell.compaction_parts import file_operations, serialize_conversation
 from pi_cli.shell.context import ShellContext
-from pi_cli.shell.session_index import EntryRef
-from pi_cli.shell.session_store import SessionStore, entry_message
+from pi_cli.shell.session.index import EntryRef
+from pi_cli.shell.session.store import SessionStore, entry_message
 from pi_cli.shell.summary_request import request_summary
 from pi_cli.shell.usage import message_tokens
 

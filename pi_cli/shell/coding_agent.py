@@ -15,7 +15,6 @@ from pathlib import Path
 
 from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn, Tool
 from pi_cli.shell.agent_tools import AgentTools
-from pi_cli.shell.branching import TreeEntry, branching_commands, fork, navigate_to, tree_entries
 from pi_cli.shell.builtin_commands import builtin_commands
 from pi_cli.shell.compaction import (
     CompactionError,
@@ -35,6 +34,7 @@ from pi_cli.shell.events import (
     ShellEvent,
     ShellState,
 )
+from pi_cli.shell.features import attach_session_features
 from pi_cli.shell.init_command import init_commands
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
@@ -50,13 +50,19 @@ from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl, permission_commands
 from pi_cli.shell.safety import Safety
 from pi_cli.shell.sandbox_setup import tools_and_sandbox
-from pi_cli.shell.session_features import attach_session_features
-from pi_cli.shell.session_load import adopt, open_startup_session, switch_to
-from pi_cli.shell.session_store import SessionError, SessionStore
+from pi_cli.shell.session.branching import (
+    TreeEntry,
+    branching_commands,
+    fork,
+    navigate_to,
+    tree_entries,
+)
+from pi_cli.shell.session.load import adopt, open_startup_session, switch_to
+from pi_cli.shell.session.record import StreamRecorder
+from pi_cli.shell.session.store import SessionError, SessionStore
 from pi_cli.shell.settings import Settings
 from pi_cli.shell.skills import SkillSet, load_skills, skill_commands
 from pi_cli.shell.slash_commands import CommandResult, SlashCommandRegistry
-from pi_cli.shell.stream_record import StreamRecorder
 from pi_cli.shell.system_prompt import shell_system_prompt
 from pi_cli.shell.templates import load_templates, template_commands
 from pi_cli.shell.tool_info import describe_call

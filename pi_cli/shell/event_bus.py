@@ -10,14 +10,14 @@ from pi_cli.shell.context import Level
 from pi_cli.shell.events import Listener, Notice, QueueReturned, ShellEvent
 
 if TYPE_CHECKING:
-    from pi_cli.shell.session_store import SessionStore
+    from pi_cli.shell.session.store import SessionStore
 
 log = logging.getLogger("pi_cli")
 
 
 class EventBus:
     """Listeners, plus the notices raised while the shell was built and a queue it handed back
-    (a stored one, see :mod:`~pi_cli.shell.durable_queue`), replayed on subscribe.
+    (a stored one, see :mod:`~pi_cli.shell.session.durable_queue`), replayed on subscribe.
 
     Args:
         after_emit: called after each event has reached every listener (the shell's state

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from pi_cli.shell.compaction_parts import CompactionResult
     from pi_cli.shell.mcp.manager import McpManager
     from pi_cli.shell.permissions.control import PermissionControl
-    from pi_cli.shell.session_store import SessionStore
-    from pi_cli.shell.session_tree import TreeEntry
+    from pi_cli.shell.session.store import SessionStore
+    from pi_cli.shell.session.tree import TreeEntry
     from pi_cli.shell.settings import Settings
     from pi_cli.shell.usage import SessionUsage
     from tools.sandbox import Sandbox

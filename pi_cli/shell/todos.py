@@ -14,7 +14,7 @@ from pi_cli.shell.agent_events import TodoEntry, TodoUpdated
 
 if TYPE_CHECKING:
     from pi_cli.shell.events import ShellEvent
-    from pi_cli.shell.session_store import SessionStore
+    from pi_cli.shell.session.store import SessionStore
     from tools.todo import TodoItem
 
 ENTRY = "todos"

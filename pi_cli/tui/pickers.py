@@ -79,7 +79,7 @@ async def pick_rewind(host: PickerHost) -> None:
 
 def navigate_tree(host: PickerHost, entry_id: str) -> None:
     """Continue from ``entry_id``; a chosen prompt goes back into the editor, to edit and resend."""
-    from pi_cli.shell.session_store import SessionError
+    from pi_cli.shell.session.store import SessionError
 
     assert host.shell is not None
     try:

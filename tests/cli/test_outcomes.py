@@ -381,7 +381,7 @@ def test_two_pi_processes_on_one_session_keep_everything_and_say_so(
     import sys
     import time
 
-    from pi_cli.shell.session_store import SessionStore
+    from pi_cli.shell.session.store import SessionStore
     from tests.cli.conftest import REPO
 
     server.add(Turn(text="first"))

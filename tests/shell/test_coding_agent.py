@@ -10,7 +10,7 @@ import pytest
 from agent_core import AgentEnd, MessageEnd
 from pi_cli.shell.coding_agent import CodingAgent, ConfigError, ShellOptions
 from pi_cli.shell.events import ModelChanged, SessionChanged
-from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.session.store import SessionStore
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.shell.export_html import export_session, render_session
-from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.session.store import SessionStore
 from tests.agent_core.scripted_stream import reply, text
 from tests.shell_ext.helpers import make_shell
 

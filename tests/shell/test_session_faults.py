@@ -18,11 +18,11 @@ from agent_core import (
     ThinkingDelta,
     user_message,
 )
-from pi_cli.shell.branching import fork
-from pi_cli.shell.session_entries import INCOMPLETE
-from pi_cli.shell.session_store import SessionStore
-from pi_cli.shell.session_tree import tree_entries
-from pi_cli.shell.stream_record import StreamRecorder
+from pi_cli.shell.session.branching import fork
+from pi_cli.shell.session.entries import INCOMPLETE
+from pi_cli.shell.session.record import StreamRecorder
+from pi_cli.shell.session.store import SessionStore
+from pi_cli.shell.session.tree import tree_entries
 
 HEADER = {"type": "session", "version": 1, "id": "s1", "timestamp": "t", "cwd": "/x"}
 

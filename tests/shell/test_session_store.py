@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent_core import AssistantMessage, TextContent, ToolResultMessage, user_message
-from pi_cli.shell.session_files import find_latest_session, resolve_session
-from pi_cli.shell.session_store import SessionError, SessionStore
+from pi_cli.shell.session.files import find_latest_session, resolve_session
+from pi_cli.shell.session.store import SessionError, SessionStore
 
 
 def _assistant(text: str) -> AssistantMessage:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.session.store import SessionStore
 from tests.agent_core.scripted_stream import reply, text
 from tests.shell_ext.helpers import make_shell
 

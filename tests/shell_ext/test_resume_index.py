@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent_core import user_message
-from pi_cli.shell import session_index
-from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.session import index as session_index
+from pi_cli.shell.session.store import SessionStore
 
 
 @pytest.fixture(params=[64, 8 * 1024 * 1024], ids=["tiny-chunks", "default-chunks"])

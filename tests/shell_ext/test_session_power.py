@@ -6,8 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from pi_cli.shell.session_names import session_name, short_title, title_of
-from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.session.names import session_name, short_title, title_of
+from pi_cli.shell.session.store import SessionStore
 from tests.agent_core.scripted_stream import reply, text, tool_call
 from tests.shell_ext.helpers import make_shell, notices
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
-from pi_cli.shell.session_names import session_name
-from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.session.names import session_name
+from pi_cli.shell.session.store import SessionStore
 from pi_cli.tui.app import PiApp, TuiOptions
 from pi_cli.tui.screens.choice import ChoiceScreen
 from pi_cli.tui.screens.picker import PickerScreen

@@ -222,7 +222,7 @@ def test_a_collapsed_paste_in_the_editor(snap_compare: Any, tmp_path: Path) -> N
 def test_a_skill_call_and_a_compaction(snap_compare: Any, tmp_path: Path) -> None:
     """A resumed session: '▶ Compacted context (summary)' collapsed, then the skill call as
     '▶ › /skill:greeter Bob' (the skill file hidden), then Turn 1 'Hello, Bob!'."""
-    from pi_cli.shell.session_store import compaction_summary_message
+    from pi_cli.shell.session.store import compaction_summary_message
 
     shell = make_shell(tmp_path, ScriptedStream(), tools=[])
     skill = '<skill name="greeter" location="/x/SKILL.md">\n# Greeter\nSay hello.\n</skill>\n\nBob'

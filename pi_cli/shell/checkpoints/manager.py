@@ -25,13 +25,13 @@ from pi_cli.shell.checkpoints import rewind as rewinding
 from pi_cli.shell.checkpoints.git import GitError, ShadowGit, git_available
 from pi_cli.shell.checkpoints.snapshot import Limits, Snapshot, SnapshotSkipped, take_snapshot
 from pi_cli.shell.events import SessionChanged
-from pi_cli.shell.session_entries import CHECKPOINT
+from pi_cli.shell.session.entries import CHECKPOINT
 
 if TYPE_CHECKING:
     from agent_core import AbortSignal
     from agent_core.tool import BeforeToolCall, BeforeToolCallResult, ToolCallContext
     from pi_cli.shell.context import Level, ShellContext
-    from pi_cli.shell.session_store import SessionStore
+    from pi_cli.shell.session.store import SessionStore
     from pi_cli.shell.settings import CheckpointSettings
 
 log = logging.getLogger("pi_cli")

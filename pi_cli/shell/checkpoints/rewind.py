@@ -26,8 +26,8 @@ from pi_cli.shell.checkpoints.snapshot import (
     restore_tree,
 )
 from pi_cli.shell.checkpoints.timeline import Checkpoint, Timeline
-from pi_cli.shell.session_store import SessionError, SessionStore
-from pi_cli.shell.session_tree import one_line, text_of
+from pi_cli.shell.session.store import SessionError, SessionStore
+from pi_cli.shell.session.tree import one_line, text_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable

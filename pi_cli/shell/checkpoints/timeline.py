@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pi_cli.shell.session_entries import CHECKPOINT, CHECKPOINT_KINDS
-from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.session.entries import CHECKPOINT, CHECKPOINT_KINDS
+from pi_cli.shell.session.store import SessionStore
 
 Kind = Literal["turn", "run_end", "restore", "restored"]
 KINDS = CHECKPOINT_KINDS

@@ -19,9 +19,9 @@ from typing import Any
 from pi_cli import __version__
 from pi_cli.shell.export_html.blocks import esc, image, markdown, pre, text_of, tool_block
 from pi_cli.shell.export_html.style import stylesheet
-from pi_cli.shell.session_names import title_of
-from pi_cli.shell.session_store import SessionStore
-from pi_cli.shell.session_tree import tree_entries
+from pi_cli.shell.session.names import title_of
+from pi_cli.shell.session.store import SessionStore
+from pi_cli.shell.session.tree import tree_entries
 
 __all__ = ["ExportError", "default_export_path", "export_session", "render_session"]
 

@@ -95,7 +95,7 @@ def history_picker(entries: list[str]) -> PickerScreen:
 
 
 def tree_items(entries: list[Any]) -> list[Item]:
-    """Session-tree entries (``pi_cli.shell.branching.TreeEntry``) as picker rows.
+    """Session-tree entries (``pi_cli.shell.session.branching.TreeEntry``) as picker rows.
 
     ``●`` marks the leaf, ``•`` the active branch, ``·`` other branches; indentation grows
     where the conversation branches.

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_core import Message, user_message
-from pi_cli.shell.session_index import EntryRef
+from pi_cli.shell.session.index import EntryRef
 
 
 def context_refs(

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pi_cli.shell.session_files import (
+from pi_cli.shell.session.files import (
     RestoringShell,
     open_session,
     resolve_session,
     restore_session,
 )
-from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.session.store import SessionStore
 
 if TYPE_CHECKING:
     from pi_cli.shell.events import SessionReason

@@ -22,13 +22,13 @@ from pi_cli.shell.events import (
     SessionChanged,
     ShellEvent,
 )
-from pi_cli.shell.session_entries import QUEUE
+from pi_cli.shell.session.entries import QUEUE
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from pi_cli.shell.context import Level
-    from pi_cli.shell.session_store import SessionStore
+    from pi_cli.shell.session.store import SessionStore
 
 
 class QueueHost(Protocol):

@@ -7,8 +7,8 @@ without one is shown by its title: the first line of its first prompt, shortened
 
 from __future__ import annotations
 
-from pi_cli.shell.session_store import SessionError, SessionStore
-from pi_cli.shell.session_tree import labels, text_of
+from pi_cli.shell.session.store import SessionError, SessionStore
+from pi_cli.shell.session.tree import labels, text_of
 
 __all__ = [
     "labels",

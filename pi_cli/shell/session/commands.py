@@ -6,15 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_cli.shell.session_names import (
+from pi_cli.shell.session.names import (
     first_prompt,
     session_name,
     set_label,
     set_session_name,
     short_title,
 )
-from pi_cli.shell.session_store import SessionError
-from pi_cli.shell.session_tree import HIDDEN_TYPES
+from pi_cli.shell.session.store import SessionError
+from pi_cli.shell.session.tree import HIDDEN_TYPES
 from pi_cli.shell.slash_commands import CommandResult, SlashCommand, split_args
 
 if TYPE_CHECKING:

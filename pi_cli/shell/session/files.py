@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from pi_cli.shell.paths import sessions_dir
-from pi_cli.shell.session_store import SessionError, SessionStore
+from pi_cli.shell.session.store import SessionError, SessionStore
 
 if TYPE_CHECKING:
     from agent_core import Agent

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.session.store import SessionStore
 from pi_cli.shell.skill_text import skill_call_of
 
 PREVIEW_CHARS = 80

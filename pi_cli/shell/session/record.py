@@ -4,7 +4,7 @@ A finished message is appended as it ends. Before that, the text and thinking of
 answer are appended as ``partial`` entries at most once per ``interval_s`` (one timer per
 window, nothing per chunk but a list append), so a pi killed mid-answer (kill -9, a crash, a
 closed terminal) leaves a file whose next resume shows what had arrived, marked incomplete
-(:mod:`pi_cli.shell.session_entries`). The finished message supersedes the partials.
+(:mod:`pi_cli.shell.session.entries`). The finished message supersedes the partials.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from agent_core import (
     TextDelta,
     ThinkingDelta,
 )
-from pi_cli.shell.session_store import SessionStore
+from pi_cli.shell.session.store import SessionStore
 
 FLUSH_INTERVAL_S = 1.0
 """At most one partial write per this many seconds while an answer streams."""

@@ -22,17 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import Message, message_from_wire, to_wire
-from pi_cli.shell.bash_messages import bash_message_from_wire
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
-from pi_cli.shell.session_append import append_line
-from pi_cli.shell.session_context import (
+from pi_cli.shell.session.append import append_line
+from pi_cli.shell.session.bash_messages import bash_message_from_wire
+from pi_cli.shell.session.context import (
     branch_summary_message,
     compaction_summary_message,
     compaction_summary_of,
     context_refs,
 )
-from pi_cli.shell.session_entries import (
+from pi_cli.shell.session.entries import (
     PARTIAL,
     entry_problem,
     first_problem,
@@ -40,7 +40,7 @@ from pi_cli.shell.session_entries import (
     line_number,
     still_streaming,
 )
-from pi_cli.shell.session_index import SESSION_VERSION, EntryRef, Scan, SessionHeader
+from pi_cli.shell.session.index import SESSION_VERSION, EntryRef, Scan, SessionHeader
 
 __all__ = [
     "EntryRef",

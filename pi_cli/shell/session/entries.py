@@ -6,7 +6,7 @@ type this pi does not know (a newer pi's) is valid: it stays in the file untouch
 by ``/fork``, and shows in the tree as its type.
 
 A ``partial`` entry holds text and thinking of an answer still streaming, written at most once
-a second (:mod:`pi_cli.shell.stream_record`). It is not a tree node: its ``parentId`` is where
+a second (:mod:`pi_cli.shell.session.record`). It is not a tree node: its ``parentId`` is where
 the answer will attach. The finished message supersedes it; if the process died first, the
 next open turns the partials into one message marked incomplete.
 """

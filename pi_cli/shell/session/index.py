@@ -32,7 +32,7 @@ class EntryRef:
 
 CHUNK = 8 * 1024 * 1024
 SIDECAR_TYPES = frozenset({b"partial", b"queue"})
-"""Entry types that are no tree nodes (see :mod:`pi_cli.shell.session_entries`)."""
+"""Entry types that are no tree nodes (see :mod:`pi_cli.shell.session.entries`)."""
 _ENTRY_LINE = re.compile(
     rb'^\{"type":"([a-z_]+)","id":"([0-9a-f]+)","parentId":(?:null|"([0-9a-f]+)")[^\n]*\}\n',
     re.MULTILINE,

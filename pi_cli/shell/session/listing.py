@@ -9,9 +9,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_cli.shell.session_names import session_name, set_session_name, short_title
-from pi_cli.shell.session_store import SessionError, SessionStore
-from pi_cli.shell.session_tree import text_of
+from pi_cli.shell.session.names import session_name, set_session_name, short_title
+from pi_cli.shell.session.store import SessionError, SessionStore
+from pi_cli.shell.session.tree import text_of
 
 SEARCH_CHARS = 20_000
 """How much prompt text per session the search looks at."""

@@ -28,8 +28,8 @@ from pi_cli.shell.checkpoints.git import GitError, ShadowGit, git_available
 from pi_cli.shell.checkpoints.snapshot import Limits, take_snapshot
 from pi_cli.shell.checkpoints.timeline import Timeline
 from pi_cli.shell.context import ShellContext
-from pi_cli.shell.session_store import SessionStore
-from pi_cli.shell.session_tree import text_of
+from pi_cli.shell.session.store import SessionStore
+from pi_cli.shell.session.tree import text_of
 
 _FULL_OUTPUT = re.compile(r"(Full output: )\S+")
 
