@@ -53,7 +53,7 @@ def one_shot(project: Path, home: Path, servers: dict[str, object]) -> tuple[flo
 
 async def interactive(project: Path, servers: dict[str, object]) -> tuple[float, float]:
     from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
-    from pi_cli.shell.settings import Settings
+    from pi_cli.shell.config.settings import Settings
     from tests.agent_core.scripted_stream import ScriptedStream, reply, text
 
     began = time.perf_counter()

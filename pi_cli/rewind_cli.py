@@ -82,8 +82,8 @@ def run(argv: list[str]) -> int:
         print("usage:\n" + USAGE)
         return OK
     from pi_cli.modes.offline import offline_shell, session_workspace
+    from pi_cli.shell.config.settings import SettingsError
     from pi_cli.shell.session.store import SessionError
-    from pi_cli.shell.settings import SettingsError
 
     try:
         path, workspace = session_workspace(options["session"], Path.cwd())

@@ -20,7 +20,7 @@ def accepts(argv: list[str]) -> bool:
 
 def run(argv: list[str]) -> int:
     """Record, revoke or list trust decisions; returns the exit code."""
-    from pi_cli.shell.trust import _load_store, check_trust, forget_trust, record_trust
+    from pi_cli.shell.config.trust import _load_store, check_trust, forget_trust, record_trust
 
     if "--list" in argv:
         for name, record in sorted(_load_store().items()):

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 def try_build_shell(args: LaunchArgs) -> CodingAgent | str:
     """The shell, or the user-facing reason it cannot start (never a traceback)."""
     from pi_cli.shell.coding_agent import CodingAgent, ConfigError
+    from pi_cli.shell.config.settings import SettingsError
     from pi_cli.shell.session.store import SessionError
-    from pi_cli.shell.settings import SettingsError
 
     try:
         return CodingAgent(args.shell)

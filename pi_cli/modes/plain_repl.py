@@ -56,7 +56,7 @@ def run_plain(args: LaunchArgs) -> int:
     """Entry point used by the launcher for ``--plain``, ``TERM=dumb`` and ``ui: "plain"``."""
     args.shell.approvals = "interactive"
     if args.shell.trust is None:
-        from pi_cli.shell.trust import check_trust, record_trust
+        from pi_cli.shell.config.trust import check_trust, record_trust
 
         check = check_trust(args.cwd)
         if check.needs_question:

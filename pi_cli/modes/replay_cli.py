@@ -60,9 +60,9 @@ def _shell(options: Any) -> Any:
 def _replay(store: SessionStore, scratch: Path, workspace: Path, source: str) -> int:
     import tools
     from pi_cli.modes.offline import NoModel
+    from pi_cli.shell.config.settings import SettingsError, load_settings
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.session.replay import ReplayReport, recorded, replay
-    from pi_cli.shell.settings import SettingsError, load_settings
 
     try:
         settings = load_settings(scratch)

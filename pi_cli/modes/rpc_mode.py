@@ -38,7 +38,7 @@ from pi_cli.shell.compaction import CompactionError
 from pi_cli.shell.events import Notice, ShellEvent
 from pi_cli.shell.input_queue import QueueError
 from pi_cli.shell.jsonl import dumps_line
-from pi_cli.shell.model_setup import ConfigError
+from pi_cli.shell.models.setup import ConfigError
 from pi_cli.shell.session.store import SessionError
 from pi_cli.shell.slash_commands import CommandResult
 

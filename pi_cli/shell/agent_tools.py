@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from pi_cli.shell.events import ShellEvent
-    from pi_cli.shell.model_setup import ModelResolver
+    from pi_cli.shell.models.setup import ModelResolver
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.permissions import PermissionControl
     from pi_cli.shell.structured_output import OutputSchema

@@ -12,10 +12,10 @@ from __future__ import annotations
 from agent_core import AbortSignal, Message
 from pi_cli.shell.compaction_parts import file_operations, serialize_conversation
 from pi_cli.shell.context import ShellContext
+from pi_cli.shell.models.usage import message_tokens
 from pi_cli.shell.session.index import EntryRef
 from pi_cli.shell.session.store import SessionStore, entry_message
 from pi_cli.shell.summary_request import request_summary
-from pi_cli.shell.usage import message_tokens
 
 BRANCH_SUMMARY = "branch_summary"
 PREAMBLE = (

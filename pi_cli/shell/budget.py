@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core import AgentEnd, AssistantMessage, MessageEnd, TurnStart
 from pi_cli.shell.agent_events import BudgetExceeded
-from pi_cli.shell.model_setup import ConfigError
+from pi_cli.shell.models.setup import ConfigError
 
 if TYPE_CHECKING:
+    from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.options import ShellOptions
-    from pi_cli.shell.settings import Settings
 
 
 def parse_limits(options: ShellOptions, settings: Settings) -> tuple[int | None, float | None]:

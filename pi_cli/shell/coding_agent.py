@@ -22,6 +22,7 @@ from pi_cli.shell.compaction import (
     Compactor,
     compaction_commands,
 )
+from pi_cli.shell.config.settings import Settings
 from pi_cli.shell.context_files import ContextFile, load_context
 from pi_cli.shell.controls import ShellControls
 from pi_cli.shell.event_bus import EventBus
@@ -40,12 +41,13 @@ from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
 from pi_cli.shell.lifecycle_hooks import run_session_end
 from pi_cli.shell.mcp import McpManager, setup_mcp
-from pi_cli.shell.model_setup import (
+from pi_cli.shell.models.setup import (
     ConfigError,
     ModelResolver,
     StreamFnPool,
     startup_spec,
 )
+from pi_cli.shell.models.usage import SessionUsage, context_tokens
 from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl, permission_commands
 from pi_cli.shell.safety import Safety
@@ -60,13 +62,11 @@ from pi_cli.shell.session.branching import (
 from pi_cli.shell.session.load import adopt, open_startup_session, switch_to
 from pi_cli.shell.session.record import StreamRecorder
 from pi_cli.shell.session.store import SessionError, SessionStore
-from pi_cli.shell.settings import Settings
 from pi_cli.shell.skills import SkillSet, load_skills, skill_commands
 from pi_cli.shell.slash_commands import CommandResult, SlashCommandRegistry
 from pi_cli.shell.system_prompt import shell_system_prompt
 from pi_cli.shell.templates import load_templates, template_commands
 from pi_cli.shell.tool_info import describe_call
-from pi_cli.shell.usage import SessionUsage, context_tokens
 from pi_cli.shell.user_bash import BashResult, UserBash
 
 __all__ = ["CodingAgent", "ConfigError", "ShellOptions"]

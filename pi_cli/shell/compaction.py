@@ -30,10 +30,10 @@ from pi_cli.shell.compaction_parts import (
 )
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import CompactionEnd, CompactionReason, CompactionStart
+from pi_cli.shell.models.usage import context_tokens, message_tokens
 from pi_cli.shell.session.store import entry_message
 from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.summary_request import request_summary
-from pi_cli.shell.usage import context_tokens, message_tokens
 
 __all__ = [
     "SUMMARY_FORMAT",

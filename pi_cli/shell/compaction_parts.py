@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_core import AssistantMessage, Message, Tool, ToolResultMessage, UserMessage
+from pi_cli.shell.models.usage import message_tokens
 from pi_cli.shell.tool_info import call_effects
-from pi_cli.shell.usage import message_tokens
 
 
 class CompactionError(Exception):

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from agent_core import Agent, Tool
+    from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import SessionReason, ShellEvent
     from pi_cli.shell.session.store import SessionStore
-    from pi_cli.shell.settings import Settings
 
 Level = Literal["info", "warning", "error"]
 

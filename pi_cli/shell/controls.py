@@ -8,12 +8,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.shell.events import AutoRetryEnd, AutoRetryStart, ShellEvent
-from pi_cli.shell.model_controls import available_models, model_object, next_model, next_thinking
+from pi_cli.shell.models.controls import available_models, model_object, next_model, next_thinking
 
 if TYPE_CHECKING:
     from agent_core.stream import OnRetryEnd, RetryNotice
-    from pi_cli.shell.model_setup import ModelResolver
-    from pi_cli.shell.settings import Settings
+    from pi_cli.shell.config.settings import Settings
+    from pi_cli.shell.models.setup import ModelResolver
 
 
 class ControlledShell(Protocol):

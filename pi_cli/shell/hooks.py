@@ -33,13 +33,13 @@ from agent_core.tool import (
     BeforeToolCallResult,
     ToolCallContext,
 )
-from pi_cli.shell.claude_names import (
+from pi_cli.shell.command_hooks import CommandHook, HookOutcome, parse_hooks, run_command_hook
+from pi_cli.shell.config.claude_names import (
     claude_tool_name,
     from_claude_input,
     names_of,
     to_claude_input,
 )
-from pi_cli.shell.command_hooks import CommandHook, HookOutcome, parse_hooks, run_command_hook
 from pi_cli.shell.python_hooks import (
     InputEvent,
     PythonHook,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from agent_core import StreamFn, Tool
-    from pi_cli.shell.settings import Settings
+    from pi_cli.shell.config.settings import Settings
 
 
 @dataclass

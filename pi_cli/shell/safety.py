@@ -10,7 +10,22 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_cli.shell.model_setup import ConfigError
+from pi_cli.shell.config.layers import add_permission_rule, load_layered
+from pi_cli.shell.config.secrets import (
+    KeyFileError,
+    api_key_option,
+    key_names,
+    provider_env,
+    tool_environment,
+)
+from pi_cli.shell.config.trust import (
+    TrustCheck,
+    check_trust,
+    record_trust,
+    refresh_digest,
+    untrusted_notice,
+)
+from pi_cli.shell.models.setup import ConfigError
 from pi_cli.shell.paths import pi_home, project_dir
 from pi_cli.shell.permissions.approvals import ApprovalBroker
 from pi_cli.shell.permissions.engine import PermissionEngine
@@ -20,21 +35,6 @@ from pi_cli.shell.permissions.modes import ModeError
 from pi_cli.shell.permissions.rules import parse_rule
 from pi_cli.shell.permissions.setup import build_mode, build_rules, extra_dirs
 from pi_cli.shell.permissions.workspace import Workspace
-from pi_cli.shell.secrets import (
-    KeyFileError,
-    api_key_option,
-    key_names,
-    provider_env,
-    tool_environment,
-)
-from pi_cli.shell.settings_layers import add_permission_rule, load_layered
-from pi_cli.shell.trust import (
-    TrustCheck,
-    check_trust,
-    record_trust,
-    refresh_digest,
-    untrusted_notice,
-)
 
 if TYPE_CHECKING:
     from agent_core import Tool

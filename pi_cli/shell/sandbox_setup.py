@@ -22,9 +22,9 @@ log = logging.getLogger("pi_cli")
 
 if TYPE_CHECKING:
     from agent_core import Tool
+    from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.options import ShellOptions
-    from pi_cli.shell.settings import Settings
     from tools.sandbox import Sandbox, SandboxMode
 
 MIB = 1024 * 1024
@@ -59,7 +59,7 @@ def tools_and_sandbox(
 ) -> tuple[list[Tool], Sandbox]:
     """The shell's tools (their commands run with ``env``; ``services``: the agent tools' side
     of the shell) and its one sandbox."""
-    from pi_cli.shell.model_setup import create_shell_tools
+    from pi_cli.shell.models.setup import create_shell_tools
 
     options, settings = shell.options, shell.settings
     sandbox = build_sandbox(shell.cwd, options, settings, shell.events)

@@ -17,12 +17,12 @@ if TYPE_CHECKING:
     from agent_core import Message, Tool
     from pi_cli.shell.checkpoints.manager import Checkpoints
     from pi_cli.shell.compaction_parts import CompactionResult
+    from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.mcp.manager import McpManager
+    from pi_cli.shell.models.usage import SessionUsage
     from pi_cli.shell.permissions.control import PermissionControl
     from pi_cli.shell.session.store import SessionStore
     from pi_cli.shell.session.tree import TreeEntry
-    from pi_cli.shell.settings import Settings
-    from pi_cli.shell.usage import SessionUsage
     from tools.sandbox import Sandbox
 
 PickAction = Literal[

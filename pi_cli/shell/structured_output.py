@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core import AssistantMessage
 from pi_cli.shell.agent_events import StructuredOutput
-from pi_cli.shell.model_setup import ConfigError
+from pi_cli.shell.models.setup import ConfigError
 
 if TYPE_CHECKING:
     from agent_core import Agent

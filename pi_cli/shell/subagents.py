@@ -26,8 +26,8 @@ from agent_core import (
 )
 from pi_cli.shell.agent_events import SubagentEnded, SubagentEvent, SubagentStarted
 from pi_cli.shell.agent_profiles import AgentProfile
-from pi_cli.shell.model_aliases import is_alias, resolve_alias
-from pi_cli.shell.model_setup import ConfigError, ModelResolver, aclose_stream_fn, spec_provider
+from pi_cli.shell.models.aliases import is_alias, resolve_alias
+from pi_cli.shell.models.setup import ConfigError, ModelResolver, aclose_stream_fn, spec_provider
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from agent_core import StreamFn, Tool
     from agent_core.tool import OnToolUpdate
     from pi_cli.shell.budget import BudgetGuard
+    from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import ShellEvent
-    from pi_cli.shell.settings import Settings
     from tools.task import TaskOutcome, TaskRequest
 
 DEFAULT_MAX_TURNS = 50

@@ -191,7 +191,7 @@ async def test_a_failing_child_is_an_error_result(
 
 
 def test_a_profile_change_makes_a_trust_decision_stale(project: Path) -> None:
-    from pi_cli.shell.trust import check_trust, record_trust
+    from pi_cli.shell.config.trust import check_trust, record_trust
 
     _profile(project, ".pi", "helper", "Help.", description="Helps")
     record_trust(project, True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pi_cli.shell.checkpoints.rewind import NeedsConfirmation, RewindError
-from pi_cli.shell.settings import Settings
+from pi_cli.shell.config.settings import Settings
 from tests.agent_core.scripted_stream import reply, text, tool_call
 from tests.checkpoints.conftest import tree_bytes
 from tests.shell_ext.helpers import make_shell, notices

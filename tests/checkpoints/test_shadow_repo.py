@@ -18,7 +18,7 @@ from pi_cli.shell.checkpoints.snapshot import (
     restore_tree,
     take_snapshot,
 )
-from pi_cli.shell.settings import Settings
+from pi_cli.shell.config.settings import Settings
 from tests.agent_core.scripted_stream import reply, text, tool_call
 from tests.checkpoints.conftest import git, require_git, tree_bytes
 from tests.shell_ext.helpers import make_shell, notices

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
-from pi_cli.shell.settings import Settings
+from pi_cli.shell.config.settings import Settings
 from tests.agent_core.scripted_stream import ScriptedStream
 
 ROGUE = str(Path(__file__).with_name("rogue_server.py"))

@@ -312,7 +312,7 @@ async def test_hooks_see_mcp_calls_by_name(tmp_path: Path) -> None:
     work = tmp_path / "project"
     work.mkdir()
     from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
-    from pi_cli.shell.settings import Settings
+    from pi_cli.shell.config.settings import Settings
 
     settings = Settings.model_validate(
         {

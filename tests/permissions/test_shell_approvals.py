@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
+from pi_cli.shell.config.settings import Settings
 from pi_cli.shell.events import PermissionModeChanged, PermissionRequested, PermissionResolved
-from pi_cli.shell.settings import Settings
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 
 

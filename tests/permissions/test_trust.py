@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from pi_cli.shell.trust import check_trust, record_trust
+from pi_cli.shell.config.trust import check_trust, record_trust
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import ToolCallSpec, Turn
 from tests.permissions.conftest import RunPi

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent_core import ToolError
+from pi_cli.shell.config.settings import Settings
 from pi_cli.shell.events import BackgroundShellsChanged
-from pi_cli.shell.settings import Settings
 from tests.agent_core.scripted_stream import reply, text, tool_call
 from tests.sandbox.procs import marker, tagged, wait_until
 from tests.shell_ext.helpers import make_shell

@@ -16,7 +16,7 @@ import pytest
 
 from pi_cli.args import LaunchArgs
 from pi_cli.modes.list_models import print_models
-from pi_cli.shell.local_models import (
+from pi_cli.shell.models.local import (
     PROBE_BUDGET_S,
     LocalModel,
     announce,
@@ -208,7 +208,7 @@ def test_shell_uses_the_local_model(
     tmp_path: Path, ollama: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
-    from pi_cli.shell.settings import Settings
+    from pi_cli.shell.config.settings import Settings
 
     shell = CodingAgent(
         ShellOptions(
@@ -229,7 +229,7 @@ def test_shell_uses_the_local_model(
 @needs_providers
 def test_no_model_no_server_keeps_the_friendly_message(tmp_path: Path, dead_port: int) -> None:
     from pi_cli.shell.coding_agent import CodingAgent, ConfigError, ShellOptions
-    from pi_cli.shell.settings import Settings
+    from pi_cli.shell.config.settings import Settings
 
     with pytest.raises(ConfigError, match="No model configured"):
         CodingAgent(
@@ -245,7 +245,7 @@ def test_no_model_no_server_keeps_the_friendly_message(tmp_path: Path, dead_port
 @needs_providers
 def test_a_key_skips_probing(tmp_path: Path, ollama: int, monkeypatch: pytest.MonkeyPatch) -> None:
     from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
-    from pi_cli.shell.settings import Settings
+    from pi_cli.shell.config.settings import Settings
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     shell = CodingAgent(

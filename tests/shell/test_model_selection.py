@@ -13,9 +13,9 @@ import pytest
 
 from agent_core.providers import list_models
 from pi_cli.shell.coding_agent import CodingAgent, ConfigError, ShellOptions
-from pi_cli.shell.local_models import DEFAULT_SERVERS
-from pi_cli.shell.model_choices import model_rows
-from pi_cli.shell.settings import Settings
+from pi_cli.shell.config.settings import Settings
+from pi_cli.shell.models.choices import model_rows
+from pi_cli.shell.models.local import DEFAULT_SERVERS
 
 
 def _shell(tmp_path: Path, **options: object) -> CodingAgent:

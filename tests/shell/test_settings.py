@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.shell.settings import SettingsError, load_settings, save_global_setting
+from pi_cli.shell.config.settings import SettingsError, load_settings, save_global_setting
 
 
 def _write(path: Path, data: object) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_core import Usage
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
-from pi_cli.shell.settings import Settings
+from pi_cli.shell.config.settings import Settings
 from tests.agent_core.scripted_stream import Recorder, Response, ScriptedStream
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from agent_core import AssistantMessage, ToolCall, ToolResultMessage, UserMessage, user_message
 from pi_cli.shell.compaction import SUMMARY_SYSTEM, find_cut_point
+from pi_cli.shell.config.settings import CompactionSettings, Settings
+from pi_cli.shell.models.usage import message_tokens
 from pi_cli.shell.session.store import SessionStore
-from pi_cli.shell.settings import CompactionSettings, Settings
-from pi_cli.shell.usage import message_tokens
 from tests.agent_core.scripted_stream import reply, text, tool_call
 from tests.shell_ext.helpers import make_shell, notices, usage
 

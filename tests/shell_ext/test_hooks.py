@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from agent_core import ToolResultMessage
-from pi_cli.shell.settings import Settings
+from pi_cli.shell.config.settings import Settings
 from tests.agent_core.scripted_stream import reply, text, tool_call
 from tests.shell_ext.helpers import make_shell, notices
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pi_cli.shell.settings import RetrySettings, Settings
+from pi_cli.shell.config.settings import RetrySettings, Settings
 from pi_cli.tui import messages as m
 from pi_cli.tui.attention import BEL, notification
 from pi_cli.tui.widgets.tool_block import ToolBlock

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_cli.shell.settings import Settings
+from pi_cli.shell.config.settings import Settings
 from pi_cli.tui.screens.picker import PickerScreen
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.sandbox.procs import kill_leftovers, marker, tagged

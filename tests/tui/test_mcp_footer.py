@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pi_cli.shell.settings import Settings
+from pi_cli.shell.config.settings import Settings
 from tests.agent_core.scripted_stream import ScriptedStream
 from tests.tui.helpers import make_app, make_shell, wait_until
 

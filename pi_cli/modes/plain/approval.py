@@ -12,8 +12,8 @@ from pi_cli.shell.permissions.approvals import ApprovalAnswer
 from pi_cli.shell.terminal_text import clean
 
 if TYPE_CHECKING:
+    from pi_cli.shell.config.trust import TrustCheck
     from pi_cli.shell.events import PermissionRequested
-    from pi_cli.shell.trust import TrustCheck
 
 KEYS = {"y": "allow_once", "s": "allow_session", "a": "allow_always", "n": "deny"}
 LABELS = {

@@ -55,7 +55,7 @@ class Pickers:
         ]
 
     async def _models(self) -> list[str]:
-        from pi_cli.shell.local_models import probe_local_servers, probe_targets, probing_disabled
+        from pi_cli.shell.models.local import probe_local_servers, probe_targets, probing_disabled
 
         found = (
             []

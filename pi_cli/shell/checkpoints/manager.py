@@ -30,9 +30,9 @@ from pi_cli.shell.session.entries import CHECKPOINT
 if TYPE_CHECKING:
     from agent_core import AbortSignal
     from agent_core.tool import BeforeToolCall, BeforeToolCallResult, ToolCallContext
+    from pi_cli.shell.config.settings import CheckpointSettings
     from pi_cli.shell.context import Level, ShellContext
     from pi_cli.shell.session.store import SessionStore
-    from pi_cli.shell.settings import CheckpointSettings
 
 log = logging.getLogger("pi_cli")
 T = TypeVar("T")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from pi_cli.shell.checkpoints.git import GitError, ShadowGit, file_lock, safe_name
 
 if TYPE_CHECKING:
-    from pi_cli.shell.settings import CheckpointSettings
+    from pi_cli.shell.config.settings import CheckpointSettings
 
 PRUNE_EVERY_S = 24 * 3600
 GRACE = "1.hour.ago"

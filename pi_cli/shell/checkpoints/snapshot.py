@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from pi_cli.shell.checkpoints.git import GitError, ShadowGit
 
 if TYPE_CHECKING:
-    from pi_cli.shell.settings import CheckpointSettings
+    from pi_cli.shell.config.settings import CheckpointSettings
 
 LIST_TIMEOUT_S = 30.0
 PACK_FROM_FILES = 64
@@ -45,7 +45,7 @@ class SnapshotSkipped(Exception):  # noqa: N818 - an outcome, said to the user
 
 @dataclass(frozen=True)
 class Limits:
-    """Size limits of snapshots (see :class:`~pi_cli.shell.settings.CheckpointSettings`)."""
+    """Size limits of snapshots (see :class:`~pi_cli.shell.config.settings.CheckpointSettings`)."""
 
     max_file_bytes: int = 10_000_000
     max_snapshot_bytes: int = 300_000_000

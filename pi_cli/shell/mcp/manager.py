@@ -24,10 +24,10 @@ from pi_cli.shell.mcp.config import ServerConfig
 from pi_cli.shell.mcp.server import Server, footer_text, status_event
 
 if TYPE_CHECKING:
+    from pi_cli.shell.config.settings import McpSettings
     from pi_cli.shell.context import Level
     from pi_cli.shell.mcp.connection import ServerConnection
     from pi_cli.shell.mcp.runtime import McpRuntime
-    from pi_cli.shell.settings import McpSettings
 
 
 class McpManager:

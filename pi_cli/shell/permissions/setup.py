@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pi_cli.shell.config.layers import Layer, permissions_of
 from pi_cli.shell.permissions.engine import RuleSet
 from pi_cli.shell.permissions.modes import DEFAULT_MODE, Mode, ModeError, parse_mode, stricter
 from pi_cli.shell.permissions.rules import RuleError, parse_rule, split_rules
-from pi_cli.shell.settings_layers import Layer, permissions_of
 
 if TYPE_CHECKING:
     from pi_cli.shell.options import ShellOptions

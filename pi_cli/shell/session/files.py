@@ -74,7 +74,7 @@ class RestoringShell(Protocol):
 
 def restore_session(shell: RestoringShell, store: SessionStore) -> None:
     """Messages (and the last model) from ``store`` into ``shell``; corrupt entries reported."""
-    from pi_cli.shell.model_setup import ConfigError
+    from pi_cli.shell.models.setup import ConfigError
 
     # Parsing finds bad entries and adds their warnings: parse first, then show them.
     shell.agent.replace_messages(store.build_context())

@@ -45,8 +45,8 @@ def model_rows(
     real catalogue and a probe of the local servers.
     """
     from agent_core.providers import list_models
-    from pi_cli.shell.local_models import detect_local_servers
-    from pi_cli.shell.model_setup import models_file
+    from pi_cli.shell.models.local import detect_local_servers
+    from pi_cli.shell.models.setup import models_file
 
     env = dict(os.environ) if env is None else env
     rows: dict[str, ModelRow] = {}

@@ -112,7 +112,7 @@ def available_models(
     """
     from agent_core.providers import list_models
     from agent_core.providers.catalog import load_models_file
-    from pi_cli.shell.local_models import detect_local_servers
+    from pi_cli.shell.models.local import detect_local_servers
     from pi_cli.shell.paths import pi_home
 
     env = dict(os.environ)

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.shell.agent_profiles import project_profile_files
+from pi_cli.shell.config.layers import gate, read_layers
 from pi_cli.shell.paths import pi_home
-from pi_cli.shell.settings_layers import gate, read_layers
 
 TRUST_HINT = "Trust it with `pi trust` (or `--trust` for one run)."
 

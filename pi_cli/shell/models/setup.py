@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from agent_core import StreamFn, Tool
 
 if TYPE_CHECKING:
+    from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.options import ShellOptions
-    from pi_cli.shell.settings import Settings
     from tools.sandbox import Sandbox
 
 log = logging.getLogger("pi_cli")
@@ -53,7 +53,7 @@ class ModelResolver:
         self.env = env or (lambda: dict(os.environ))
         self.notify = notify  # where an unknown model's one warning goes
         self.startup_provider: str | None = None
-        from pi_cli.shell.model_controls import RetryGate
+        from pi_cli.shell.models.controls import RetryGate
 
         self.retry_gate = RetryGate()
         self._retry: Any = None  # one providers.RetryConfig shared by every stream function
@@ -91,7 +91,7 @@ class ModelResolver:
         api_key, api_base = self.credentials_for(chosen)
         if chosen is None:
             # No model and no key: a local server (Ollama, llama.cpp, ...) before giving up.
-            from pi_cli.shell.local_models import announce, detect_local_model
+            from pi_cli.shell.models.local import announce, detect_local_model
 
             local = detect_local_model(self.settings.local_probe_ports, env)
             if local is None:

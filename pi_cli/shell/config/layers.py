@@ -17,8 +17,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from pi_cli.shell.paths import pi_home, project_dir
-from pi_cli.shell.settings import (
+from pi_cli.shell.config.settings import (
     PermissionSettings,
     Settings,
     SettingsError,
@@ -26,6 +25,7 @@ from pi_cli.shell.settings import (
     _read_json,
     _validate,
 )
+from pi_cli.shell.paths import pi_home, project_dir
 
 _PI_LOOSENING: tuple[str, ...] = (
     "model",
