@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 def run_print(args: LaunchArgs, prompt: str) -> int:
     """Run one prompt; return the exit code."""
-    from pi_cli.shell.images import ImageError, load_image
+    from pi_cli.shell.prompt.images import ImageError, load_image
 
     try:
         images = [load_image(args.cwd / path) for path in args.images]

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_cli.shell.frontmatter import FrontmatterError, parse_document, text_field
 from pi_cli.shell.paths import pi_home
+from pi_cli.shell.prompt.frontmatter import FrontmatterError, parse_document, text_field
 
 MAX_PROFILES = 100
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")

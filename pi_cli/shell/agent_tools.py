@@ -121,7 +121,7 @@ class AgentTools:
     async def after_run(self, hooks: Any) -> None:
         """After the model's run: Stop hooks, then ``--output-schema`` (each may ask the model
         again, while neither an abort nor a budget says stop)."""
-        from pi_cli.shell.lifecycle_hooks import keep_going
+        from pi_cli.shell.hooks.lifecycle import keep_going
 
         shell = self.shell
         await keep_going(hooks, shell.agent, lambda: shell.run_aborted or self.stopped())

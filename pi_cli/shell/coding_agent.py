@@ -23,7 +23,6 @@ from pi_cli.shell.compaction import (
     compaction_commands,
 )
 from pi_cli.shell.config.settings import Settings
-from pi_cli.shell.context_files import ContextFile, load_context
 from pi_cli.shell.controls import ShellControls
 from pi_cli.shell.event_bus import EventBus
 from pi_cli.shell.events import (
@@ -36,10 +35,9 @@ from pi_cli.shell.events import (
     ShellState,
 )
 from pi_cli.shell.features import attach_session_features
-from pi_cli.shell.init_command import init_commands
+from pi_cli.shell.hooks.lifecycle import run_session_end
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
-from pi_cli.shell.lifecycle_hooks import run_session_end
 from pi_cli.shell.mcp import McpManager, setup_mcp
 from pi_cli.shell.models.setup import (
     ConfigError,
@@ -50,6 +48,11 @@ from pi_cli.shell.models.setup import (
 from pi_cli.shell.models.usage import SessionUsage, context_tokens
 from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl, permission_commands
+from pi_cli.shell.prompt.context_files import ContextFile, load_context
+from pi_cli.shell.prompt.init_command import init_commands
+from pi_cli.shell.prompt.skills import SkillSet, load_skills, skill_commands
+from pi_cli.shell.prompt.system import shell_system_prompt
+from pi_cli.shell.prompt.templates import load_templates, template_commands
 from pi_cli.shell.safety import Safety
 from pi_cli.shell.sandbox_setup import tools_and_sandbox
 from pi_cli.shell.session.branching import (
@@ -62,10 +65,7 @@ from pi_cli.shell.session.branching import (
 from pi_cli.shell.session.load import adopt, open_startup_session, switch_to
 from pi_cli.shell.session.record import StreamRecorder
 from pi_cli.shell.session.store import SessionError, SessionStore
-from pi_cli.shell.skills import SkillSet, load_skills, skill_commands
 from pi_cli.shell.slash_commands import CommandResult, SlashCommandRegistry
-from pi_cli.shell.system_prompt import shell_system_prompt
-from pi_cli.shell.templates import load_templates, template_commands
 from pi_cli.shell.tool_info import describe_call
 from pi_cli.shell.user_bash import BashResult, UserBash
 

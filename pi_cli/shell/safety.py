@@ -88,7 +88,7 @@ class Safety:
         """Load ``shell``'s hooks (project ones only if trusted) and put the permission gate
         into its agent; returns (hooks, gate)."""
         from pi_cli.shell.hooks import HookManager
-        from pi_cli.shell.lifecycle_hooks import run_pre_compact
+        from pi_cli.shell.hooks.lifecycle import run_pre_compact
 
         def mode() -> str:  # the controls are built after the hooks
             control = getattr(shell, "permissions", None)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 if TYPE_CHECKING:
     from agent_core import Message, Tool
     from pi_cli.shell.checkpoints.manager import Checkpoints
-    from pi_cli.shell.compaction_parts import CompactionResult
+    from pi_cli.shell.compaction.parts import CompactionResult
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.mcp.manager import McpManager
     from pi_cli.shell.models.usage import SessionUsage

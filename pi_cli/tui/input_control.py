@@ -57,7 +57,7 @@ class InputControl:
         host.run_worker(self.show_result(future, text), group="input", exit_on_error=False)
 
     def _load_images(self, paths: list[Path]) -> list[Any]:
-        from pi_cli.shell.images import ImageError, load_image
+        from pi_cli.shell.prompt.images import ImageError, load_image
 
         blocks = []
         for path in paths:

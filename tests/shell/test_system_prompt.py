@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from pi_cli.shell.context_files import load_context_files, read_prompt_override
-from pi_cli.shell.system_prompt import build_system_prompt
+from pi_cli.shell.prompt.context_files import load_context_files, read_prompt_override
+from pi_cli.shell.prompt.system import build_system_prompt
 
 
 def test_context_files_from_home_and_ancestors(tmp_path: Path, pi_home: Path) -> None:

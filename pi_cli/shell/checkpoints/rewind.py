@@ -225,7 +225,7 @@ async def rewind(
             raise NeedsConfirmation(plan)
     summary = None
     if conversation and summarize:
-        from pi_cli.shell.branch_summary import summarize_branch
+        from pi_cli.shell.compaction.branch_summary import summarize_branch
 
         summary = await summarize_branch(shell, session.leaf_id, entry_id, AbortSignal())
     if not conversation and not (result.plan and result.plan.changes):

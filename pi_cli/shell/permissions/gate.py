@@ -21,7 +21,7 @@ from agent_core.tool import (
     ToolCallContext,
 )
 from pi_cli.shell.events import ApprovalChoice, PermissionRequested, PermissionResolved
-from pi_cli.shell.lifecycle_hooks import notify as notify_hooks
+from pi_cli.shell.hooks.lifecycle import notify as notify_hooks
 from pi_cli.shell.permissions.approvals import ApprovalBroker, Outcome
 from pi_cli.shell.permissions.engine import Decision, PermissionEngine
 from pi_cli.shell.permissions.rules import parse_rule

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pi_cli.shell.prompt.skill_text import skill_call_of
 from pi_cli.shell.session.store import SessionStore
-from pi_cli.shell.skill_text import skill_call_of
 
 PREVIEW_CHARS = 80
 HIDDEN_TYPES = frozenset({"checkpoint", "label", "session_info"})

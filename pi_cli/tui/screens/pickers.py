@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pi_cli.shell.skill_text import skill_call_of
+from pi_cli.shell.prompt.skill_text import skill_call_of
 from pi_cli.tui.screens.picker import Item, PickerScreen
 
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def _leaves_a_branch(host: PickerHost, entry_id: str) -> bool:
     """Whether moving to ``entry_id`` leaves entries behind (there is something to summarise)."""
-    from pi_cli.shell.branch_summary import abandoned
+    from pi_cli.shell.compaction.branch_summary import abandoned
 
     assert host.shell is not None
     return bool(abandoned(host.shell.session, host.shell.session.leaf_id, entry_id))

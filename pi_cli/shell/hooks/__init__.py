@@ -33,14 +33,14 @@ from agent_core.tool import (
     BeforeToolCallResult,
     ToolCallContext,
 )
-from pi_cli.shell.command_hooks import CommandHook, HookOutcome, parse_hooks, run_command_hook
 from pi_cli.shell.config.claude_names import (
     claude_tool_name,
     from_claude_input,
     names_of,
     to_claude_input,
 )
-from pi_cli.shell.python_hooks import (
+from pi_cli.shell.hooks.command import CommandHook, HookOutcome, parse_hooks, run_command_hook
+from pi_cli.shell.hooks.python import (
     InputEvent,
     PythonHook,
     SessionStartEvent,
@@ -169,7 +169,7 @@ class HookManager:
 
     async def transform_input(self, text: str) -> str | None:
         """An ``input_transforms`` entry: ``None`` when a hook consumed the input."""
-        from pi_cli.shell.lifecycle_hooks import run_session_start
+        from pi_cli.shell.hooks.lifecycle import run_session_start
 
         await run_session_start(self)
         for path, function in self.functions("input"):

@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_cli.shell.context_files import ContextFile, read_prompt_override
+from pi_cli.shell.prompt.context_files import ContextFile, read_prompt_override
 
 if TYPE_CHECKING:
     from agent_core import Tool
     from pi_cli.shell.options import ShellOptions
-    from pi_cli.shell.skills import SkillSet
+    from pi_cli.shell.prompt.skills import SkillSet
 
 BASE_PROMPT = """You are an expert coding assistant working inside pi, a terminal coding agent. \
 You help the user with software engineering tasks by reading files, running commands, \

@@ -17,7 +17,7 @@ from agent_core import (
     AssistantMessage,
     Message,
 )
-from pi_cli.shell.compaction_parts import (
+from pi_cli.shell.compaction.parts import (
     SUMMARY_FORMAT,
     SUMMARY_SYSTEM,
     CompactionError,
@@ -28,12 +28,12 @@ from pi_cli.shell.compaction_parts import (
     last_user_index,
     serialize_conversation,
 )
+from pi_cli.shell.compaction.request import request_summary
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import CompactionEnd, CompactionReason, CompactionStart
 from pi_cli.shell.models.usage import context_tokens, message_tokens
 from pi_cli.shell.session.store import entry_message
 from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
-from pi_cli.shell.summary_request import request_summary
 
 __all__ = [
     "SUMMARY_FORMAT",

@@ -10,7 +10,7 @@ from agent_core import (
     StreamOptions,
     user_message,
 )
-from pi_cli.shell.compaction_parts import SUMMARY_SYSTEM, CompactionError
+from pi_cli.shell.compaction.parts import SUMMARY_SYSTEM, CompactionError
 
 
 async def request_summary(

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_cli.shell.frontmatter import FrontmatterError, parse_document, text_field
 from pi_cli.shell.paths import pi_home, project_dir
+from pi_cli.shell.prompt.frontmatter import FrontmatterError, parse_document, text_field
 from pi_cli.shell.slash_commands import (
     CommandResult,
     ShellAPI,
