@@ -34,14 +34,6 @@ from agent_core import (
     TurnEnd,
     TurnStart,
 )
-from pi_cli.shell.agent_events import (
-    BudgetExceeded,
-    StructuredOutput,
-    SubagentEnded,
-    SubagentEvent,
-    SubagentStarted,
-    TodoUpdated,
-)
 from pi_cli.shell.events import (
     AutoRetryEnd,
     AutoRetryStart,
@@ -59,6 +51,14 @@ from pi_cli.shell.events import (
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
+)
+from pi_cli.shell.events.agent_tools import (
+    BudgetExceeded,
+    StructuredOutput,
+    SubagentEnded,
+    SubagentEvent,
+    SubagentStarted,
+    TodoUpdated,
 )
 from pi_cli.shell.redact import redact
 

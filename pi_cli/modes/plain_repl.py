@@ -33,6 +33,7 @@ from pi_cli.modes.plain.keys import PiCompleter, build_key_bindings, register_ex
 from pi_cli.modes.plain.pickers import Pickers
 from pi_cli.modes.plain.render import PlainRenderer, clip
 from pi_cli.modes.termination import Termination
+from pi_cli.shell.commands import CommandResult
 from pi_cli.shell.events import (
     PermissionRequested,
     PermissionResolved,
@@ -40,7 +41,6 @@ from pi_cli.shell.events import (
     ShellEvent,
 )
 from pi_cli.shell.paths import pi_home
-from pi_cli.shell.slash_commands import CommandResult
 
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from pi_cli.shell.coding_agent import CodingAgent
-    from pi_cli.shell.slash_commands import CommandResult
+    from pi_cli.shell.commands import CommandResult
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 JSON_NULL = object()

@@ -34,13 +34,13 @@ from pi_cli.modes.rpc_sessions import session_commands
 from pi_cli.modes.rpc_state import state_commands
 from pi_cli.modes.rpc_ui import approval_commands
 from pi_cli.modes.termination import Termination
+from pi_cli.shell.commands import CommandResult
 from pi_cli.shell.compaction import CompactionError
 from pi_cli.shell.events import Notice, ShellEvent
 from pi_cli.shell.input_queue import QueueError
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.models.setup import ConfigError
 from pi_cli.shell.session.store import SessionError
-from pi_cli.shell.slash_commands import CommandResult
 
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent

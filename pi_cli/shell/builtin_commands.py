@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from agent_core import AssistantMessage
+from pi_cli.shell.bash.commands import sandbox_commands
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.paths import pi_home
-from pi_cli.shell.sandbox_commands import sandbox_commands
-from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 

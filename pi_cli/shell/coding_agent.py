@@ -15,7 +15,9 @@ from pathlib import Path
 
 from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn, Tool
 from pi_cli.shell.agent_tools import AgentTools
+from pi_cli.shell.bash.user import BashResult, UserBash
 from pi_cli.shell.builtin_commands import builtin_commands
+from pi_cli.shell.commands import CommandResult, SlashCommandRegistry
 from pi_cli.shell.compaction import (
     CompactionError,
     CompactionResult,
@@ -24,7 +26,6 @@ from pi_cli.shell.compaction import (
 )
 from pi_cli.shell.config.settings import Settings
 from pi_cli.shell.controls import ShellControls
-from pi_cli.shell.event_bus import EventBus
 from pi_cli.shell.events import (
     Listener,
     ModelChanged,
@@ -34,6 +35,7 @@ from pi_cli.shell.events import (
     ShellEvent,
     ShellState,
 )
+from pi_cli.shell.events.bus import EventBus
 from pi_cli.shell.features import attach_session_features
 from pi_cli.shell.hooks.lifecycle import run_session_end
 from pi_cli.shell.input_policy import InputPolicy, Intent
@@ -65,9 +67,7 @@ from pi_cli.shell.session.branching import (
 from pi_cli.shell.session.load import adopt, open_startup_session, switch_to
 from pi_cli.shell.session.record import StreamRecorder
 from pi_cli.shell.session.store import SessionError, SessionStore
-from pi_cli.shell.slash_commands import CommandResult, SlashCommandRegistry
 from pi_cli.shell.tool_info import describe_call
-from pi_cli.shell.user_bash import BashResult, UserBash
 
 __all__ = ["CodingAgent", "ConfigError", "ShellOptions"]
 InputTransform = Callable[[str], Awaitable[str | None]]

@@ -8,12 +8,12 @@ from typing import Protocol
 
 from pi_cli.shell.checkpoints.commands import rewind_commands
 from pi_cli.shell.checkpoints.manager import Checkpoints
+from pi_cli.shell.commands import SlashCommandRegistry
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import ShellEvent
 from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.session.commands import session_commands
 from pi_cli.shell.session.durable_queue import DurableQueue
-from pi_cli.shell.slash_commands import SlashCommandRegistry
 
 
 class FeatureHost(ShellContext, Protocol):

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
 from agent_core import AbortSignal, AgentEnd, AgentStart, AssistantMessage, ImageContent
+from pi_cli.shell.commands import CommandResult, SlashCommand, SlashCommandRegistry
 from pi_cli.shell.events import (
     Notice,
     QueueReturned,
@@ -31,7 +32,6 @@ from pi_cli.shell.events import (
     ShellStateChanged,
 )
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
-from pi_cli.shell.slash_commands import CommandResult, SlashCommand, SlashCommandRegistry
 
 Intent = Literal["auto", "steer", "follow_up"]
 Activity = Literal["preparing", "command", "compacting"]

@@ -15,7 +15,7 @@ from pi_cli.tui.messages import clean
 from pi_cli.tui.widgets.footer import Item
 
 if TYPE_CHECKING:
-    from pi_cli.shell.slash_commands import CommandResult
+    from pi_cli.shell.commands import CommandResult
     from pi_cli.tui.host import TuiHost
 
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits

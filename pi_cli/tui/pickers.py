@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from pi_cli.shell.slash_commands import CommandResult, PickAction, ShellAPI
+from pi_cli.shell.commands import CommandResult, PickAction, ShellAPI
 
 if TYPE_CHECKING:
     from pi_cli.tui.host import TuiHost as PickerHost
@@ -121,7 +121,7 @@ async def search_history(host: PickerHost) -> None:
 
 async def pick_bash(host: PickerHost) -> None:
     """Choose a background shell, then view its output or stop it (as ``/bashes view|kill``)."""
-    from pi_cli.shell.sandbox_commands import shell_line
+    from pi_cli.shell.bash.commands import shell_line
     from pi_cli.tui.screens.picker import PickerScreen
 
     assert host.shell is not None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 
 if TYPE_CHECKING:
     from pi_cli.shell.coding_agent import CodingAgent

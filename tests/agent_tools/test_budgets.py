@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.shell.agent_events import BudgetExceeded
 from pi_cli.shell.coding_agent import ConfigError
+from pi_cli.shell.events.agent_tools import BudgetExceeded
 from tests.agent_tools.conftest import (
     RunPi,
     fake_args,

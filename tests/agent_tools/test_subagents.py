@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import ToolExecutionEnd, TurnStart
-from pi_cli.shell.agent_events import SubagentEnded, SubagentEvent, SubagentStarted
-from pi_cli.shell.subagents import SUBAGENT_NOTE
+from pi_cli.shell.agent_tools.subagents import SUBAGENT_NOTE
+from pi_cli.shell.events.agent_tools import SubagentEnded, SubagentEvent, SubagentStarted
 from tests.agent_tools.conftest import make_shell, record, tool_names, tool_texts
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import ToolCallSpec, Turn, UsageSpec

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pi_cli.shell.agent_events import TodoUpdated
+from pi_cli.shell.events.agent_tools import TodoUpdated
 from tests.agent_tools.conftest import RunPi, fake_args, make_shell, record, tool_texts
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import ToolCallSpec, Turn

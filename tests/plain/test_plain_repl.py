@@ -189,7 +189,7 @@ async def test_commands_while_running(tmp_path: Path) -> None:
 def test_completion_of_commands_and_paths(tmp_path: Path) -> None:
     class _Shell:
         from pi_cli.shell.builtin_commands import builtin_commands
-        from pi_cli.shell.slash_commands import SlashCommandRegistry
+        from pi_cli.shell.commands import SlashCommandRegistry
 
         commands = SlashCommandRegistry()
         for command in builtin_commands():

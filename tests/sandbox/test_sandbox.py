@@ -172,7 +172,7 @@ async def test_pi_home_and_credentials_are_hidden(
 ) -> None:
     """Hidden even where they would be visible: inside the workspace, under a writable dir."""
     from pi_cli.shell.config.settings import Settings
-    from pi_cli.shell.event_bus import EventBus
+    from pi_cli.shell.events.bus import EventBus
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.sandbox_setup import build_sandbox
 

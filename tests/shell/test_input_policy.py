@@ -8,8 +8,8 @@ from typing import Any
 
 from agent_core import AgentEnd
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
+from pi_cli.shell.commands import CommandResult, SlashCommand
 from pi_cli.shell.events import QueueChanged, QueueReturned, ShellStateChanged
-from pi_cli.shell.slash_commands import CommandResult, SlashCommand
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.tui.helpers import GateTool
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pi_cli.shell.slash_commands import CommandResult, SlashCommand
+from pi_cli.shell.commands import CommandResult, SlashCommand
 from pi_cli.tui.app import PiApp, TuiOptions
 from pi_cli.tui.widgets.entries import Notice
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text

@@ -114,7 +114,7 @@ async def test_a_late_run_started_does_not_leave_the_editor_live(tmp_path: Path)
 
 
 async def test_a_failing_command_during_a_run_is_a_notice_not_a_crash(tmp_path: Path) -> None:
-    from pi_cli.shell.slash_commands import SlashCommand
+    from pi_cli.shell.commands import SlashCommand
     from tests.tui.helpers import GateTool
 
     gate = GateTool()

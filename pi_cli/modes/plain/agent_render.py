@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent_core import MessageEnd, ToolExecutionEnd, ToolExecutionStart
-from pi_cli.shell.agent_events import (
+from pi_cli.shell.events.agent_tools import (
     AgentToolEvent,
     BudgetExceeded,
     StructuredOutput,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
-from pi_cli.shell.slash_commands import parse_command_line
+from pi_cli.shell.commands import parse_command_line
 
 MAX_SESSIONS = 10
 

@@ -16,10 +16,10 @@ from pi_cli.shell.checkpoints.rewind import (
     RewindPoint,
     RewindResult,
 )
-from pi_cli.shell.slash_commands import CommandResult, SlashCommand, split_args
+from pi_cli.shell.commands import CommandResult, SlashCommand, split_args
 
 if TYPE_CHECKING:
-    from pi_cli.shell.slash_commands import ShellAPI
+    from pi_cli.shell.commands import ShellAPI
 
 MODES = {"both": (True, True), "code": (True, False), "conversation": (False, True)}
 

@@ -17,6 +17,7 @@ from agent_core import (
     AssistantMessage,
     Message,
 )
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.compaction.parts import (
     SUMMARY_FORMAT,
     SUMMARY_SYSTEM,
@@ -33,7 +34,6 @@ from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import CompactionEnd, CompactionReason, CompactionStart
 from pi_cli.shell.models.usage import context_tokens, message_tokens
 from pi_cli.shell.session.store import entry_message
-from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
 __all__ = [
     "SUMMARY_FORMAT",

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pi_cli.shell.agent_profiles import project_profile_files
+from pi_cli.shell.agent_tools.profiles import project_profile_files
 from pi_cli.shell.config.layers import gate, read_layers
 from pi_cli.shell.paths import pi_home
 

@@ -12,12 +12,12 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from agent_core.tool import ToolError
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand, split_args
 from pi_cli.shell.mcp.names import sanitise
-from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand, split_args
 
 if TYPE_CHECKING:
+    from pi_cli.shell.commands import SlashCommandRegistry
     from pi_cli.shell.mcp.manager import McpManager, Server
-    from pi_cli.shell.slash_commands import SlashCommandRegistry
 
 _MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_.-]+):(\S+)")
 MAX_MENTIONS = 10

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.permissions.modes import ModeError
 from pi_cli.shell.permissions.rules import RuleError, parse_rule
-from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
 
 async def _permissions(shell: ShellAPI, args: str) -> CommandResult:

@@ -4,7 +4,7 @@ learns by reading; an existing AGENTS.md is improved, not replaced blindly."""
 
 from __future__ import annotations
 
-from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 
 INIT_PROMPT = """\
 Analyze this project and write an AGENTS.md file at {path}: the instructions a coding agent \

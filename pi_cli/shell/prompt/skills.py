@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.paths import git_root, pi_home
 from pi_cli.shell.prompt.frontmatter import FrontmatterError, parse_document, text_field
-from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
 SKILL_FILE = "SKILL.md"
 MAX_NAME = 64

@@ -88,7 +88,7 @@ def shell_system_prompt(
         options.append_system_prompt,
     ]
     if options.output_schema:  # --output-schema: a bare JSON answer
-        from pi_cli.shell.structured_output import prompt_for
+        from pi_cli.shell.agent_tools.structured_output import prompt_for
 
         append_parts.append(prompt_for(options.output_schema, cwd))
     has_read = any(tool.name == "read" for tool in tools)

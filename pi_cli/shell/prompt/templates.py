@@ -14,15 +14,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_cli.shell.paths import pi_home, project_dir
-from pi_cli.shell.prompt.frontmatter import FrontmatterError, parse_document, text_field
-from pi_cli.shell.slash_commands import (
+from pi_cli.shell.commands import (
     CommandResult,
     ShellAPI,
     SlashCommand,
     SlashCommandRegistry,
     split_args,
 )
+from pi_cli.shell.paths import pi_home, project_dir
+from pi_cli.shell.prompt.frontmatter import FrontmatterError, parse_document, text_field
 
 _SLICE = re.compile(r"\$\{@:(\d+)(?::(\d+))?\}")
 _ALL = re.compile(r"\$ARGUMENTS\b|\$@")

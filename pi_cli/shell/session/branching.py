@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.session.store import EntryRef, SessionError, SessionStore
 from pi_cli.shell.session.tree import TreeEntry, format_tree, text_of, tree_entries
-from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
 
 __all__ = [
     "TreeEntry",

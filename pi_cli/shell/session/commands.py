@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pi_cli.shell.commands import CommandResult, SlashCommand, split_args
 from pi_cli.shell.session.names import (
     first_prompt,
     session_name,
@@ -15,10 +16,9 @@ from pi_cli.shell.session.names import (
 )
 from pi_cli.shell.session.store import SessionError
 from pi_cli.shell.session.tree import HIDDEN_TYPES
-from pi_cli.shell.slash_commands import CommandResult, SlashCommand, split_args
 
 if TYPE_CHECKING:
-    from pi_cli.shell.slash_commands import ShellAPI
+    from pi_cli.shell.commands import ShellAPI
 
 
 async def _name(shell: ShellAPI, args: str) -> CommandResult:

@@ -5,7 +5,7 @@ the shell is idle again, Stop-hook continuations and ``--output-schema`` retries
 Turns are the main agent's model calls; the cost is what its answers cost plus what its
 sub-agents' answers cost, in US dollars at the model catalogue's (or models.json's) prices. When
 one is reached the run stops before its next model call (a sub-agent too); when that cut the
-run short, a :class:`~pi_cli.shell.agent_events.BudgetExceeded` event after its ``agent_end``
+run short, a :class:`~pi_cli.shell.events.agent_tools.BudgetExceeded` event after its ``agent_end``
 says which, and one-shot mode exits with ``ExitCode.BUDGET`` (5). A budget reached by the
 final answer itself stopped nothing: the run ends as usual. ``--max-cost`` refuses to start with a model whose price pi does
 not know: it could never trip.
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_core import AgentEnd, AssistantMessage, MessageEnd, TurnStart
-from pi_cli.shell.agent_events import BudgetExceeded
+from pi_cli.shell.events.agent_tools import BudgetExceeded
 from pi_cli.shell.models.setup import ConfigError
 
 if TYPE_CHECKING:

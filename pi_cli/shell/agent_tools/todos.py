@@ -1,6 +1,6 @@
 """The todo list of one shell: what ``todo_write`` last wrote, shown live and kept in the session.
 
-Every change is a :class:`~pi_cli.shell.agent_events.TodoUpdated` event and a ``todos`` entry
+Every change is a :class:`~pi_cli.shell.events.agent_tools.TodoUpdated` event and a ``todos`` entry
 of the session file (on the current branch), so ``pi -c``, ``/resume`` and ``/tree`` show the
 list as it was at that point of the conversation.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pi_cli.shell.agent_events import TodoEntry, TodoUpdated
+from pi_cli.shell.events.agent_tools import TodoEntry, TodoUpdated
 
 if TYPE_CHECKING:
     from pi_cli.shell.events import ShellEvent

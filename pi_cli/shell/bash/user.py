@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_core import AbortSignal
+from pi_cli.shell.commands import CommandResult
 from pi_cli.shell.session.bash_messages import BashExecutionMessage, BashResult
-from pi_cli.shell.slash_commands import CommandResult
 
 if TYPE_CHECKING:
     from pi_cli.shell.context import ShellContext

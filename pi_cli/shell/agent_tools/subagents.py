@@ -5,7 +5,7 @@ tool set restricted to the profile's tools (never ``task``, ``todo_write`` or
 ``exit_plan_mode``: no nested sub-agents), and its profile's model (Claude Code's aliases are
 mapped to the configured provider: :mod:`.model_aliases`). Its tool calls go through the
 shell's permission gate like the parent's (rules, modes, approvals, hooks). Its events reach the
-front ends wrapped in :class:`~pi_cli.shell.agent_events.SubagentEvent`; what it spent counts
+front ends wrapped in :class:`~pi_cli.shell.events.agent_tools.SubagentEvent`; what it spent counts
 against ``--max-cost``. An abort of the parent's run aborts it (through ``cancel``).
 """
 
@@ -24,8 +24,8 @@ from agent_core import (
     ToolResult,
     TurnStart,
 )
-from pi_cli.shell.agent_events import SubagentEnded, SubagentEvent, SubagentStarted
-from pi_cli.shell.agent_profiles import AgentProfile
+from pi_cli.shell.agent_tools.profiles import AgentProfile
+from pi_cli.shell.events.agent_tools import SubagentEnded, SubagentEvent, SubagentStarted
 from pi_cli.shell.models.aliases import is_alias, resolve_alias
 from pi_cli.shell.models.setup import ConfigError, ModelResolver, aclose_stream_fn, spec_provider
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from agent_core import StreamFn, Tool
     from agent_core.tool import OnToolUpdate
-    from pi_cli.shell.budget import BudgetGuard
+    from pi_cli.shell.agent_tools.budget import BudgetGuard
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import ShellEvent
     from tools.task import TaskOutcome, TaskRequest

@@ -25,7 +25,7 @@ from agent_core.events import (
 )
 from agent_core.messages import WireModel
 from agent_core.stream import RetryNotice
-from pi_cli.shell.agent_events import (
+from pi_cli.shell.events.agent_tools import (
     AGENT_TOOL_EVENT_TYPES,
     BudgetExceeded,
     StructuredOutput,
@@ -291,7 +291,7 @@ OwnEvent = (
     | BudgetExceeded
     | StructuredOutput
 )
-"""The shell's own events (the agent tools' are in :mod:`pi_cli.shell.agent_events`)."""
+"""The shell's own events (the agent tools' are in :mod:`pi_cli.shell.events.agent_tools`)."""
 
 ShellEvent = (
     AgentStart

@@ -10,22 +10,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_core import MessageStart, UserMessage
-from pi_cli.shell.agent_profiles import AgentProfile, load_profiles
-from pi_cli.shell.budget import BudgetGuard, parse_limits
+from pi_cli.shell.agent_tools.budget import BudgetGuard, parse_limits
+from pi_cli.shell.agent_tools.plan_approval import PlanApproval
+from pi_cli.shell.agent_tools.profiles import AgentProfile, load_profiles
+from pi_cli.shell.agent_tools.subagents import SubagentRunner
+from pi_cli.shell.agent_tools.todos import TodoState
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import SessionChanged
-from pi_cli.shell.plan_approval import PlanApproval
-from pi_cli.shell.subagents import SubagentRunner
-from pi_cli.shell.todos import TodoState
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from pi_cli.shell.agent_tools.structured_output import OutputSchema
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.models.setup import ModelResolver
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.permissions import PermissionControl
-    from pi_cli.shell.structured_output import OutputSchema
     from tools.services import ToolServices
 
 
@@ -61,7 +61,7 @@ class AgentTools:
         models.check = self.budget.check_model  # /model, sub-agents' models
         self.output: OutputSchema | None = None
         if options.output_schema:
-            from pi_cli.shell.structured_output import OutputSchema, load_schema
+            from pi_cli.shell.agent_tools.structured_output import OutputSchema, load_schema
 
             schema = load_schema(options.output_schema, shell.cwd)
             self.output = OutputSchema(schema, settings.output_schema_retries, shell.emit)

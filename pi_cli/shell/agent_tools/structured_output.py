@@ -4,7 +4,7 @@ The schema is checked when the shell starts (a bad one is a usage error), and th
 asks for a bare JSON answer (:func:`schema_prompt`). After each run the last answer is parsed
 (a single surrounding code fence is forgiven) and validated with ``jsonschema``; when it does
 not match, the model is told why and asked again, at most ``outputSchemaRetries`` times (default
-2). A :class:`~pi_cli.shell.agent_events.StructuredOutput` event carries the verdict: one-shot
+2). A :class:`~pi_cli.shell.events.agent_tools.StructuredOutput` event carries the verdict: one-shot
 mode prints the validated JSON on stdout, or exits with ``ExitCode.SCHEMA`` (6).
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_core import AssistantMessage
-from pi_cli.shell.agent_events import StructuredOutput
+from pi_cli.shell.events.agent_tools import StructuredOutput
 from pi_cli.shell.models.setup import ConfigError
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from pi_cli.shell.slash_commands import CommandResult, ShellAPI, SlashCommand
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 
 if TYPE_CHECKING:
     from tools._background import ShellInfo

@@ -1,0 +1,1 @@
+"""The user's own shell commands (``!cmd``, RPC ``bash``) and the ``/sandbox`` and ``/bashes`` commands."""
