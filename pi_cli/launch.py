@@ -54,11 +54,11 @@ def launch(args: LaunchArgs) -> int:
         return ExitCode.USAGE
     try:
         if args.mode == "rpc":
-            from pi_cli.modes.rpc_mode import run_rpc
+            from pi_cli.modes.rpc.mode import run_rpc
 
             return run_rpc(args)
         if args.mode == "acp":
-            from pi_cli.modes.acp_mode import run_acp
+            from pi_cli.modes.acp.mode import run_acp
 
             return run_acp(args)
         if interactive:
@@ -79,7 +79,7 @@ def _interactive(args: LaunchArgs) -> int:
     plain = args.plain or os.environ.get("TERM") == "dumb" or _settings_ui(args) == "plain"
     try:
         if plain:
-            from pi_cli.modes.plain_repl import run_plain
+            from pi_cli.modes.plain.repl import run_plain
         else:
             from pi_cli.tui.run import run_tui as run_plain
     except ImportError:

@@ -95,7 +95,7 @@ def run(argv: list[str]) -> int:
 
 
 async def _run(shell: Any, options: dict[str, Any]) -> int:
-    from pi_cli.modes.rpc_checkpoints import MODES, plan_wire, point_wire, result_wire
+    from pi_cli.modes.rpc.checkpoints import MODES, plan_wire, point_wire, result_wire
     from pi_cli.shell.checkpoints.commands import describe, format_points, resolve_point
     from pi_cli.shell.checkpoints.rewind import NeedsConfirmation, RewindError
 

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from pi_cli.modes.json_writer import event_data
 from pi_cli.modes.plain.render import PlainRenderer
-from pi_cli.modes.rpc_views import state_of
+from pi_cli.modes.rpc.views import state_of
 from pi_cli.shell.events.agent_tools import SubagentEvent
 from tests.agent_tools.conftest import RunPi, fake_args, make_shell, record
 from tests.fakes.provider_server import FakeProviderServer

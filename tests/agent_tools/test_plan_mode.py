@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pi_cli.modes.plain.approval import approval_prompt, parse_answer
-from pi_cli.modes.rpc_ui import parse_response, request_line
+from pi_cli.modes.rpc.ui import parse_response, request_line
 from pi_cli.shell.events import PermissionModeChanged, PermissionRequested, PermissionResolved
 from tests.agent_tools.conftest import RunPi, fake_args, make_shell, record, tool_texts
 from tests.fakes.provider_server import FakeProviderServer

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pi_cli.cli import main
-from pi_cli.modes.rpc_mode import RpcServer, serve
+from pi_cli.modes.rpc.mode import RpcServer, serve
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
 from tests.cli.conftest import RunPi, openai_args

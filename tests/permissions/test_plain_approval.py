@@ -11,7 +11,7 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from agent_core import ToolResultMessage
-from pi_cli.modes.plain_repl import PlainRepl
+from pi_cli.modes.plain.repl import PlainRepl
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from rich.console import Console
 
 from agent_core import AbortSignal, ToolBase, ToolResult
-from pi_cli.modes.plain_repl import PlainRepl
+from pi_cli.modes.plain.repl import PlainRepl
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from tests.agent_core.scripted_stream import ScriptedStream
 

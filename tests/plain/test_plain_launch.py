@@ -9,7 +9,7 @@ import pytest
 
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.launch import _settings_ui
-from pi_cli.modes.plain_repl import run_plain
+from pi_cli.modes.plain.repl import run_plain
 from pi_cli.shell.options import ShellOptions
 
 
@@ -36,7 +36,7 @@ def test_no_model_exits_with_the_configuration_message(
 def test_a_dumb_terminal_uses_its_real_width(monkeypatch) -> None:  # noqa: ANN001
     import os
 
-    from pi_cli.modes.plain_repl import dumb_terminal_width
+    from pi_cli.modes.plain.repl import dumb_terminal_width
 
     monkeypatch.setenv("TERM", "dumb")
     monkeypatch.setattr(

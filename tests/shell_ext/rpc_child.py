@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import Usage
-from pi_cli.modes.rpc_mode import serve
+from pi_cli.modes.rpc.mode import serve
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from tests.agent_core.scripted_stream import Response, ScriptedStream, reply, text, tool_call
 

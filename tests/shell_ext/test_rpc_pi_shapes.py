@@ -22,7 +22,7 @@ from agent_core import (
 )
 from pi_cli.modes.json_writer import JsonEventWriter
 from pi_cli.modes.pi_events import PiEventWriter
-from pi_cli.modes.rpc_mode import RpcServer
+from pi_cli.modes.rpc.mode import RpcServer
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
 from tests.tui.helpers import GateTool

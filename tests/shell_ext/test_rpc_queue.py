@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pi_cli.modes.rpc_mode import RpcServer
+from pi_cli.modes.rpc.mode import RpcServer
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.tui.helpers import GateTool

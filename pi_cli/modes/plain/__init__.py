@@ -1,1 +1,1 @@
-"""Pieces of the plain line-mode REPL (``pi --plain``)."""
+"""The plain line-mode REPL (``pi --plain``) and its pieces."""

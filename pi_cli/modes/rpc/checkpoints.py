@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pi_cli.modes.rpc_base import Handler, RpcContext, RpcError, text_arg
+from pi_cli.modes.rpc.base import Handler, RpcContext, RpcError, text_arg
 from pi_cli.shell.checkpoints.rewind import RewindPlan, RewindPoint, RewindResult
 
 MODES = {"both": (True, True), "code": (True, False), "conversation": (False, True)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pi_cli.modes.rpc_base import Handler, RpcContext, RpcError, images_arg, text_arg
+from pi_cli.modes.rpc.base import Handler, RpcContext, RpcError, images_arg, text_arg
 from pi_cli.shell.bash.user import UserBashError
 from pi_cli.shell.commands import CommandResult
 from pi_cli.shell.input_policy import Intent

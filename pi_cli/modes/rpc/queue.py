@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pi_cli.modes.rpc_base import Handler, RpcContext, RpcError, text_arg
-from pi_cli.modes.rpc_views import queue_of
+from pi_cli.modes.rpc.base import Handler, RpcContext, RpcError, text_arg
+from pi_cli.modes.rpc.views import queue_of
 
 
 def queue_commands(rpc: RpcContext) -> Mapping[str, Handler]:

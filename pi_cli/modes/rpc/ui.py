@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pi_cli.modes.rpc_base import Deferred, Handler, RpcContext, RpcError
+from pi_cli.modes.rpc.base import Deferred, Handler, RpcContext, RpcError
 from pi_cli.shell.events import PermissionRequested, PermissionResolved, ShellEvent
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """What RPC command modules are written against: the server as a narrow protocol, errors, and
 argument readers. A command group is a function ``(RpcContext) -> {command name: handler}``;
-:data:`pi_cli.modes.rpc_mode.COMMAND_GROUPS` lists the groups (add yours there).
+:data:`pi_cli.modes.rpc.mode.COMMAND_GROUPS` lists the groups (add yours there).
 
 A handler takes the command object and returns the response's ``data`` (``None``: a response
 without data; :data:`JSON_NULL`: ``"data": null``), raises :class:`RpcError` for a failure

@@ -8,7 +8,7 @@ JSON string are not line breaks. Each command may carry an ``id``, echoed in its
 The commands live in groups (:data:`COMMAND_GROUPS`), one module each: prompting, state,
 sessions and the queue. A sub-protocol (e.g. approvals: ``extension_ui_request`` out,
 ``extension_ui_response`` in) is one more group added to that tuple; its handlers answer
-nothing by raising :class:`~pi_cli.modes.rpc_base.Deferred` and write their own lines with
+nothing by raising :class:`~pi_cli.modes.rpc.base.Deferred` and write their own lines with
 ``RpcContext.write``. Long commands (``compact``, ``bash``) run as tasks, so ``abort``,
 ``abort_bash`` and ``get_state`` are served meanwhile; prompts run in the shell.
 """
@@ -26,13 +26,13 @@ from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.json_writer import write_command_output, write_whole
 from pi_cli.modes.pi_events import PiEventWriter
-from pi_cli.modes.rpc_base import JSON_NULL, CommandGroup, Deferred, Handler, RpcError
-from pi_cli.modes.rpc_checkpoints import checkpoint_commands
-from pi_cli.modes.rpc_prompting import prompting_commands
-from pi_cli.modes.rpc_queue import queue_commands
-from pi_cli.modes.rpc_sessions import session_commands
-from pi_cli.modes.rpc_state import state_commands
-from pi_cli.modes.rpc_ui import approval_commands
+from pi_cli.modes.rpc.base import JSON_NULL, CommandGroup, Deferred, Handler, RpcError
+from pi_cli.modes.rpc.checkpoints import checkpoint_commands
+from pi_cli.modes.rpc.prompting import prompting_commands
+from pi_cli.modes.rpc.queue import queue_commands
+from pi_cli.modes.rpc.sessions import session_commands
+from pi_cli.modes.rpc.state import state_commands
+from pi_cli.modes.rpc.ui import approval_commands
 from pi_cli.modes.termination import Termination
 from pi_cli.shell.commands import CommandResult
 from pi_cli.shell.compaction import CompactionError

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pi_cli.modes.rpc_base import (
+from pi_cli.modes.rpc.base import (
     JSON_NULL,
     Handler,
     RpcContext,
@@ -15,7 +15,7 @@ from pi_cli.modes.rpc_base import (
     choice_arg,
     text_arg,
 )
-from pi_cli.modes.rpc_views import commands_of, messages_of, session_stats, state_of
+from pi_cli.modes.rpc.views import commands_of, messages_of, session_stats, state_of
 from pi_cli.shell.builtin_commands import THINKING_LEVELS
 
 QUEUE_MODES = ("all", "one-at-a-time")

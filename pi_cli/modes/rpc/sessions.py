@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pi_cli.modes.rpc_base import Handler, RpcContext, RpcError, text_arg
+from pi_cli.modes.rpc.base import Handler, RpcContext, RpcError, text_arg
 from pi_cli.shell.compaction import CompactionError
 from pi_cli.shell.session.branching import fork_before, fork_points
 from pi_cli.shell.session.names import set_session_name as set_session_name_entry

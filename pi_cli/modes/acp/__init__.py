@@ -1,0 +1,1 @@
+"""``pi --mode acp``: pi as an Agent Client Protocol agent (Zed, toad, JetBrains)."""
