@@ -20,15 +20,15 @@ from textual.binding import BindingType
 
 from pi_cli.tui import agent_messages as am
 from pi_cli.tui import messages as m
-from pi_cli.tui.activity import TICK_S, Activity
-from pi_cli.tui.agent_panels import TodoPanels
 from pi_cli.tui.completion import Completer
-from pi_cli.tui.cursor import TranscriptCursor
-from pi_cli.tui.input_control import InputControl
+from pi_cli.tui.controllers.activity import TICK_S, Activity
+from pi_cli.tui.controllers.cursor import TranscriptCursor
+from pi_cli.tui.controllers.input import InputControl
+from pi_cli.tui.controllers.scrolling import NewOutputMarker, ScrollControl
+from pi_cli.tui.controllers.todos import TodoPanels
 from pi_cli.tui.keymap import has_extended_keys
 from pi_cli.tui.options import TuiOptions
 from pi_cli.tui.prompt_history import PromptHistory
-from pi_cli.tui.scrolling import NewOutputMarker, ScrollControl
 from pi_cli.tui.status import home_relative, shell_status
 from pi_cli.tui.theming import DEFAULT_THEME, load_themes, token_defaults
 from pi_cli.tui.widgets.editor import CompletionMenu, Editor
@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from pi_cli.shell.coding_agent import CodingAgent
-    from pi_cli.tui.attention import Attention
     from pi_cli.tui.bridge import Bridge
+    from pi_cli.tui.controllers.attention import Attention
 
 
 class PiApp(App[int], inherit_bindings=False):
@@ -90,8 +90,8 @@ class PiApp(App[int], inherit_bindings=False):
 
     def attach_shell(self, shell: CodingAgent) -> None:
         """Drive ``shell``: its events go to the transcript, the app's commands into it."""
-        from pi_cli.tui.attention import Attention
         from pi_cli.tui.bridge import Bridge  # imports agent_core: kept off the first-frame path
+        from pi_cli.tui.controllers.attention import Attention
         from pi_cli.tui.tui_commands import register_tui_commands
 
         self.shell = shell
@@ -211,7 +211,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     async def show_history(self, reason: str) -> None:
         """Draw the conversation the shell holds (``pi -c``, ``--session``, ``/resume``...)."""
-        from pi_cli.tui.resume import show_history
+        from pi_cli.tui.history_view import show_history
 
         await show_history(self, reason)
 
@@ -290,7 +290,7 @@ class PiApp(App[int], inherit_bindings=False):
 
     @on(Editor.KeyPressed)
     def _key(self, event: Editor.KeyPressed) -> None:
-        from pi_cli.tui.key_actions import run_key_action
+        from pi_cli.tui.controllers.key_actions import run_key_action
 
         run_key_action(self, event.name, event.args)
 
@@ -329,7 +329,7 @@ class PiApp(App[int], inherit_bindings=False):
     @on(m.ApprovalRequested)
     @on(m.ApprovalClosed)
     def _approval(self, message: m.ApprovalRequested | m.ApprovalClosed) -> None:
-        from pi_cli.tui.approvals import route  # the modal loads when first needed
+        from pi_cli.tui.controllers.approvals import route  # the modal loads when first needed
 
         if isinstance(message, m.ApprovalRequested) and self.attention is not None:
             self.attention.request(f"Approval needed: {message.tool_name} {message.title}")

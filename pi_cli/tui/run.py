@@ -48,7 +48,7 @@ def run_tui(args: LaunchArgs) -> int:
     def factory():  # noqa: ANN202 - CodingAgent | str, imported in the thread
         from pi_cli.modes.common import try_build_shell
         from pi_cli.shell.config.trust import check_trust, record_trust
-        from pi_cli.tui.approvals import ask_trust
+        from pi_cli.tui.controllers.approvals import ask_trust
 
         if args.shell.trust is None:  # asked before the shell exists: it decides what loads
             check = check_trust(args.cwd)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def register_tui_commands(host: TuiHost, shell: CodingAgent) -> None:
     """Add the TUI's commands to ``shell`` (a command of that name already there wins)."""
-    from pi_cli.tui.pickers import theme_command
+    from pi_cli.tui.controllers.pick_commands import theme_command
 
     async def keys(api: ShellAPI, args: str) -> CommandResult:
         show_keys(host)

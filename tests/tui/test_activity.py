@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pi_cli.shell.config.settings import RetrySettings, Settings
 from pi_cli.tui import messages as m
-from pi_cli.tui.attention import BEL, notification
+from pi_cli.tui.controllers.attention import BEL, notification
 from pi_cli.tui.widgets.tool_block import ToolBlock
 from pi_cli.tui.widgets.turn_panel import TurnPanel
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call

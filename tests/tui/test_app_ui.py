@@ -251,7 +251,7 @@ async def test_tree_command_opens_the_tree_and_navigating_restores_the_prompt(
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
         second = next(e for e in shell.tree_entries() if "second question" in e.preview)
-        from pi_cli.tui.pickers import navigate_tree
+        from pi_cli.tui.controllers.pick_commands import navigate_tree
 
         navigate_tree(app, second.id)
         await pilot.pause()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets.collapsible import CollapsibleTitle
 
-from pi_cli.tui.key_actions import action_names
+from pi_cli.tui.controllers.key_actions import action_names
 from pi_cli.tui.keymap import DEFAULT_KEYS, SCOPES
 from pi_cli.tui.screens.keys_screen import KeysScreen, keys_content
 from pi_cli.tui.screens.picker import PickerScreen

@@ -12,7 +12,7 @@ from agent_core import messages as M
 from pi_cli.shell.session.store import compaction_summary_message
 from pi_cli.tui import messages as m
 from pi_cli.tui.app import PiApp, TuiOptions
-from pi_cli.tui.resume import BATCH_GROUPS, FIRST_GROUPS
+from pi_cli.tui.history_view import BATCH_GROUPS, FIRST_GROUPS
 from pi_cli.tui.widgets.entries import (
     Notice,
     SkillMessageView,

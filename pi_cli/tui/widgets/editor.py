@@ -81,7 +81,7 @@ class Editor(TextArea):
         """A key whose action is the app's (``key('name', ...)`` in the key table)."""
 
         name: str
-        """The action's name (see :mod:`pi_cli.tui.key_actions`)."""
+        """The action's name (see :mod:`pi_cli.tui.controllers.key_actions`)."""
         args: tuple[object, ...] = ()
         """Its parameters from the key table."""
 

@@ -17,7 +17,7 @@ from pi_cli.tui.widgets.subagent_panel import SubagentPanels
 if TYPE_CHECKING:
     # Turn panels pull in Markdown (markdown-it, pygments): imported with the first turn,
     # not before the first frame.
-    from pi_cli.tui.resume import Group
+    from pi_cli.tui.history_view import Group
     from pi_cli.tui.widgets.turn_panel import TurnPanel
 
 CURSOR_ITEMS = "TurnPanel, ToolBlock, ThinkingBlock, SkillMessageView, SummaryView"
@@ -218,7 +218,7 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def history(self, messages: list[Any], note: str | None = None) -> None:
         """Draw a resumed conversation as it was live: its last groups now, older ones on scroll."""
-        from pi_cli.tui.resume import FIRST_GROUPS, group_messages
+        from pi_cli.tui.history_view import FIRST_GROUPS, group_messages
 
         groups = group_messages(messages)
         if not groups:
@@ -239,7 +239,7 @@ class Transcript(VerticalScroll, can_focus=False):
         await self.mount_all(widgets)
 
     def _build(self, numbered: list[tuple[Group, int]], markdown_from: int) -> list[Widget]:
-        from pi_cli.tui.resume import build_group
+        from pi_cli.tui.history_view import build_group
 
         return [
             build_group(group, number, self.clock, self.describe, index >= markdown_from)
@@ -254,7 +254,7 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def load_earlier(self) -> bool:
         """Mount the next batch of older resumed groups above the ones shown (False: none left)."""
-        from pi_cli.tui.resume import BATCH_GROUPS
+        from pi_cli.tui.history_view import BATCH_GROUPS
 
         if not self.older or self.history_first is None:
             return False
@@ -280,6 +280,6 @@ class Transcript(VerticalScroll, can_focus=False):
 
 
 def _markdown_turns() -> int:
-    from pi_cli.tui.resume import MARKDOWN_TURNS
+    from pi_cli.tui.history_view import MARKDOWN_TURNS
 
     return MARKDOWN_TURNS

@@ -11,8 +11,8 @@ from typing import Any
 
 
 def _handlers(app: Any) -> dict[str, Callable[..., Any]]:
+    from pi_cli.tui.controllers.pick_commands import search_history
     from pi_cli.tui.external_editor import edit_prompt
-    from pi_cli.tui.pickers import search_history
     from pi_cli.tui.tui_commands import open_queue_view, show_keys
 
     return {

@@ -93,7 +93,7 @@ class InputControl:
 
     async def command_result(self, result: CommandResult, text: str = "") -> None:
         """Quit, open a picker, copy, or show the command's output."""
-        from pi_cli.tui import pickers
+        from pi_cli.tui.controllers import pick_commands
 
         host = self.host
         if result.quit:
@@ -102,7 +102,7 @@ class InputControl:
         if result.clipboard is not None:
             host.copy_to_clipboard(result.clipboard)
         if result.action is not None:
-            pickers.open_picker(host, result.action)
+            pick_commands.open_picker(host, result.action)
         elif result.output and not (_is_compact(text) and not result.error):
             # /compact's own line would repeat the compaction block the event drew.
             await host.transcript.notice(clean(result.output), "error" if result.error else "info")
