@@ -68,7 +68,7 @@ def make_stream_fn(
     HTTPS endpoints honour HTTPS_PROXY/NO_PROXY/SSL_CERT_FILE; local endpoints (plain http,
     loopback) ignore proxy settings.
     """
-    from agent_core.providers.transport import (  # httpx loads with the first stream fn
+    from agent_core.providers._transport import (  # httpx loads with the first stream fn
         Timeouts,
         TransportConfig,
         is_local_endpoint,

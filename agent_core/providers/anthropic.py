@@ -16,17 +16,17 @@ from agent_core.events import (
     ToolCallStart,
 )
 from agent_core.messages import AssistantMessage, TextContent, ThinkingContent, Usage
-from agent_core.providers.convert import anthropic_messages, anthropic_tools
-from agent_core.providers.errors import ProviderError, one_line, redact, stream_error
-from agent_core.providers.models import DEFAULT_MAX_TOKENS_CAP, ResolvedModel
-from agent_core.providers.tool_ids import IncomingIds
-from agent_core.providers.transport import (
+from agent_core.providers._convert import anthropic_messages, anthropic_tools
+from agent_core.providers._tool_ids import IncomingIds
+from agent_core.providers._transport import (
     TransportConfig,
     finalize_usage,
     run_accumulated,
     sse_json_source,
 )
-from agent_core.providers.whole_body import anthropic_message_items
+from agent_core.providers._whole_body import anthropic_message_items
+from agent_core.providers.errors import ProviderError, one_line, redact, stream_error
+from agent_core.providers.models import DEFAULT_MAX_TOKENS_CAP, ResolvedModel
 from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions
 
 API_VERSION = "2023-06-01"

@@ -15,8 +15,12 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
-from agent_core.providers.chat_accumulator import ChatCompletionsAccumulator
-from agent_core.providers.convert import openai_messages, openai_tools
+from agent_core.providers._chat_accumulator import ChatCompletionsAccumulator
+from agent_core.providers._convert import openai_messages, openai_tools
+from agent_core.providers._sse import pump
+from agent_core.providers._stall import StallWatch
+from agent_core.providers._tool_ids import OutgoingIds, id_style
+from agent_core.providers._transport import TransportConfig, run_accumulated
 from agent_core.providers.errors import (
     CONTEXT_OVERFLOW_PREFIX,
     ProviderError,
@@ -28,10 +32,6 @@ from agent_core.providers.errors import (
 )
 from agent_core.providers.models import DEFAULT_MAX_TOKENS_CAP, ResolvedModel
 from agent_core.providers.retry import parse_retry_after
-from agent_core.providers.sse import pump
-from agent_core.providers.stall import StallWatch
-from agent_core.providers.tool_ids import OutgoingIds, id_style
-from agent_core.providers.transport import TransportConfig, run_accumulated
 from agent_core.stream import LlmContext, StreamOptions
 
 _litellm: Any = None

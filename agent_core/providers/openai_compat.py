@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from agent_core.providers.chat_accumulator import ChatCompletionsAccumulator
-from agent_core.providers.convert import openai_messages, openai_tools
+from agent_core.providers._chat_accumulator import ChatCompletionsAccumulator
+from agent_core.providers._convert import openai_messages, openai_tools
+from agent_core.providers._tool_ids import OutgoingIds, id_style
+from agent_core.providers._transport import TransportConfig, run_accumulated, sse_json_source
+from agent_core.providers._whole_body import chat_completion_items
 from agent_core.providers.models import ResolvedModel
-from agent_core.providers.tool_ids import OutgoingIds, id_style
-from agent_core.providers.transport import TransportConfig, run_accumulated, sse_json_source
-from agent_core.providers.whole_body import chat_completion_items
 from agent_core.stream import LlmContext, StreamOptions
 
 __all__ = ["ChatCompletionsAccumulator", "build_request", "stream_openai"]

@@ -18,7 +18,7 @@ from agent_core.providers import (
     list_models,
     resolve_model,
 )
-from agent_core.providers.convert import NO_RESULT, anthropic_messages, openai_messages
+from agent_core.providers._convert import NO_RESULT, anthropic_messages, openai_messages
 from agent_core.providers.retry import parse_retry_after
 from agent_core.stream import LlmContext
 

@@ -22,7 +22,7 @@ from agent_core import (
     user_message,
 )
 from agent_core.providers import RetryConfig, make_stream_fn, resolve_model
-from agent_core.providers.tool_ids import OutgoingIds, id_style
+from agent_core.providers._tool_ids import OutgoingIds, id_style
 from tests.agent_core.sample_tools import EchoTool
 from tests.fakes import FakeProviderServer, ToolCallSpec, Turn
 from tests.providers.conformance import PROTOCOLS, SPECS, Harness

@@ -16,7 +16,7 @@ import pytest
 
 from agent_core import AbortSignal, AssistantMessage, LlmContext, StreamOptions, user_message
 from agent_core.providers import RetryConfig, make_stream_fn, resolve_model
-from agent_core.providers.transport import is_local_endpoint
+from agent_core.providers._transport import is_local_endpoint
 from tests.fakes import FakeProviderServer, Turn
 
 

@@ -13,6 +13,8 @@ from collections.abc import AsyncGenerator, Callable
 from typing import Any, Protocol
 
 from agent_core.providers._httpx import httpx
+from agent_core.providers._sse import SseLineTooLong, iter_sse, iter_sse_lines, pump
+from agent_core.providers._stall import StallWatch, Timeouts
 from agent_core.providers.errors import (
     ProviderError,
     body_message,
@@ -23,13 +25,11 @@ from agent_core.providers.errors import (
 )
 from agent_core.providers.models import ResolvedModel
 from agent_core.providers.retry import parse_retry_after
-from agent_core.providers.sse import SseLineTooLong, iter_sse, iter_sse_lines, pump
-from agent_core.providers.stall import StallWatch, Timeouts
 from agent_core.stream import StreamOptions
 
 
 class HttpConfig(Protocol):
-    """What a request needs of :class:`~agent_core.providers.transport.TransportConfig`."""
+    """What a request needs of :class:`~agent_core.providers._transport.TransportConfig`."""
 
     timeouts: Timeouts
 
@@ -53,7 +53,7 @@ async def sse_json_source(
     """POST ``body`` and yield ``(event name, parsed JSON or "[DONE]")``.
 
     Raises ProviderError (one line, free of secrets) or Aborted. Retrying is the caller's job
-    (:func:`~agent_core.providers.transport.run_accumulated`), so errors inside the stream
+    (:func:`~agent_core.providers._transport.run_accumulated`), so errors inside the stream
     share the same policy.
     """
     check_headers(model, headers)

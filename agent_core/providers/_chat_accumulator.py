@@ -16,12 +16,12 @@ from agent_core.events import (
     ToolCallStart,
 )
 from agent_core.messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
-from agent_core.providers.chat_parts import FINISH, filtered, reasoning_details, texts
+from agent_core.providers._chat_parts import FINISH, filtered, reasoning_details, texts
+from agent_core.providers._think_tags import ThinkTagSplitter
+from agent_core.providers._tool_ids import IncomingIds
+from agent_core.providers._transport import finalize_usage
 from agent_core.providers.errors import ProviderError, body_message, one_line, redact, stream_error
 from agent_core.providers.models import ResolvedModel
-from agent_core.providers.think_tags import ThinkTagSplitter
-from agent_core.providers.tool_ids import IncomingIds
-from agent_core.providers.transport import finalize_usage
 from agent_core.stream import AssistantMessageBuilder, parse_tool_arguments
 
 

@@ -19,9 +19,9 @@ from agent_core.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from agent_core.providers.history import NO_RESULT as NO_RESULT
-from agent_core.providers.history import normalize_history
-from agent_core.providers.tool_ids import OutgoingIds
+from agent_core.providers._history import NO_RESULT as NO_RESULT
+from agent_core.providers._history import normalize_history
+from agent_core.providers._tool_ids import OutgoingIds
 from agent_core.stream import LlmContext, ToolSpec
 
 ToolIds = Callable[[str], str]

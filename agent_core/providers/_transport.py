@@ -15,12 +15,12 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from agent_core.messages import AssistantMessage, Usage
+from agent_core.providers._http_source import sse_json_source
 from agent_core.providers._httpx import async_client, httpx
+from agent_core.providers._stall import Timeouts
 from agent_core.providers.errors import Aborted, ProviderError, one_line, redact
-from agent_core.providers.http_source import sse_json_source
 from agent_core.providers.models import ResolvedModel, compute_cost
 from agent_core.providers.retry import RetryConfig, with_retries
-from agent_core.providers.stall import Timeouts
 from agent_core.stream import AssistantMessageBuilder, StreamOptions
 
 __all__ = ["Timeouts", "TransportConfig", "is_local_endpoint", "run_accumulated", "sse_json_source"]
