@@ -16,14 +16,8 @@ from pathlib import Path
 from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn, Tool
 from pi_cli.shell.agent_tools import AgentTools
 from pi_cli.shell.bash.user import BashResult, UserBash
-from pi_cli.shell.builtin_commands import builtin_commands
 from pi_cli.shell.commands import CommandResult, SlashCommandRegistry
-from pi_cli.shell.compaction import (
-    CompactionError,
-    CompactionResult,
-    Compactor,
-    compaction_commands,
-)
+from pi_cli.shell.compaction import CompactionError, CompactionResult, Compactor
 from pi_cli.shell.config.settings import Settings
 from pi_cli.shell.controls import ShellControls
 from pi_cli.shell.events import (
@@ -36,7 +30,7 @@ from pi_cli.shell.events import (
     ShellState,
 )
 from pi_cli.shell.events.bus import EventBus
-from pi_cli.shell.features import attach_session_features
+from pi_cli.shell.features import attach_session_features, register_commands
 from pi_cli.shell.hooks.lifecycle import run_session_end
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
@@ -49,21 +43,12 @@ from pi_cli.shell.models.setup import (
 )
 from pi_cli.shell.models.usage import SessionUsage, context_tokens
 from pi_cli.shell.options import ShellOptions
-from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl, permission_commands
-from pi_cli.shell.prompt.context_files import ContextFile, load_context
-from pi_cli.shell.prompt.init_command import init_commands
-from pi_cli.shell.prompt.skills import SkillSet, load_skills, skill_commands
+from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl
+from pi_cli.shell.prompt.sources import PromptSources
 from pi_cli.shell.prompt.system import shell_system_prompt
-from pi_cli.shell.prompt.templates import load_templates, template_commands
 from pi_cli.shell.safety import Safety
 from pi_cli.shell.sandbox_setup import tools_and_sandbox
-from pi_cli.shell.session.branching import (
-    TreeEntry,
-    branching_commands,
-    fork,
-    navigate_to,
-    tree_entries,
-)
+from pi_cli.shell.session.branching import TreeEntry, fork, navigate_to, tree_entries
 from pi_cli.shell.session.load import adopt, open_startup_session, switch_to
 from pi_cli.shell.session.record import StreamRecorder
 from pi_cli.shell.session.store import SessionError, SessionStore
@@ -76,6 +61,8 @@ log = logging.getLogger("pi_cli")
 
 class CodingAgent:
     """The shell around one :class:`agent_core.Agent`."""
+
+    _mcp: McpManager | None = None  # None only while the shell is built (a part may subscribe)
 
     def __init__(self, options: ShellOptions) -> None:
         self.options = options
@@ -95,8 +82,7 @@ class CodingAgent:
         self.tools, self.sandbox = tools_and_sandbox(
             self, self.safety.tools_env(), self.agent_tools.services()
         )
-        self.context_files: list[ContextFile]
-        self.context_files, import_notices = load_context(self.cwd)
+        self.sources = PromptSources.load(self.cwd, [*options.skill_paths, *self.settings.skills])
         self.queue = InputQueue(
             self.settings.steering_mode, self.settings.follow_up_mode, self._queue_changed
         )
@@ -127,25 +113,15 @@ class CodingAgent:
         self.events.after_emit = self.policy.update
         self.session: SessionStore = open_startup_session(self)
         self.recorder = StreamRecorder(lambda: self.session)
-        self.skills: SkillSet = load_skills(self.cwd, [*options.skill_paths, *self.settings.skills])
-        templates, template_problems = load_templates(self.cwd)
         self.sandbox_active: Callable[[], bool] = lambda: self.sandbox.active
         self.hooks, self.gate = self.safety.wire(self)
         self.permissions = PermissionControl(self.gate, self.emit)
         self.agent_tools.attach()
         self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
-        self.commands.register_all(
-            builtin_commands(),
-            compaction_commands(),
-            branching_commands(),
-            init_commands(),
-            skill_commands(self.skills),
-            permission_commands(),
-        )
-        self.templates = template_commands(templates, self.commands, template_problems)
-        self.mcp: McpManager = setup_mcp(self)  # servers start now, on their own thread
+        register_commands(self.commands, self.sources)
+        self._mcp = setup_mcp(self)  # servers start now, on their own thread
         self.checkpoints, self.durable_queue = attach_session_features(self)  # after the gate
-        for problem in [*map(str, self.skills.problems), *template_problems, *import_notices]:
+        for problem in self.sources.problems:
             self.notify(problem, "warning")
         self.rebuild_system_prompt()
         self.hooks.session_start()
@@ -165,8 +141,8 @@ class CodingAgent:
             self.cwd,
             self.options,
             self.tools,
-            self.context_files,
-            self.skills,
+            self.sources.context_files,
+            self.sources.skills,
             self.events.warn_once,
         )
 
@@ -174,9 +150,15 @@ class CodingAgent:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every :data:`ShellEvent` (start-up notices first). Returns an unsubscribe."""
-        if hasattr(self, "mcp"):  # a front end subscribes on its loop: MCP news reach it now
-            self.mcp.bind_loop()
+        if self._mcp is not None:  # a front end subscribes on its loop: MCP news reach it now
+            self._mcp.bind_loop()
         return self.events.subscribe(listener)
+
+    @property
+    def mcp(self) -> McpManager:
+        """The MCP servers of this shell (tools, prompts, their state for a footer)."""
+        assert self._mcp is not None, "the shell is still being built"
+        return self._mcp
 
     def emit(self, event: ShellEvent) -> None:
         """Send an event to every listener."""

@@ -1,17 +1,23 @@
-"""Building the session features into a shell: checkpoints (``/rewind``), the durable queue,
-and the session commands (``/name``, ``/label``, ``/export``, ``/rewind``)."""
+"""Building features into a shell: the slash commands every shell has, checkpoints
+(``/rewind``), the durable queue, and the session commands (``/name``, ``/label``, ``/export``)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+from pi_cli.shell.builtin_commands import builtin_commands
 from pi_cli.shell.checkpoints.commands import rewind_commands
 from pi_cli.shell.checkpoints.manager import Checkpoints
 from pi_cli.shell.commands import SlashCommandRegistry
+from pi_cli.shell.compaction import compaction_commands
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import ShellEvent
 from pi_cli.shell.options import ShellOptions
+from pi_cli.shell.permissions import permission_commands
+from pi_cli.shell.prompt.init_command import init_commands
+from pi_cli.shell.prompt.sources import PromptSources
+from pi_cli.shell.session.branching import branching_commands
 from pi_cli.shell.session.commands import session_commands
 from pi_cli.shell.session.durable_queue import DurableQueue
 
@@ -41,3 +47,15 @@ def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQue
     queue = DurableQueue(shell, offer=shell.options.offer_stored_queue)
     shell.commands.register_all(session_commands(), rewind_commands())
     return checkpoints, queue
+
+
+def register_commands(commands: SlashCommandRegistry, sources: PromptSources) -> None:
+    """The commands every shell has, then skills and prompt templates (never over a built-in)."""
+    commands.register_all(
+        builtin_commands(),
+        compaction_commands(),
+        branching_commands(),
+        init_commands(),
+        permission_commands(),
+    )
+    sources.register(commands)

@@ -32,7 +32,7 @@ async def test_nested_imports_resolve_relative_to_the_importing_file(project: Pa
     write(project / "docs" / "local.md", "local to docs")
     write(project / "shared" / "style.md", "tabs, not spaces")
     shell, stream, recorder = make_shell(project, reply(text("ok")))
-    order = [f.path for f in shell.context_files]
+    order = [f.path for f in shell.sources.context_files]
     assert order == [
         project / "CLAUDE.md",
         project / "README",
@@ -41,7 +41,7 @@ async def test_nested_imports_resolve_relative_to_the_importing_file(project: Pa
         project / "shared" / "style.md",
         project / "docs" / "local.md",
     ]
-    assert shell.context_files[4].imported_by == project / "docs" / "guide.md"
+    assert shell.sources.context_files[4].imported_by == project / "docs" / "guide.md"
     await shell.submit("hi")
     prompt = stream.contexts[0].system_prompt
     for content in ("the readme", '"demo"', "tabs, not spaces", "local to docs"):

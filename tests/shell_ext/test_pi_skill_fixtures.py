@@ -91,7 +91,7 @@ def test_a_long_description_loads_with_a_warning_and_reaches_the_prompt(project:
     skill.parent.mkdir(parents=True)
     skill.write_text(f"---\nname: claude-api\ndescription: {description}\n---\nUse the SDK.\n")
     shell, _, recorder = make_shell(project)
-    assert [s.name for s in shell.skills] == ["claude-api"]
+    assert [s.name for s in shell.sources.skills] == ["claude-api"]
     warning = next(n for n in notices(recorder, "warning") if "claude-api" in n)
     assert "exceeds 1024 characters (1068)" in warning and "loaded anyway" in warning
     assert "<name>claude-api</name>" in shell.agent.system_prompt

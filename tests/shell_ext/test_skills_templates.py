@@ -58,7 +58,7 @@ def test_skills_discovered_from_every_location_and_invalid_ones_reported(
 
     shell, _, recorder = make_shell(sub, skill_paths=[str(extra.parent)])
 
-    names = sorted(s.name for s in shell.skills)
+    names = sorted(s.name for s in shell.sources.skills)
     # pi's rules: a bad name or a long description is a warning, a missing description skips.
     assert names == [
         "Bad_Name",
@@ -93,7 +93,7 @@ def test_skills_discovered_from_every_location_and_invalid_ones_reported(
 def test_skills_block_needs_the_read_tool(project: Path) -> None:
     write_skill(project / ".pi" / "skills", "helper", "name: helper\ndescription: Helps.")
     shell, _, _ = make_shell(project, tools=["bash"])
-    assert [s.name for s in shell.skills] == ["helper"]
+    assert [s.name for s in shell.sources.skills] == ["helper"]
     assert "<available_skills>" not in shell.agent.system_prompt
     assert shell.commands.get("skill:helper") is not None
 
@@ -167,7 +167,9 @@ async def test_template_cannot_replace_a_builtin(project: Path) -> None:
     (prompts / "help.md").write_text("Not the help command")
     shell, _, recorder = make_shell(project)
     assert any("/help is a built-in command" in n for n in notices(recorder, "warning"))
-    assert shell.templates == [] and (await shell.submit("/help")).output.startswith("Commands:")
+    assert shell.sources.templates == [] and (await shell.submit("/help")).output.startswith(
+        "Commands:"
+    )
 
 
 async def test_skill_scripts_and_references_are_reachable_by_absolute_path(project: Path) -> None:

@@ -108,7 +108,7 @@ def _source_info(path: str, scope: str) -> dict[str, Any]:
 def commands_of(shell: CodingAgent) -> list[dict[str, Any]]:
     """``get_commands``: prompt templates and skills, as pi lists them (built-ins are not)."""
     commands: list[dict[str, Any]] = []
-    for template in shell.templates:
+    for template in shell.sources.templates:
         path = str(template.path)
         commands.append(
             {
@@ -120,7 +120,7 @@ def commands_of(shell: CodingAgent) -> list[dict[str, Any]]:
                 "path": path,
             }
         )
-    for skill in shell.skills:
+    for skill in shell.sources.skills:
         path = str(skill.path)
         commands.append(
             {

@@ -29,7 +29,11 @@ def header_parts(
         except ValueError:
             return home_relative(path)
 
-    return [short(f.path) for f in shell.context_files], [s.name for s in shell.skills], hints
+    return (
+        [short(f.path) for f in shell.sources.context_files],
+        [s.name for s in shell.sources.skills],
+        hints,
+    )
 
 
 def _header_content(
