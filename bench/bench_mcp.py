@@ -28,7 +28,7 @@ from bench._util import bench_env, fake_pi_argv, median, run_measured  # noqa: E
 from tests.fakes.provider_server import FakeProviderServer  # noqa: E402
 from tests.fakes.script import SEED_FINAL_TEXT, seed_script  # noqa: E402
 
-ROGUE = str(Path(__file__).resolve().parents[1] / "tests" / "mcp" / "rogue_server.py")
+ROGUE = str(Path(__file__).resolve().parents[1] / "tests" / "shell" / "mcp" / "rogue_server.py")
 RUNS = 3
 SLOW = {"command": sys.executable, "args": [ROGUE], "env": {"ROGUE_INIT_DELAY": "1"}}
 
@@ -113,7 +113,7 @@ def acp_seed(project: Path, home: Path) -> float | None:
                 "cwd": str(project),
                 "steps": [{"op": "new"}, {"op": "prompt", "text": "explain this project"}],
             }
-            client = Path(__file__).resolve().parents[1] / "tests" / "acp" / "client.mjs"
+            client = Path(__file__).resolve().parents[1] / "tests" / "modes" / "acp" / "client.mjs"
             began = time.perf_counter()
             out = subprocess.run(
                 ["node", str(client), str(sdk), json.dumps(plan)],

@@ -8,7 +8,7 @@ from pathlib import Path
 from pi_cli.shell.config.settings import Settings
 from pi_cli.tui.screens.picker import PickerScreen
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
-from tests.sandbox.procs import kill_leftovers, marker, tagged
+from tests.tools.sandbox.procs import kill_leftovers, marker, tagged
 from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
 from tests.tui.screen_text import screen_text
 

@@ -9,7 +9,7 @@ from pi_cli.shell.config.settings import Settings
 from tests.agent_core.scripted_stream import ScriptedStream
 from tests.tui.helpers import make_app, make_shell, wait_until
 
-ROGUE = str(Path(__file__).resolve().parents[1] / "mcp" / "rogue_server.py")
+ROGUE = str(Path(__file__).resolve().parents[1] / "shell" / "mcp" / "rogue_server.py")
 
 
 async def test_the_footer_shows_mcp_servers_as_they_start_or_fail(tmp_path: Path) -> None:

@@ -1,0 +1,180 @@
+"""The sandbox as the shell sees it: modes (auto says once why there is none, required refuses,
+off), ``shell.sandbox`` for the permission engine, ``/sandbox``, ``/bashes`` (list, view,
+kill), the ``background_shells`` event, and the shutdown that stops them."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from agent_core import ToolError
+from pi_cli.shell.config.settings import Settings
+from pi_cli.shell.events import BackgroundShellsChanged
+from tests.agent_core.scripted_stream import reply, text, tool_call
+from tests.shell.helpers import make_shell
+from tests.tools._helpers import run
+from tests.tools.sandbox.procs import marker, tagged, wait_until
+from tools import Sandbox, _bwrap, create_bash_tool
+
+MISSING = "/nonexistent/bwrap"
+
+
+async def test_required_without_bubblewrap_refuses_with_the_reason(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path, mode="required", bwrap=MISSING)
+    assert not box.active and box.status.reason == "bubblewrap (bwrap) is not installed"
+    with pytest.raises(ToolError) as info:
+        await run(create_bash_tool(tmp_path, box), command="touch ran")
+    assert str(info.value).startswith(
+        'sandbox.mode is "required" but the sandbox is not available: bubblewrap (bwrap) is '
+        "not installed. Install bubblewrap"
+    )
+    assert not (tmp_path / "ran").exists()
+    assert "REQUIRED but unavailable" in box.describe()
+    await box.aclose()
+
+
+async def test_auto_without_bubblewrap_says_so_once_and_runs_unsandboxed(tmp_path: Path) -> None:
+    notes: list[tuple[str, str]] = []
+    box = Sandbox(
+        tmp_path / "ws",
+        mode="auto",
+        bwrap=MISSING,
+        notify=lambda text, level: notes.append((level, text)),
+    )
+    (tmp_path / "ws").mkdir()
+    bash = create_bash_tool(tmp_path / "ws", box)
+    outside = tmp_path / "outside.txt"
+    await run(bash, command=f"echo x > {outside}")
+    await run(bash, command="true")
+    assert notes == [
+        ("warning", "No sandbox for bash commands: bubblewrap (bwrap) is not installed.")
+    ]
+    assert outside.read_text() == "x\n"  # really outside: the host's /tmp
+    assert box.status.active is False and box.status.network is True
+    await box.aclose()
+
+
+async def test_off_is_off(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path, mode="off")
+    assert box.status.reason == "sandbox.mode is off" and not box.active
+    assert box.describe().startswith("Sandbox: inactive: sandbox.mode is off")
+    await box.aclose()
+
+
+async def test_shell_sandbox_from_settings_and_slash_commands(tmp_path: Path) -> None:
+    settings = Settings.model_validate(
+        {"sandbox": {"mode": "off", "network": True, "writable": ["../extra"]}, "bashSpillCapMb": 2}
+    )
+    shell, _, _ = make_shell(tmp_path, settings=settings)
+    try:
+        assert shell.sandbox.mode == "off" and shell.sandbox.network is True
+        assert shell.sandbox.writable == [tmp_path.parent / "extra"]
+        assert shell.sandbox.output_cap == 2 * 1024 * 1024
+        assert shell.sandbox.active is False
+        result = await shell.submit("/sandbox")
+        assert result is not None and "sandbox.mode is off" in (result.output or "")
+        empty = await shell.submit("/bashes")
+        assert empty is not None and empty.output == "No background shells."
+    finally:
+        await shell.aclose()
+
+
+async def test_background_shell_through_a_run_and_bashes(tmp_path: Path) -> None:
+    tag = marker()
+    command = f"echo server up; exec sleep {tag}1"
+    shell, _, recorder = make_shell(
+        tmp_path,
+        reply(tool_call("c1", "bash", {"command": command, "background": True})),
+        reply(text("started it")),
+        settings=Settings.model_validate({"sandbox": {"mode": "off"}}),
+        permission_mode="bypassPermissions",  # no sandbox: auto mode would ask, nobody answers
+    )
+    try:
+        await shell.submit("start the server")
+        await shell.wait_idle()
+        events = [e for e in recorder.events if isinstance(e, BackgroundShellsChanged)]
+        assert events and events[-1].shells[0].state == "running" and events[-1].running == 1
+        assert shell.sandbox.shells.running == 1 and wait_until(lambda: bool(tagged(tag)))
+        listing = await shell.submit("/bashes")
+        assert listing is not None and listing.action == "pick_bash"
+        assert "bash_1" in (listing.output or "") and "running" in (listing.output or "")
+        for _ in range(50):
+            view = await shell.submit("/bashes view bash_1")
+            if view is not None and "server up" in (view.output or ""):
+                break
+            await asyncio.sleep(0.05)
+        assert view is not None and "server up" in (view.output or "")
+        killed = await shell.submit("/bashes kill 1")
+        assert killed is not None and killed.output == "Stopped bash_1 and everything it started."
+        assert tagged(tag) == [] and shell.sandbox.shells.running == 0
+        states = [
+            e.shells[0].state for e in recorder.events if isinstance(e, BackgroundShellsChanged)
+        ]
+        assert states[-1] == "killed"
+        bad = await shell.submit("/bashes kill bash_7")
+        assert (
+            bad is not None and bad.error and "No background shell 'bash_7'" in (bad.output or "")
+        )
+    finally:
+        await shell.aclose()
+
+
+async def test_shutdown_stops_background_shells(tmp_path: Path) -> None:
+    tag = marker()
+    shell, _, _ = make_shell(
+        tmp_path,
+        reply(tool_call("c1", "bash", {"command": f"sleep {tag}1", "background": True})),
+        reply(text("ok")),
+        settings=Settings.model_validate({"sandbox": {"mode": "off"}}),
+        permission_mode="bypassPermissions",
+    )
+    await shell.submit("go")
+    await shell.wait_idle()
+    assert wait_until(lambda: bool(tagged(tag)))  # bash has exec'd the sleep
+    await shell.aclose()
+    assert tagged(tag) == []
+
+
+def test_event_counts_running_shells() -> None:
+    event = BackgroundShellsChanged.model_validate(
+        {
+            "shells": [
+                {"id": "bash_1", "command": "x", "state": "running"},
+                {"id": "bash_2", "command": "y", "state": "exited", "exitCode": 0},
+            ]
+        }
+    )
+    assert event.running == 1
+
+
+async def test_the_first_run_starts_the_sandbox_before_any_bash_call(tmp_path: Path) -> None:
+    if not _bwrap.probe().ok:
+        pytest.skip(f"no sandbox here: {_bwrap.probe().reason}")
+    shell, _, _ = make_shell(
+        tmp_path, reply(text("no tools needed")), settings=Settings.model_validate({})
+    )
+    try:
+        assert not shell.sandbox.started  # nothing at start-up
+        await shell.submit("hello")
+        await shell.wait_idle()
+        for _ in range(200):
+            if shell.sandbox.started:
+                break
+            await asyncio.sleep(0.02)
+        assert shell.sandbox.started  # started while the model answered
+    finally:
+        await shell.aclose()
+    assert not shell.sandbox.started
+
+
+async def test_no_bash_tool_no_prestart(tmp_path: Path) -> None:
+    shell, _, _ = make_shell(tmp_path, reply(text("hi")), tools=["read"])
+    try:
+        await shell.submit("hello")
+        await shell.wait_idle()
+        await asyncio.sleep(0.2)
+        assert not shell.sandbox.started
+    finally:
+        await shell.aclose()
