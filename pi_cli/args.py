@@ -14,7 +14,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_cli.shell.options import ShellOptions
+from pi_cli.shell import ShellOptions
 
 
 class ExitCode(IntEnum):

@@ -88,7 +88,7 @@ def write_crash_log(exc: BaseException, args: list[str]) -> str | None:
     import datetime
     import traceback
 
-    from pi_cli.shell.paths import pi_home
+    from pi_cli.shell import pi_home
 
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     path = pi_home() / "logs" / f"crash-{stamp}-{os.getpid()}.log"

@@ -14,7 +14,7 @@ import typer
 
 from pi_cli import __version__
 from pi_cli.args import OPTIONS, VERSION_FLAGS, ExitCode, LaunchArgs, Option, apply
-from pi_cli.shell.options import ShellOptions
+from pi_cli.shell import ShellOptions
 
 app = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
 

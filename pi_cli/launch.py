@@ -90,7 +90,7 @@ def _interactive(args: LaunchArgs) -> int:
 
 def _settings_ui(args: LaunchArgs) -> str:
     """The ``ui`` setting (``tui`` or ``plain``); bad settings are reported later by the shell."""
-    from pi_cli.shell.config.settings import SettingsError, load_settings
+    from pi_cli.shell import SettingsError, load_settings
 
     try:
         return load_settings(args.cwd).ui

@@ -32,7 +32,7 @@ def accepts(argv: list[str]) -> bool:
 
 
 def _user_file() -> Path:
-    from pi_cli.shell.paths import pi_home
+    from pi_cli.shell import pi_home
 
     return pi_home() / "settings.json"
 
@@ -103,7 +103,7 @@ def _list() -> int:
     if not found:
         print("No MCP servers configured. Add one: pi mcp add NAME -- COMMAND [ARGS...]")
     if _servers(_project_file()):
-        from pi_cli.shell.config.trust import check_trust
+        from pi_cli.shell import check_trust
 
         if not check_trust(Path.cwd()).trusted():
             print("(.mcp.json applies only once this folder is trusted: pi trust)")
@@ -219,6 +219,6 @@ def _remove(rest: list[str]) -> int:
 def _kept_trusted(scope: str) -> None:
     """pi itself changed ``.mcp.json``: a trusted folder stays trusted."""
     if scope == "project":
-        from pi_cli.shell.config.trust import refresh_digest
+        from pi_cli.shell import refresh_digest
 
         refresh_digest(Path(os.getcwd()))

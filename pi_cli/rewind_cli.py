@@ -82,8 +82,7 @@ def run(argv: list[str]) -> int:
         print("usage:\n" + USAGE)
         return OK
     from pi_cli.modes.offline import offline_shell, session_workspace
-    from pi_cli.shell.config.settings import SettingsError
-    from pi_cli.shell.session.store import SessionError
+    from pi_cli.shell import SessionError, SettingsError
 
     try:
         path, workspace = session_workspace(options["session"], Path.cwd())
@@ -96,8 +95,13 @@ def run(argv: list[str]) -> int:
 
 async def _run(shell: Any, options: dict[str, Any]) -> int:
     from pi_cli.modes.rpc.checkpoints import MODES, plan_wire, point_wire, result_wire
-    from pi_cli.shell.checkpoints.commands import describe, format_points, resolve_point
-    from pi_cli.shell.checkpoints.rewind import NeedsConfirmation, RewindError
+    from pi_cli.shell import (
+        NeedsConfirmation,
+        RewindError,
+        describe_rewind,
+        format_points,
+        resolve_point,
+    )
 
     as_json = bool(options.get("json"))
     try:
@@ -129,7 +133,9 @@ async def _run(shell: Any, options: dict[str, Any]) -> int:
     if as_json:
         _print(result_wire(result))
     else:
-        _print(describe(result) + (f"\nThe prompt was: {result.text}" if result.text else ""))
+        _print(
+            describe_rewind(result) + (f"\nThe prompt was: {result.text}" if result.text else "")
+        )
     return OK
 
 

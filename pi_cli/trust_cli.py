@@ -20,12 +20,11 @@ def accepts(argv: list[str]) -> bool:
 
 def run(argv: list[str]) -> int:
     """Record, revoke or list trust decisions; returns the exit code."""
-    from pi_cli.shell.config.trust import _load_store, check_trust, forget_trust, record_trust
+    from pi_cli.shell import check_trust, forget_trust, record_trust, trusted_folders
 
     if "--list" in argv:
-        for name, record in sorted(_load_store().items()):
-            state = "trusted" if isinstance(record, dict) and record.get("trusted") else "untrusted"
-            print(f"{state:9}  {name}")
+        for name, trusted in trusted_folders():
+            print(f"{'trusted' if trusted else 'untrusted':9}  {name}")
         return 0
     rest = [a for a in argv if a not in _FLAGS]
     folder = Path(rest[0]).expanduser() if rest else Path.cwd()

@@ -8,14 +8,12 @@ from typing import TYPE_CHECKING
 from pi_cli.args import ExitCode, LaunchArgs, error
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 
 def try_build_shell(args: LaunchArgs) -> CodingAgent | str:
     """The shell, or the user-facing reason it cannot start (never a traceback)."""
-    from pi_cli.shell.coding_agent import CodingAgent, ConfigError
-    from pi_cli.shell.config.settings import SettingsError
-    from pi_cli.shell.session.store import SessionError
+    from pi_cli.shell import CodingAgent, ConfigError, SessionError, SettingsError
 
     try:
         return CodingAgent(args.shell)

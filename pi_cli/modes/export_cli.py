@@ -10,10 +10,16 @@ from pi_cli.args import ExitCode, LaunchArgs, error
 
 def run_export(args: LaunchArgs) -> int:
     """Write the page; print its path. The prompt word, if any, is the output file."""
-    from pi_cli.shell.config.settings import SettingsError, load_settings
-    from pi_cli.shell.export_html import ExportError, default_export_path, export_session
-    from pi_cli.shell.session.files import resolve_session
-    from pi_cli.shell.session.store import SessionError, SessionStore
+    from pi_cli.shell import (
+        ExportError,
+        SessionError,
+        SessionStore,
+        SettingsError,
+        default_export_path,
+        export_session,
+        load_settings,
+        resolve_session,
+    )
 
     assert args.export is not None
     try:

@@ -10,9 +10,14 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from agent_core import MessageUpdate, to_wire
-from pi_cli.shell.commands import CommandResult
-from pi_cli.shell.events import Notice, ShellEvent, ShellStateChanged, SubagentEvent
-from pi_cli.shell.jsonl import dumps_line
+from pi_cli.shell import (
+    CommandResult,
+    Notice,
+    ShellEvent,
+    ShellStateChanged,
+    SubagentEvent,
+    dumps_line,
+)
 
 
 def event_data(event: ShellEvent) -> dict[str, Any]:

@@ -23,7 +23,7 @@ class LocalRow:
 def known_models(needle: str | None, env: Mapping[str, str]) -> list[Any]:
     """Catalogue and models.json rows (``ResolvedModel``); raises on a bad models.json."""
     from agent_core.providers import list_models
-    from pi_cli.shell.paths import pi_home
+    from pi_cli.shell import pi_home
 
     return list(list_models(needle, models_file=pi_home() / "models.json", env=env))
 
@@ -32,7 +32,7 @@ def local_models(
     needle: str | None, ports: Mapping[str, int] | None, env: Mapping[str, str]
 ) -> list[LocalRow]:
     """Models on answering local servers (none when probing is disabled)."""
-    from pi_cli.shell.models.local import detect_local_servers
+    from pi_cli.shell import detect_local_servers
 
     rows: list[LocalRow] = []
     for server in detect_local_servers(ports, env):
@@ -54,7 +54,7 @@ def print_models(args: LaunchArgs, out: TextIO | None = None) -> int:
         args: ``args.prompt`` is the optional substring filter.
         out: where to write (default stdout).
     """
-    from pi_cli.shell.config.settings import SettingsError, load_settings
+    from pi_cli.shell import SettingsError, load_settings
 
     out = out or sys.stdout
     needle = args.prompt.strip().lower() or None

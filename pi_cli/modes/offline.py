@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agent_core import AssistantMessage, LlmContext, StreamOptions
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 
 class NoModel:
@@ -31,8 +31,7 @@ def session_workspace(ref: str | None, cwd: Path) -> tuple[Path, Path]:
     The workspace is the directory the session was started in (its header says), if it
     still exists, else ``cwd``. Raises ``SessionError``.
     """
-    from pi_cli.shell.session.files import find_latest_session, resolve_session
-    from pi_cli.shell.session.store import SessionError, SessionStore
+    from pi_cli.shell import SessionError, SessionStore, find_latest_session, resolve_session
 
     path = resolve_session(ref, cwd) if ref else find_latest_session(cwd)
     if path is None:
@@ -43,7 +42,7 @@ def session_workspace(ref: str | None, cwd: Path) -> tuple[Path, Path]:
 
 def offline_shell(session: Path, workspace: Path, why: str, persist: bool = True) -> CodingAgent:
     """A shell on ``session`` in ``workspace`` whose model is :class:`NoModel`."""
-    from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
+    from pi_cli.shell import CodingAgent, ShellOptions
 
     options = ShellOptions(
         cwd=workspace, session=str(session), stream_fn=NoModel(why), persist_session=persist

@@ -20,7 +20,7 @@ from typing import Any
 
 from agent_core import AssistantMessage, MessageUpdate, to_wire
 from pi_cli.modes.json_writer import event_data, is_written
-from pi_cli.shell.events import CompactionEnd, ModelChanged, QueueChanged, ShellEvent
+from pi_cli.shell import CompactionEnd, ModelChanged, QueueChanged, ShellEvent
 
 UPDATES_PER_SECOND = 30
 _DELTAS = ("text_delta", "thinking_delta", "toolcall_delta")

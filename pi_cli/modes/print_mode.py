@@ -17,7 +17,7 @@ from pi_cli.modes.common import build_shell
 from pi_cli.modes.json_writer import JsonEventWriter, write_command_output
 from pi_cli.modes.pi_events import PiEventWriter
 from pi_cli.modes.termination import Termination
-from pi_cli.shell.events import (
+from pi_cli.shell import (
     AutoRetryStart,
     BudgetExceeded,
     CompactionStart,
@@ -26,17 +26,17 @@ from pi_cli.shell.events import (
     ShellEvent,
     StructuredOutput,
     SubagentEvent,
+    clean,
+    redact,
 )
-from pi_cli.shell.redact import redact
-from pi_cli.shell.terminal_text import clean
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 
 def run_print(args: LaunchArgs, prompt: str) -> int:
     """Run one prompt; return the exit code."""
-    from pi_cli.shell.prompt.images import ImageError, load_image
+    from pi_cli.shell import ImageError, load_image
 
     try:
         images = [load_image(args.cwd / path) for path in args.images]

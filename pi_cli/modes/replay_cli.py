@@ -14,17 +14,14 @@ from typing import TYPE_CHECKING, Any
 from pi_cli.args import ExitCode, LaunchArgs, error
 
 if TYPE_CHECKING:
-    from pi_cli.shell.session.replay import ReplayReport
-    from pi_cli.shell.session.store import SessionStore
+    from pi_cli.shell import ReplayReport, SessionStore
 
 SHOWN_CHARS = 600
 
 
 def run_replay(args: LaunchArgs) -> int:
     """Entry point of ``--replay`` / ``--replay-live``."""
-    from pi_cli.shell.session.files import resolve_session
-    from pi_cli.shell.session.replay import make_scratch
-    from pi_cli.shell.session.store import SessionError, SessionStore
+    from pi_cli.shell import SessionError, SessionStore, make_scratch, resolve_session
 
     assert args.replay is not None
     try:
@@ -60,9 +57,14 @@ def _shell(options: Any) -> Any:
 def _replay(store: SessionStore, scratch: Path, workspace: Path, source: str) -> int:
     import tools
     from pi_cli.modes.offline import NoModel
-    from pi_cli.shell.config.settings import SettingsError, load_settings
-    from pi_cli.shell.options import ShellOptions
-    from pi_cli.shell.session.replay import ReplayReport, recorded, replay
+    from pi_cli.shell import (
+        ReplayReport,
+        SettingsError,
+        ShellOptions,
+        load_settings,
+        recorded,
+        replay,
+    )
 
     try:
         settings = load_settings(scratch)
@@ -118,8 +120,7 @@ def _print_report(report: ReplayReport) -> None:
 def _live(args: LaunchArgs, store: SessionStore, scratch: Path) -> int:
     from dataclasses import replace
 
-    from pi_cli.shell.session.replay import recorded
-    from pi_cli.shell.session.tree import text_of
+    from pi_cli.shell import recorded, text_of
 
     prompts, previous = [], None
     for message in recorded(store):

@@ -1,1 +1,342 @@
-"""The CodingAgent shell shared by every front end (one-shot, JSON, RPC, plain REPL, TUI)."""
+"""The shell's front door: what front ends (modes, TUI, server, CLI commands) import.
+
+The CodingAgent shell is shared by every front end. Front ends import from here (and from the
+few subpackage APIs listed in ``.importlinter-cli``: :mod:`.permissions`, :mod:`.checkpoints`,
+:mod:`.export_html`), never from the shell's modules: an import-linter contract in ``make lint``
+holds that line. Names load lazily on first use, as ``textual.widgets`` does, so importing this
+package costs nothing at start-up; the ``TYPE_CHECKING`` block gives type checkers the same
+names (``tests/shell/test_front_door.py`` checks the two lists agree).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_cli.shell.bash.commands import shell_line
+    from pi_cli.shell.bash.user import UserBashError
+    from pi_cli.shell.builtin_commands import THINKING_LEVELS
+    from pi_cli.shell.checkpoints.commands import describe_rewind, format_points, resolve_point
+    from pi_cli.shell.checkpoints.rewind import (
+        NeedsConfirmation,
+        RewindError,
+        RewindPlan,
+        RewindPoint,
+        RewindResult,
+    )
+    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell.commands import (
+        CommandResult,
+        PickAction,
+        ShellAPI,
+        SlashCommand,
+        parse_command_line,
+    )
+    from pi_cli.shell.compaction import CompactionError
+    from pi_cli.shell.compaction.branch_summary import abandoned
+    from pi_cli.shell.config.settings import SettingsError, load_settings, save_global_setting
+    from pi_cli.shell.config.trust import (
+        TrustCheck,
+        check_trust,
+        forget_trust,
+        record_trust,
+        refresh_digest,
+        trusted_folders,
+    )
+    from pi_cli.shell.events import (
+        AutoRetryEnd,
+        AutoRetryStart,
+        BackgroundShellsChanged,
+        CompactionEnd,
+        CompactionStart,
+        Listener,
+        McpStatusChanged,
+        ModelChanged,
+        Notice,
+        OwnEvent,
+        PermissionModeChanged,
+        PermissionRequested,
+        PermissionResolved,
+        QueueChanged,
+        QueueReturned,
+        SessionChanged,
+        ShellEvent,
+        ShellState,
+        ShellStateChanged,
+    )
+    from pi_cli.shell.events.agent_tools import (
+        AgentToolEvent,
+        BudgetExceeded,
+        StructuredOutput,
+        SubagentEnded,
+        SubagentEvent,
+        SubagentStarted,
+        TodoUpdated,
+    )
+    from pi_cli.shell.export_html import ExportError, default_export_path, export_session
+    from pi_cli.shell.input_policy import Intent
+    from pi_cli.shell.input_queue import InputQueue, QueuedInput, QueueError
+    from pi_cli.shell.jsonl import dumps_line
+    from pi_cli.shell.models.choices import model_rows
+    from pi_cli.shell.models.local import (
+        detect_local_servers,
+        probe_local_servers,
+        probe_targets,
+        probing_disabled,
+    )
+    from pi_cli.shell.models.setup import ConfigError
+    from pi_cli.shell.options import ShellOptions
+    from pi_cli.shell.paths import pi_home, sessions_dir
+    from pi_cli.shell.permissions.approvals import ApprovalAnswer
+    from pi_cli.shell.permissions.modes import MODE_DESCRIPTIONS, MODES
+    from pi_cli.shell.prompt.images import ImageError, load_image, looks_like_image
+    from pi_cli.shell.prompt.skill_text import skill_call_of
+    from pi_cli.shell.redaction import REDACTOR, redact
+    from pi_cli.shell.session.bash_messages import BashExecutionMessage
+    from pi_cli.shell.session.branching import fork_before, fork_points
+    from pi_cli.shell.session.files import find_latest_session, resolve_session
+    from pi_cli.shell.session.listing import (
+        SessionInfo,
+        delete_session,
+        list_sessions,
+        rename_session,
+    )
+    from pi_cli.shell.session.names import session_name, set_session_name
+    from pi_cli.shell.session.replay import ReplayReport, make_scratch, recorded, replay
+    from pi_cli.shell.session.store import SessionError, SessionStore, compaction_summary_of
+    from pi_cli.shell.session.tree import text_of
+    from pi_cli.shell.terminal_text import clean
+
+_EXPORTS: dict[str, str] = {
+    # the shell
+    "CodingAgent": "pi_cli.shell.coding_agent",
+    "ShellOptions": "pi_cli.shell.options",
+    "Intent": "pi_cli.shell.input_policy",
+    "QueuedInput": "pi_cli.shell.input_queue",
+    "InputQueue": "pi_cli.shell.input_queue",
+    "QueueError": "pi_cli.shell.input_queue",
+    # commands
+    "CommandResult": "pi_cli.shell.commands",
+    "PickAction": "pi_cli.shell.commands",
+    "ShellAPI": "pi_cli.shell.commands",
+    "SlashCommand": "pi_cli.shell.commands",
+    "parse_command_line": "pi_cli.shell.commands",
+    "THINKING_LEVELS": "pi_cli.shell.builtin_commands",
+    "shell_line": "pi_cli.shell.bash.commands",
+    # errors
+    "ConfigError": "pi_cli.shell.models.setup",
+    "SessionError": "pi_cli.shell.session.store",
+    "SettingsError": "pi_cli.shell.config.settings",
+    "CompactionError": "pi_cli.shell.compaction",
+    "ImageError": "pi_cli.shell.prompt.images",
+    "UserBashError": "pi_cli.shell.bash.user",
+    # events
+    "ShellEvent": "pi_cli.shell.events",
+    "OwnEvent": "pi_cli.shell.events",
+    "Listener": "pi_cli.shell.events",
+    "ShellState": "pi_cli.shell.events",
+    "AutoRetryStart": "pi_cli.shell.events",
+    "AutoRetryEnd": "pi_cli.shell.events",
+    "BackgroundShellsChanged": "pi_cli.shell.events",
+    "CompactionStart": "pi_cli.shell.events",
+    "CompactionEnd": "pi_cli.shell.events",
+    "McpStatusChanged": "pi_cli.shell.events",
+    "ModelChanged": "pi_cli.shell.events",
+    "Notice": "pi_cli.shell.events",
+    "PermissionModeChanged": "pi_cli.shell.events",
+    "PermissionRequested": "pi_cli.shell.events",
+    "PermissionResolved": "pi_cli.shell.events",
+    "QueueChanged": "pi_cli.shell.events",
+    "QueueReturned": "pi_cli.shell.events",
+    "SessionChanged": "pi_cli.shell.events",
+    "ShellStateChanged": "pi_cli.shell.events",
+    "AgentToolEvent": "pi_cli.shell.events.agent_tools",
+    "BudgetExceeded": "pi_cli.shell.events.agent_tools",
+    "StructuredOutput": "pi_cli.shell.events.agent_tools",
+    "SubagentEnded": "pi_cli.shell.events.agent_tools",
+    "SubagentEvent": "pi_cli.shell.events.agent_tools",
+    "SubagentStarted": "pi_cli.shell.events.agent_tools",
+    "TodoUpdated": "pi_cli.shell.events.agent_tools",
+    # files and text
+    "pi_home": "pi_cli.shell.paths",
+    "sessions_dir": "pi_cli.shell.paths",
+    "clean": "pi_cli.shell.terminal_text",
+    "redact": "pi_cli.shell.redaction",
+    "REDACTOR": "pi_cli.shell.redaction",
+    "dumps_line": "pi_cli.shell.jsonl",
+    # settings and trust
+    "load_settings": "pi_cli.shell.config.settings",
+    "save_global_setting": "pi_cli.shell.config.settings",
+    "TrustCheck": "pi_cli.shell.config.trust",
+    "check_trust": "pi_cli.shell.config.trust",
+    "forget_trust": "pi_cli.shell.config.trust",
+    "record_trust": "pi_cli.shell.config.trust",
+    "refresh_digest": "pi_cli.shell.config.trust",
+    "trusted_folders": "pi_cli.shell.config.trust",
+    # models
+    "model_rows": "pi_cli.shell.models.choices",
+    "detect_local_servers": "pi_cli.shell.models.local",
+    "probe_local_servers": "pi_cli.shell.models.local",
+    "probe_targets": "pi_cli.shell.models.local",
+    "probing_disabled": "pi_cli.shell.models.local",
+    # prompt
+    "load_image": "pi_cli.shell.prompt.images",
+    "looks_like_image": "pi_cli.shell.prompt.images",
+    "skill_call_of": "pi_cli.shell.prompt.skill_text",
+    # sessions
+    "SessionStore": "pi_cli.shell.session.store",
+    "compaction_summary_of": "pi_cli.shell.session.store",
+    "BashExecutionMessage": "pi_cli.shell.session.bash_messages",
+    "fork_before": "pi_cli.shell.session.branching",
+    "fork_points": "pi_cli.shell.session.branching",
+    "abandoned": "pi_cli.shell.compaction.branch_summary",
+    "find_latest_session": "pi_cli.shell.session.files",
+    "resolve_session": "pi_cli.shell.session.files",
+    "SessionInfo": "pi_cli.shell.session.listing",
+    "delete_session": "pi_cli.shell.session.listing",
+    "list_sessions": "pi_cli.shell.session.listing",
+    "rename_session": "pi_cli.shell.session.listing",
+    "session_name": "pi_cli.shell.session.names",
+    "set_session_name": "pi_cli.shell.session.names",
+    "ReplayReport": "pi_cli.shell.session.replay",
+    "make_scratch": "pi_cli.shell.session.replay",
+    "recorded": "pi_cli.shell.session.replay",
+    "replay": "pi_cli.shell.session.replay",
+    "text_of": "pi_cli.shell.session.tree",
+    # export
+    "ExportError": "pi_cli.shell.export_html",
+    "default_export_path": "pi_cli.shell.export_html",
+    "export_session": "pi_cli.shell.export_html",
+    # checkpoints
+    "NeedsConfirmation": "pi_cli.shell.checkpoints.rewind",
+    "RewindError": "pi_cli.shell.checkpoints.rewind",
+    "RewindPlan": "pi_cli.shell.checkpoints.rewind",
+    "RewindPoint": "pi_cli.shell.checkpoints.rewind",
+    "RewindResult": "pi_cli.shell.checkpoints.rewind",
+    "describe_rewind": "pi_cli.shell.checkpoints.commands",
+    "format_points": "pi_cli.shell.checkpoints.commands",
+    "resolve_point": "pi_cli.shell.checkpoints.commands",
+    # permissions
+    "ApprovalAnswer": "pi_cli.shell.permissions.approvals",
+    "MODE_DESCRIPTIONS": "pi_cli.shell.permissions.modes",
+    "MODES": "pi_cli.shell.permissions.modes",
+}
+"""Each public name and the module that defines it."""
+
+__all__ = [
+    "abandoned",
+    "AgentToolEvent",
+    "ApprovalAnswer",
+    "AutoRetryEnd",
+    "AutoRetryStart",
+    "BackgroundShellsChanged",
+    "BashExecutionMessage",
+    "BudgetExceeded",
+    "check_trust",
+    "clean",
+    "CodingAgent",
+    "CommandResult",
+    "compaction_summary_of",
+    "CompactionEnd",
+    "CompactionError",
+    "CompactionStart",
+    "ConfigError",
+    "default_export_path",
+    "delete_session",
+    "describe_rewind",
+    "detect_local_servers",
+    "dumps_line",
+    "export_session",
+    "ExportError",
+    "find_latest_session",
+    "forget_trust",
+    "fork_before",
+    "fork_points",
+    "format_points",
+    "ImageError",
+    "InputQueue",
+    "Intent",
+    "list_sessions",
+    "Listener",
+    "load_image",
+    "load_settings",
+    "looks_like_image",
+    "make_scratch",
+    "McpStatusChanged",
+    "MODE_DESCRIPTIONS",
+    "model_rows",
+    "ModelChanged",
+    "MODES",
+    "NeedsConfirmation",
+    "Notice",
+    "OwnEvent",
+    "parse_command_line",
+    "PermissionModeChanged",
+    "PermissionRequested",
+    "PermissionResolved",
+    "pi_home",
+    "PickAction",
+    "probe_local_servers",
+    "probe_targets",
+    "probing_disabled",
+    "QueueChanged",
+    "QueuedInput",
+    "QueueError",
+    "QueueReturned",
+    "record_trust",
+    "recorded",
+    "redact",
+    "REDACTOR",
+    "refresh_digest",
+    "rename_session",
+    "replay",
+    "ReplayReport",
+    "resolve_point",
+    "resolve_session",
+    "RewindError",
+    "RewindPlan",
+    "RewindPoint",
+    "RewindResult",
+    "save_global_setting",
+    "session_name",
+    "SessionChanged",
+    "SessionError",
+    "SessionInfo",
+    "sessions_dir",
+    "SessionStore",
+    "set_session_name",
+    "SettingsError",
+    "shell_line",
+    "ShellAPI",
+    "ShellEvent",
+    "ShellOptions",
+    "ShellState",
+    "ShellStateChanged",
+    "skill_call_of",
+    "SlashCommand",
+    "StructuredOutput",
+    "SubagentEnded",
+    "SubagentEvent",
+    "SubagentStarted",
+    "text_of",
+    "THINKING_LEVELS",
+    "TodoUpdated",
+    "TrustCheck",
+    "trusted_folders",
+    "UserBashError",
+]
+
+
+def __getattr__(name: str) -> object:
+    """Import the module defining ``name`` on first use and keep the value here."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -11,7 +11,7 @@ from typing import Any, assert_never
 
 from textual.message import Message as UiMessage
 
-from pi_cli.shell.events.agent_tools import (
+from pi_cli.shell import (
     AgentToolEvent,
     BudgetExceeded,
     StructuredOutput,

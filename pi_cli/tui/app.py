@@ -40,7 +40,7 @@ from pi_cli.tui.widgets.transcript import Transcript
 if TYPE_CHECKING:
     from textual.driver import Driver
 
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
     from pi_cli.tui.bridge import Bridge
     from pi_cli.tui.controllers.attention import Attention
 
@@ -129,7 +129,7 @@ class PiApp(App[int], inherit_bindings=False):
         return (self.options.cwd or Path.cwd()).resolve()
 
     def compose(self) -> ComposeResult:
-        from pi_cli.shell.paths import pi_home
+        from pi_cli.shell import pi_home
 
         self.transcript = Transcript(self.options.clock)
         self.marker = NewOutputMarker()

@@ -31,7 +31,7 @@ from agent_core import (
     TurnStart,
     UserMessage,
 )
-from pi_cli.shell.events import (
+from pi_cli.shell import (
     AutoRetryEnd,
     AutoRetryStart,
     BackgroundShellsChanged,

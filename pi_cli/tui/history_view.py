@@ -40,7 +40,7 @@ class Group:
 
 def group_messages(messages: Sequence[Any]) -> list[Group]:
     """Stored messages as display groups, in order (tool results join their turn)."""
-    from pi_cli.shell.session.store import compaction_summary_of
+    from pi_cli.shell import compaction_summary_of
 
     groups: list[Group] = []
     calls: dict[str, Group] = {}

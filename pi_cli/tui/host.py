@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.worker import Worker
 
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
     from pi_cli.tui.options import TuiOptions
     from pi_cli.tui.widgets.editor import Editor
     from pi_cli.tui.widgets.footer import StatusFooter

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from textual.binding import Binding, BindingType
 
-from pi_cli.shell.paths import pi_home
+from pi_cli.shell import pi_home
 
 SCOPES: dict[str, str] = {
     "main": "Main screen (the editor keeps the focus)",

@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.message import Message
 
-from pi_cli.shell.redact import REDACTOR
+from pi_cli.shell import REDACTOR
 
 # C0 controls but tab and newline, DEL and the C1 range: ESC sequences in model text, tool output
 # or a file's content would otherwise reach the terminal raw (``\x1b[2J`` clears the screen).
@@ -22,7 +22,7 @@ _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 def clean(text: str) -> str:
     """``text`` without terminal control characters (tab and newline kept) or the keys pi
-    holds (masked by value, :mod:`pi_cli.shell.redact`)."""
+    holds (masked by value, :mod:`pi_cli.shell.redaction`)."""
     return _CONTROLS.sub("", REDACTOR(text))
 
 

@@ -20,7 +20,7 @@ _IMAGE_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+\.(?:png|jpe?g|gif|webp))\b", re
 def pasted_path(text: str, cwd: Path) -> Path | None:
     """The file a paste names, if it is one existing image (terminals paste dropped files as
     ``/a/b\\ c.png``, ``'/a/b c.png'`` or ``file:///a/b%20c.png``)."""
-    from pi_cli.shell.prompt.images import looks_like_image
+    from pi_cli.shell import looks_like_image
 
     candidate = text.strip()
     if "\n" in candidate or not candidate or not looks_like_image(candidate.rstrip("'\"")):

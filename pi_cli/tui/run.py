@@ -22,7 +22,7 @@ def _theme_setting(cwd: Path) -> str | None:
 
     The full settings (validated, with clear errors) are loaded with the shell.
     """
-    from pi_cli.shell.paths import pi_home
+    from pi_cli.shell import pi_home
 
     theme = None
     for path in (pi_home() / "settings.json", cwd / ".pi" / "settings.json"):
@@ -47,7 +47,7 @@ def run_tui(args: LaunchArgs) -> int:
 
     def factory():  # noqa: ANN202 - CodingAgent | str, imported in the thread
         from pi_cli.modes.common import try_build_shell
-        from pi_cli.shell.config.trust import check_trust, record_trust
+        from pi_cli.shell import check_trust, record_trust
         from pi_cli.tui.controllers.approvals import ask_trust
 
         if args.shell.trust is None:  # asked before the shell exists: it decides what loads

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pi_cli.modes.termination import Termination
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 
 class TerminatingApp(Protocol):

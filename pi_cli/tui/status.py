@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from pi_cli.tui.widgets.footer import Status
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 
 def home_relative(path: Path) -> str:

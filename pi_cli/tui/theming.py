@@ -20,7 +20,7 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from pi_cli.shell.paths import pi_home
+from pi_cli.shell import pi_home
 
 PALETTE_KEYS = (
     "primary",
@@ -133,7 +133,7 @@ def _builtin_tokens() -> dict[str, str]:
 
 def save_theme_choice(name: str) -> str | None:
     """Remember ``name`` in the global settings; the problem to show if that failed."""
-    from pi_cli.shell.config.settings import SettingsError, save_global_setting
+    from pi_cli.shell import SettingsError, save_global_setting
 
     try:
         save_global_setting("theme", name)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
+from pi_cli.shell import CommandResult, ShellAPI, SlashCommand
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
     from pi_cli.tui.host import TuiHost
 
 

@@ -23,7 +23,7 @@ from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.acp.fs import ClientEditTool, ClientFiles, ClientWriteTool
 from pi_cli.modes.acp.updates import AcpSession, tool_kind
 from pi_cli.modes.common import try_build_shell
-from pi_cli.shell.permissions.modes import DESCRIPTIONS, MODES
+from pi_cli.shell import MODE_DESCRIPTIONS, MODES
 
 _STOP = {"refusal": "refusal", "length": "max_tokens", "aborted": "cancelled"}
 
@@ -113,7 +113,7 @@ class PiAgent:
         modes = schema.SessionModeState(
             current_mode_id=shell.permissions.mode,
             available_modes=[
-                schema.SessionMode(id=mode, name=mode, description=DESCRIPTIONS[mode])
+                schema.SessionMode(id=mode, name=mode, description=MODE_DESCRIPTIONS[mode])
                 for mode in MODES
             ],
         )

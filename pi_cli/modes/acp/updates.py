@@ -34,10 +34,11 @@ from agent_core import (
     TurnEnd,
     TurnStart,
 )
-from pi_cli.shell.events import (
+from pi_cli.shell import (
     AutoRetryEnd,
     AutoRetryStart,
     BackgroundShellsChanged,
+    BudgetExceeded,
     CompactionEnd,
     CompactionStart,
     McpStatusChanged,
@@ -51,19 +52,16 @@ from pi_cli.shell.events import (
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
-)
-from pi_cli.shell.events.agent_tools import (
-    BudgetExceeded,
     StructuredOutput,
     SubagentEnded,
     SubagentEvent,
     SubagentStarted,
     TodoUpdated,
+    redact,
 )
-from pi_cli.shell.redact import redact
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 KINDS: dict[str, Any] = {
     "read": "read",

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent_core import MessageEnd, ToolExecutionEnd, ToolExecutionStart
-from pi_cli.shell.events.agent_tools import (
+from pi_cli.shell import (
     AgentToolEvent,
     BudgetExceeded,
     StructuredOutput,
@@ -17,9 +17,9 @@ from pi_cli.shell.events.agent_tools import (
     SubagentEvent,
     SubagentStarted,
     TodoUpdated,
+    clean,
+    redact,
 )
-from pi_cli.shell.redact import redact
-from pi_cli.shell.terminal_text import clean
 
 _MARKS = {"completed": ("✓", "green"), "in_progress": ("▸", "bold yellow"), "pending": ("○", "")}
 

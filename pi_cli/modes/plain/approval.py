@@ -8,12 +8,10 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from pi_cli.shell.permissions.approvals import ApprovalAnswer
-from pi_cli.shell.terminal_text import clean
+from pi_cli.shell import ApprovalAnswer, clean
 
 if TYPE_CHECKING:
-    from pi_cli.shell.config.trust import TrustCheck
-    from pi_cli.shell.events import PermissionRequested
+    from pi_cli.shell import PermissionRequested, TrustCheck
 
 KEYS = {"y": "allow_once", "s": "allow_session", "a": "allow_always", "n": "deny"}
 LABELS = {

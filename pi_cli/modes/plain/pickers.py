@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
-from pi_cli.shell.commands import parse_command_line
+from pi_cli.shell import parse_command_line
 
 MAX_SESSIONS = 10
 
@@ -55,7 +55,7 @@ class Pickers:
         ]
 
     async def _models(self) -> list[str]:
-        from pi_cli.shell.models.local import probe_local_servers, probe_targets, probing_disabled
+        from pi_cli.shell import probe_local_servers, probe_targets, probing_disabled
 
         found = (
             []
@@ -72,7 +72,7 @@ class Pickers:
         return lines
 
     def _sessions(self) -> list[str]:
-        from pi_cli.shell.paths import sessions_dir
+        from pi_cli.shell import sessions_dir
 
         directory = sessions_dir(self.shell.cwd)
         files = (

@@ -34,7 +34,7 @@ from agent_core import (
     UserMessage,
 )
 from pi_cli.modes.plain.agent_render import AgentRenderer
-from pi_cli.shell.events import (
+from pi_cli.shell import (
     AutoRetryEnd,
     AutoRetryStart,
     BackgroundShellsChanged,
@@ -57,12 +57,12 @@ from pi_cli.shell.events import (
     SubagentEvent,
     SubagentStarted,
     TodoUpdated,
+    clean,
+    redact,
 )
-from pi_cli.shell.redact import redact
-from pi_cli.shell.terminal_text import clean
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 RESULT_LINES = 8
 LINE_CHARS = 160

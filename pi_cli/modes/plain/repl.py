@@ -33,17 +33,17 @@ from pi_cli.modes.plain.keys import PiCompleter, build_key_bindings, register_ex
 from pi_cli.modes.plain.pickers import Pickers
 from pi_cli.modes.plain.render import PlainRenderer, clip
 from pi_cli.modes.termination import Termination
-from pi_cli.shell.commands import CommandResult
-from pi_cli.shell.events import (
+from pi_cli.shell import (
+    CommandResult,
     PermissionRequested,
     PermissionResolved,
     QueueReturned,
     ShellEvent,
+    pi_home,
 )
-from pi_cli.shell.paths import pi_home
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 Kind = Literal["enter", "follow_up"]
 HINT = (
@@ -56,7 +56,7 @@ def run_plain(args: LaunchArgs) -> int:
     """Entry point used by the launcher for ``--plain``, ``TERM=dumb`` and ``ui: "plain"``."""
     args.shell.approvals = "interactive"
     if args.shell.trust is None:
-        from pi_cli.shell.config.trust import check_trust, record_trust
+        from pi_cli.shell import check_trust, record_trust
 
         check = check_trust(args.cwd)
         if check.needs_question:

@@ -20,8 +20,7 @@ from agent_core import ImageContent
 if TYPE_CHECKING:
     import asyncio
 
-    from pi_cli.shell.coding_agent import CodingAgent
-    from pi_cli.shell.commands import CommandResult
+    from pi_cli.shell import CodingAgent, CommandResult
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 JSON_NULL = object()

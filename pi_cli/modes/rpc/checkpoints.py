@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pi_cli.modes.rpc.base import Handler, RpcContext, RpcError, text_arg
-from pi_cli.shell.checkpoints.rewind import RewindPlan, RewindPoint, RewindResult
+from pi_cli.shell import RewindPlan, RewindPoint, RewindResult
 
 MODES = {"both": (True, True), "code": (True, False), "conversation": (False, True)}
 

@@ -34,16 +34,19 @@ from pi_cli.modes.rpc.sessions import session_commands
 from pi_cli.modes.rpc.state import state_commands
 from pi_cli.modes.rpc.ui import approval_commands
 from pi_cli.modes.termination import Termination
-from pi_cli.shell.commands import CommandResult
-from pi_cli.shell.compaction import CompactionError
-from pi_cli.shell.events import Notice, ShellEvent
-from pi_cli.shell.input_queue import QueueError
-from pi_cli.shell.jsonl import dumps_line
-from pi_cli.shell.models.setup import ConfigError
-from pi_cli.shell.session.store import SessionError
+from pi_cli.shell import (
+    CommandResult,
+    CompactionError,
+    ConfigError,
+    Notice,
+    QueueError,
+    SessionError,
+    ShellEvent,
+    dumps_line,
+)
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 __all__ = ["COMMAND_GROUPS", "RpcError", "RpcServer", "run_rpc", "serve"]
 

@@ -12,9 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pi_cli.modes.rpc.base import Handler, RpcContext, RpcError, images_arg, text_arg
-from pi_cli.shell.bash.user import UserBashError
-from pi_cli.shell.commands import CommandResult
-from pi_cli.shell.input_policy import Intent
+from pi_cli.shell import CommandResult, Intent, UserBashError
 
 BUSY = (
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue "

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.modes.rpc.base import Handler, RpcContext, RpcError, text_arg
-from pi_cli.shell.compaction import CompactionError
-from pi_cli.shell.session.branching import fork_before, fork_points
-from pi_cli.shell.session.names import set_session_name as set_session_name_entry
+from pi_cli.shell import CompactionError, fork_before, fork_points
+from pi_cli.shell import set_session_name as set_session_name_entry
 
 
 def session_commands(rpc: RpcContext) -> Mapping[str, Handler]:
@@ -80,7 +79,7 @@ def session_commands(rpc: RpcContext) -> Mapping[str, Handler]:
         return {"messages": [{"entryId": i, "text": t} for i, t in fork_points(shell)]}
 
     async def export_html(command: dict[str, Any]) -> Any:
-        from pi_cli.shell.export_html import ExportError, default_export_path, export_session
+        from pi_cli.shell import ExportError, default_export_path, export_session
 
         await rpc.settle()
         raw = command.get("outputPath")

@@ -16,7 +16,7 @@ from pi_cli.modes.rpc.base import (
     text_arg,
 )
 from pi_cli.modes.rpc.views import commands_of, messages_of, session_stats, state_of
-from pi_cli.shell.builtin_commands import THINKING_LEVELS
+from pi_cli.shell import THINKING_LEVELS
 
 QUEUE_MODES = ("all", "one-at-a-time")
 

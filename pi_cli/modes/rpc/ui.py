@@ -23,10 +23,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_cli.modes.rpc.base import Deferred, Handler, RpcContext, RpcError
-from pi_cli.shell.events import PermissionRequested, PermissionResolved, ShellEvent
+from pi_cli.shell import PermissionRequested, PermissionResolved, ShellEvent
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 LABELS = {
     "allow_once": "Allow once",

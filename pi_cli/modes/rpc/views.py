@@ -6,12 +6,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_core import AssistantMessage, Message, ToolResultMessage, UserMessage, to_wire
-from pi_cli.shell.session.bash_messages import BashExecutionMessage
-from pi_cli.shell.session.names import session_name as name_of
+from pi_cli.shell import BashExecutionMessage
+from pi_cli.shell import session_name as name_of
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
-    from pi_cli.shell.input_queue import QueuedInput
+    from pi_cli.shell import CodingAgent, QueuedInput
 
 
 def session_name(shell: CodingAgent) -> str | None:

@@ -36,7 +36,7 @@ def format_points(points: list[RewindPoint]) -> str:
     return "\n".join(lines)
 
 
-def describe(result: RewindResult) -> str:
+def describe_rewind(result: RewindResult) -> str:
     """One paragraph saying what a rewind did."""
     parts = []
     restored = result.restored
@@ -103,7 +103,7 @@ async def _rewind(shell: ShellAPI, args: str) -> CommandResult:
     except RewindError as exc:
         return CommandResult(output=str(exc), error=True)
     text = f"\nEdit and resend: {result.text}" if result.text else ""
-    return CommandResult(output=describe(result) + text)
+    return CommandResult(output=describe_rewind(result) + text)
 
 
 def rewind_commands() -> list[SlashCommand]:

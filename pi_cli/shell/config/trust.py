@@ -138,6 +138,14 @@ def _load_store() -> dict[str, Any]:
     return folders if isinstance(folders, dict) else {}
 
 
+def trusted_folders() -> list[tuple[str, bool]]:
+    """Every stored decision: (folder, trusted), sorted by folder (``pi trust --list``)."""
+    return sorted(
+        (name, isinstance(record, dict) and record.get("trusted") is True)
+        for name, record in _load_store().items()
+    )
+
+
 def check_trust(cwd: Path) -> TrustCheck:
     """The trust state of ``cwd`` (cheap: a few small files are read and hashed)."""
     root = Path(os.path.realpath(cwd))

@@ -9,7 +9,7 @@ from typing import Any
 from pi_cli.shell.events import PermissionModeChanged, PermissionRequested
 from pi_cli.shell.permissions.approvals import ApprovalAnswer
 from pi_cli.shell.permissions.gate import ToolGate
-from pi_cli.shell.permissions.modes import DESCRIPTIONS, Mode, next_mode, parse_mode
+from pi_cli.shell.permissions.modes import MODE_DESCRIPTIONS, Mode, next_mode, parse_mode
 
 
 class PermissionControl:
@@ -60,7 +60,7 @@ class PermissionControl:
     def summary(self) -> str:
         """The mode, the workspace and every rule, for ``/permissions``."""
         engine = self.engine
-        lines = [f"Mode: {engine.mode} ({DESCRIPTIONS[engine.mode]})"]
+        lines = [f"Mode: {engine.mode} ({MODE_DESCRIPTIONS[engine.mode]})"]
         lines.append("Workspace: " + ", ".join(str(root) for root in engine.workspace.roots))
         for behavior in ("deny", "ask", "allow"):
             rules = engine.rules.of(behavior)  # type: ignore[arg-type]

@@ -25,7 +25,7 @@ from pi_cli.shell.hooks.lifecycle import notify as notify_hooks
 from pi_cli.shell.permissions.approvals import ApprovalBroker, Outcome
 from pi_cli.shell.permissions.engine import Decision, PermissionEngine
 from pi_cli.shell.permissions.rules import parse_rule
-from pi_cli.shell.redact import REDACTOR, redact_value
+from pi_cli.shell.redaction import REDACTOR, redact_value
 
 if TYPE_CHECKING:
     from pi_cli.shell.context import Level

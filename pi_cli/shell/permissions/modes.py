@@ -30,7 +30,7 @@ _STRICTNESS: dict[Mode, int] = {
     "dontAsk": 4,
     "plan": 5,
 }
-DESCRIPTIONS: dict[Mode, str] = {
+MODE_DESCRIPTIONS: dict[Mode, str] = {
     "default": "asks before every edit and every bash command not proven read-only",
     "acceptEdits": "edits inside the workspace run; other bash commands ask",
     "auto": "edits inside the workspace run; bash runs without asking inside the sandbox",

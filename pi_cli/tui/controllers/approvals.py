@@ -15,7 +15,7 @@ from textual.app import App
 from pi_cli.tui.screens.approval import Approval, ApprovalScreen, TrustScreen, Verdict
 
 if TYPE_CHECKING:
-    from pi_cli.shell.config.trust import TrustCheck
+    from pi_cli.shell import TrustCheck
     from pi_cli.tui.messages import ApprovalClosed, ApprovalRequested
 
 Answer = Callable[[str, Mapping[str, object] | str], bool]

@@ -15,7 +15,7 @@ from pi_cli.tui.messages import clean
 from pi_cli.tui.widgets.footer import Item
 
 if TYPE_CHECKING:
-    from pi_cli.shell.commands import CommandResult
+    from pi_cli.shell import CommandResult
     from pi_cli.tui.host import TuiHost
 
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
@@ -57,7 +57,7 @@ class InputControl:
         host.run_worker(self.show_result(future, text), group="input", exit_on_error=False)
 
     def _load_images(self, paths: list[Path]) -> list[Any]:
-        from pi_cli.shell.prompt.images import ImageError, load_image
+        from pi_cli.shell import ImageError, load_image
 
         blocks = []
         for path in paths:
@@ -172,7 +172,7 @@ class InputControl:
 
     def cycle_thinking(self) -> None:
         """Alt+T: the next thinking level, through the shell's ``/thinking``."""
-        from pi_cli.shell.builtin_commands import THINKING_LEVELS
+        from pi_cli.shell import THINKING_LEVELS
 
         shell = self.host.shell
         if shell is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from pi_cli.shell.commands import CommandResult, PickAction, ShellAPI
+from pi_cli.shell import CommandResult, PickAction, ShellAPI
 
 if TYPE_CHECKING:
     from pi_cli.tui.host import TuiHost as PickerHost
@@ -43,7 +43,7 @@ async def pick_model(host: PickerHost) -> None:
 
 async def pick_session(host: PickerHost) -> None:
     """Choose a session of this project (search, rename, delete); it runs as ``/resume path``."""
-    from pi_cli.shell.paths import sessions_dir
+    from pi_cli.shell import sessions_dir
     from pi_cli.tui.screens.resume import ResumeScreen
 
     shell = host.shell
@@ -79,7 +79,7 @@ async def pick_rewind(host: PickerHost) -> None:
 
 def navigate_tree(host: PickerHost, entry_id: str) -> None:
     """Continue from ``entry_id``; a chosen prompt goes back into the editor, to edit and resend."""
-    from pi_cli.shell.session.store import SessionError
+    from pi_cli.shell import SessionError
 
     assert host.shell is not None
     try:
@@ -121,7 +121,7 @@ async def search_history(host: PickerHost) -> None:
 
 async def pick_bash(host: PickerHost) -> None:
     """Choose a background shell, then view its output or stop it (as ``/bashes view|kill``)."""
-    from pi_cli.shell.bash.commands import shell_line
+    from pi_cli.shell import shell_line
     from pi_cli.tui.screens.picker import PickerScreen
 
     assert host.shell is not None

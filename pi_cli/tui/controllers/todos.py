@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from textual.dom import DOMQuery
     from textual.widget import AwaitMount, Widget
 
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 
 class PanelHost(Protocol):

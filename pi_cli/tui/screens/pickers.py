@@ -8,13 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pi_cli.shell.prompt.skill_text import skill_call_of
+from pi_cli.shell import skill_call_of
 from pi_cli.tui.screens.picker import Item, PickerScreen
 
 
 def model_items(current: str, ports: dict[str, int] | None = None) -> list[Item]:
     """Pickable models, best first: current, configured here, then the rest (slow: a thread)."""
-    from pi_cli.shell.models.choices import model_rows
+    from pi_cli.shell import model_rows
 
     rows = model_rows(current, ports)
     items: list[Item] = [("", "Configured here (current ✓, models.json, local servers, keys set)")]

@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 from pi_cli.tui.keymap import bindings, chords
 
 if TYPE_CHECKING:
-    from pi_cli.shell.input_queue import InputQueue
+    from pi_cli.shell import InputQueue
 
 KIND_LABELS = {"steer": "Steering", "follow_up": "Follow-up", "held": "Queued"}
 
@@ -91,7 +91,7 @@ class QueueScreen(ModalScreen[None]):
     # ------------------------------------------------------------------ actions
 
     def _apply(self, change: str, *args: object) -> None:
-        from pi_cli.shell.input_queue import QueueError
+        from pi_cli.shell import QueueError
 
         item = self.selected
         if item is None:
@@ -124,7 +124,7 @@ class QueueScreen(ModalScreen[None]):
 
     @on(Input.Submitted, "#queue-edit")
     def _edited(self, event: Input.Submitted) -> None:
-        from pi_cli.shell.input_queue import QueueError
+        from pi_cli.shell import QueueError
 
         item_id, self.editing = self.editing, None
         text = event.value

@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from pi_cli.shell.session.listing import SessionInfo, delete_session, list_sessions, rename_session
+from pi_cli.shell import SessionInfo, delete_session, list_sessions, rename_session
 from pi_cli.tui.messages import clean
 
 Mode = Literal["search", "rename", "delete"]

@@ -13,7 +13,7 @@ from pi_cli.tui.screens.choice import ChoiceScreen
 from pi_cli.tui.screens.picker import PickerScreen
 
 if TYPE_CHECKING:
-    from pi_cli.shell.checkpoints.rewind import RewindPlan, RewindPoint
+    from pi_cli.shell import RewindPlan, RewindPoint
     from pi_cli.tui.host import TuiHost as PickerHost
 
 MODES = {
@@ -38,8 +38,7 @@ def plan_lines(plan: RewindPlan) -> list[str]:
 
 async def pick_rewind(host: PickerHost) -> None:
     """The whole ``/rewind`` dialogue."""
-    from pi_cli.shell.checkpoints.commands import describe
-    from pi_cli.shell.checkpoints.rewind import RewindError
+    from pi_cli.shell import RewindError, describe_rewind
 
     shell = host.shell
     assert shell is not None
@@ -95,4 +94,4 @@ async def pick_rewind(host: PickerHost) -> None:
         return
     if result.text:
         host.editor.set_text(result.text)
-    host.notify(describe(result))
+    host.notify(describe_rewind(result))

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def _leaves_a_branch(host: PickerHost, entry_id: str) -> bool:
     """Whether moving to ``entry_id`` leaves entries behind (there is something to summarise)."""
-    from pi_cli.shell.compaction.branch_summary import abandoned
+    from pi_cli.shell import abandoned
 
     assert host.shell is not None
     return bool(abandoned(host.shell.session, host.shell.session.leaf_id, entry_id))
@@ -21,9 +21,7 @@ def _leaves_a_branch(host: PickerHost, entry_id: str) -> bool:
 
 async def continue_from(host: PickerHost, entry_id: str) -> None:
     """Ask how to continue from ``entry_id``, then do it through the shell."""
-    from pi_cli.shell.checkpoints.commands import describe
-    from pi_cli.shell.checkpoints.rewind import RewindError
-    from pi_cli.shell.compaction import CompactionError
+    from pi_cli.shell import CompactionError, RewindError, describe_rewind
 
     shell = host.shell
     assert shell is not None
@@ -60,4 +58,4 @@ async def continue_from(host: PickerHost, entry_id: str) -> None:
     if result.text:
         host.editor.set_text(result.text)
     if code:
-        host.notify(describe(result))
+        host.notify(describe_rewind(result))

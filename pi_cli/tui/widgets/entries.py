@@ -44,7 +44,7 @@ class SkillMessageView(Collapsible):
 
 def user_view(text: str, injected: bool = False) -> Widget:
     """The view of a user message (a skill call reads as ``/skill:name args``)."""
-    from pi_cli.shell.prompt.skill_text import skill_call_of
+    from pi_cli.shell import skill_call_of
 
     call = skill_call_of(text)
     if call is not None:

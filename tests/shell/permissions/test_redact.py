@@ -9,7 +9,7 @@ from urllib.parse import quote
 import pytest
 
 from pi_cli.shell.jsonl import dumps_line
-from pi_cli.shell.redact import MASK, REDACTOR, redact, redact_value
+from pi_cli.shell.redaction import MASK, REDACTOR, redact, redact_value
 from pi_cli.shell.terminal_text import clean
 
 
