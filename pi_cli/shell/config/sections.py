@@ -1,4 +1,8 @@
-"""The sections of the settings (``compaction``, ``sandbox``, ...): one pydantic model each."""
+"""The sections of the settings (``compaction``, ``sandbox``, ...): one pydantic model each.
+
+Every field has a description: ``docs/settings.md`` is generated from them
+(``python scripts/gen_settings_doc.py``), so the reference cannot drift from the code.
+"""
 
 from __future__ import annotations
 
@@ -17,18 +21,40 @@ class SettingsSection(BaseModel):
 class CompactionSettings(SettingsSection):
     """When and how to compact the context."""
 
-    enabled: bool = True
-    reserve_tokens: int = Field(default=16384, ge=0)
-    keep_recent_tokens: int = Field(default=20000, ge=0)
-    context_budget: int | None = Field(default=None, ge=1000)
+    enabled: bool = Field(
+        default=True, description="Compact automatically when the context nears its limit."
+    )
+    reserve_tokens: int = Field(
+        default=16384,
+        ge=0,
+        description="Compact after a run once the context exceeds the window minus this many tokens.",
+    )
+    keep_recent_tokens: int = Field(
+        default=20000,
+        ge=0,
+        description="How many tokens of the newest messages a compaction keeps verbatim.",
+    )
+    context_budget: int | None = Field(
+        default=None,
+        ge=1000,
+        description="A context window smaller than the model's to compact against (unset: the model's).",
+    )
 
 
 class RetrySettings(SettingsSection):
     """Automatic retries of transient provider errors."""
 
-    enabled: bool = True
-    max_retries: int = Field(default=3, ge=0, le=10)
-    base_delay_ms: int = Field(default=2000, ge=0)
+    enabled: bool = Field(
+        default=True,
+        description="Retry transient provider errors (HTTP 429 and 5xx, overload, stalls).",
+    )
+    max_retries: int = Field(default=3, ge=0, le=10, description="Retries after the first attempt.")
+    base_delay_ms: int = Field(
+        default=2000,
+        ge=0,
+        description="Delay before the first retry; it doubles for each later one (a delay "
+        "over 60 s fails at once instead).",
+    )
 
 
 class TimeoutSettings(SettingsSection):
@@ -38,33 +64,68 @@ class TimeoutSettings(SettingsSection):
     ``idle_s``: between two bytes once it has begun. Either one failing is retried.
     """
 
-    first_byte_s: float | None = Field(default=None, ge=0)
-    idle_s: float = Field(default=120.0, ge=0)
+    first_byte_s: float | None = Field(
+        default=None,
+        ge=0,
+        description="Wait for a response's first byte (unset: 600 s, no limit for a local server).",
+    )
+    idle_s: float = Field(
+        default=120.0,
+        ge=0,
+        description="Silence allowed between two bytes once a response has begun.",
+    )
 
 
 class PermissionSettings(SettingsSection):
     """``permissions``: rules in Claude Code's syntax, the mode, extra directories, timeouts."""
 
-    default_mode: str | None = None
-    allow: list[str] = Field(default_factory=list)
-    ask: list[str] = Field(default_factory=list)
-    deny: list[str] = Field(default_factory=list)
-    additional_directories: list[str] = Field(default_factory=list)
-    approval_timeout_s: float = Field(default=120.0, gt=0)
+    default_mode: str | None = Field(
+        default=None,
+        description="The permission mode: `auto` (unset), `default`, `acceptEdits`, `plan`, "
+        "`dontAsk` or `bypassPermissions`.",
+    )
+    allow: list[str] = Field(
+        default_factory=list, description="Rules for calls that run without asking."
+    )
+    ask: list[str] = Field(default_factory=list, description="Rules for calls that always ask.")
+    deny: list[str] = Field(
+        default_factory=list,
+        description="Rules for calls that never run (deny beats ask and allow).",
+    )
+    additional_directories: list[str] = Field(
+        default_factory=list,
+        description="More directories of the workspace, like `--add-dir`.",
+    )
+    approval_timeout_s: float = Field(
+        default=120.0,
+        gt=0,
+        description="An approval question unanswered this long (seconds) denies the call.",
+    )
 
 
 class ToolEnvSettings(SettingsSection):
     """``toolEnv``: the environment tools run with."""
 
-    inherit_secrets: bool = False
+    inherit_secrets: bool = Field(
+        default=False,
+        description="Give tools the provider keys pi removes from their environment.",
+    )
 
 
 class SandboxSettings(SettingsSection):
     """Where bash commands run (see the README's Sandbox section)."""
 
-    mode: Literal["auto", "required", "off"] = "auto"
-    network: bool = False
-    writable: list[str] = Field(default_factory=list)
+    mode: Literal["auto", "required", "off"] = Field(
+        default="auto",
+        description="`auto`: sandbox where it works; `required`: bash refuses to run without it; "
+        "`off`. `PI_SANDBOX_MODE` overrides it.",
+    )
+    network: bool = Field(default=False, description="Let sandboxed commands reach the network.")
+    writable: list[str] = Field(
+        default_factory=list,
+        description="More directories writable inside the sandbox (relative to the working "
+        "directory; `~` expands).",
+    )
 
 
 class McpSettings(SettingsSection):
@@ -75,9 +136,17 @@ class McpSettings(SettingsSection):
     by then fails; ``tool_timeout_s``: one tool call, resource read or prompt.
     """
 
-    startup_timeout_s: float = Field(default=5.0, ge=0)
-    connect_timeout_s: float = Field(default=30.0, gt=0)
-    tool_timeout_s: float = Field(default=300.0, gt=0)
+    startup_timeout_s: float = Field(
+        default=5.0,
+        ge=0,
+        description="How long one-shot and JSON mode wait for servers before the first request.",
+    )
+    connect_timeout_s: float = Field(
+        default=30.0, gt=0, description="A server not started by then fails."
+    )
+    tool_timeout_s: float = Field(
+        default=300.0, gt=0, description="One tool call, resource read or prompt."
+    )
 
 
 class CheckpointSettings(SettingsSection):
@@ -90,24 +159,62 @@ class CheckpointSettings(SettingsSection):
     the oldest ones when the repository grows past ``max_repo_mb``.
     """
 
-    enabled: bool = True
-    max_file_bytes: int = Field(default=10_000_000, ge=0)
-    max_snapshot_bytes: int = Field(default=300_000_000, ge=0)
-    max_files: int = Field(default=20_000, ge=0)
-    wait_ms: int = Field(default=5000, ge=0)
-    keep_days: float = Field(default=30, ge=0)
-    max_repo_mb: int = Field(default=2048, ge=1)
+    enabled: bool = Field(
+        default=True, description="Snapshot the workspace before turns that may change files."
+    )
+    max_file_bytes: int = Field(
+        default=10_000_000,
+        ge=0,
+        description="Larger files are left out of snapshots (and never touched by a restore).",
+    )
+    max_snapshot_bytes: int = Field(
+        default=300_000_000,
+        ge=0,
+        description="A snapshot adding more bytes than this (the first one adds the whole "
+        "workspace) is skipped with a notice.",
+    )
+    max_files: int = Field(
+        default=20_000,
+        ge=0,
+        description="A snapshot adding more files than this is skipped with a notice.",
+    )
+    wait_ms: int = Field(
+        default=5000,
+        ge=0,
+        description="How long a tool call that may change files waits for its snapshot.",
+    )
+    keep_days: float = Field(
+        default=30, ge=0, description="Snapshots of sessions idle this long are pruned."
+    )
+    max_repo_mb: int = Field(
+        default=2048,
+        ge=1,
+        description="Past this size the oldest snapshots are pruned first.",
+    )
 
 
 class WebFetchSettings(SettingsSection):
     """``webFetch``: private addresses it may reach, its size cap and its timeout."""
 
-    allow_private_hosts: list[str] = Field(default_factory=list)
-    max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, le=100 * 1024 * 1024)
-    timeout_s: float = Field(default=30.0, gt=0, le=600)
+    allow_private_hosts: list[str] = Field(
+        default_factory=list,
+        description="Private hosts it may reach: an address and port (`127.0.0.1:8080`), a "
+        "network (`10.0.0.0/8`) or a host name.",
+    )
+    max_bytes: int = Field(
+        default=5 * 1024 * 1024,
+        ge=1024,
+        le=100 * 1024 * 1024,
+        description="At most this much of a response body is read; the rest is cut.",
+    )
+    timeout_s: float = Field(
+        default=30.0, gt=0, le=600, description="The whole fetch, redirects included."
+    )
 
 
 class SubagentSettings(SettingsSection):
     """``subagents``: how many turns one sub-agent may run."""
 
-    max_turns: int = Field(default=50, ge=1, le=1000)
+    max_turns: int = Field(
+        default=50, ge=1, le=1000, description="Model calls one sub-agent may make."
+    )

@@ -53,38 +53,129 @@ class SettingsError(Exception):
 class Settings(SettingsSection):
     """Every setting pi reads. Unknown keys are ignored (newer files stay loadable)."""
 
-    model: str | None = None
-    thinking: Literal["off", "minimal", "low", "medium", "high", "xhigh"] = "off"
-    tools: list[str] | None = None
-    transport: Literal["auto", "native", "litellm"] = "auto"
-    api_base: str | None = None
-    theme: str = "dark"
-    ui: Literal["tui", "plain"] = "tui"
-    steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
-    follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
-    tool_execution: Literal["sequential", "parallel"] = "parallel"
-    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
-    retry: RetrySettings = Field(default_factory=RetrySettings)
-    timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
-    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
-    hooks: dict[str, Any] = Field(default_factory=dict)
-    skills: list[str] = Field(default_factory=list)
-    local_probe_ports: dict[str, int] | None = None
-    bash_timeout_s: float | None = Field(default=None, gt=0)
-    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
-    tool_env: ToolEnvSettings = Field(default_factory=ToolEnvSettings)
-    # When a run ends (or waits for an approval) while the terminal is not focused: a desktop
-    # notification where the terminal has them, else the bell ("bell": always the bell).
-    notifications: Literal["auto", "bell", "off"] = "auto"
-    bash_spill_cap_mb: float = Field(default=50, gt=0)
-    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
-    mcp: McpSettings = Field(default_factory=McpSettings)
-    mcp_servers: dict[str, Any] = Field(default_factory=dict)
-    web_fetch: WebFetchSettings = Field(default_factory=WebFetchSettings)
-    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
-    max_turns: int | None = Field(default=None, ge=1)
-    max_cost: float | None = Field(default=None, gt=0)
-    output_schema_retries: int = Field(default=2, ge=0, le=10)
+    model: str | None = Field(
+        default=None,
+        description="The model as `provider/model`; `--model` wins over it, and it over `PI_MODEL`.",
+    )
+    thinking: Literal["off", "minimal", "low", "medium", "high", "xhigh"] = Field(
+        default="off", description="The thinking (reasoning) level."
+    )
+    tools: list[str] | None = Field(
+        default=None,
+        description="The tools the model gets, like `--tools` (unset: the default set).",
+    )
+    transport: Literal["auto", "native", "litellm"] = Field(
+        default="auto",
+        description="How models are called: pi's native HTTP transports where they exist "
+        "(`auto`), only those (`native`), or always litellm. `PI_TRANSPORT` overrides it.",
+    )
+    api_base: str | None = Field(
+        default=None,
+        description="The base URL of the configured model's API (an OpenAI-compatible server).",
+    )
+    theme: str = Field(
+        default="dark",
+        description="The TUI's and HTML export's theme (the TUI's theme picker saves it here).",
+    )
+    ui: Literal["tui", "plain"] = Field(
+        default="tui",
+        description="What `pi` without a prompt opens: the TUI, or the plain REPL (`--plain`).",
+    )
+    steering_mode: Literal["one-at-a-time", "all"] = Field(
+        default="one-at-a-time",
+        description="Queued steers reach the model one per turn, or all at once.",
+    )
+    follow_up_mode: Literal["one-at-a-time", "all"] = Field(
+        default="one-at-a-time",
+        description="Queued follow-ups reach the model one each time it would stop, or all at once.",
+    )
+    tool_execution: Literal["sequential", "parallel"] = Field(
+        default="parallel",
+        description="Whether the tool calls of one response run concurrently.",
+    )
+    compaction: CompactionSettings = Field(
+        default_factory=CompactionSettings,
+        description="When and how the context is compacted.",
+    )
+    retry: RetrySettings = Field(
+        default_factory=RetrySettings,
+        description="Automatic retries of transient provider errors.",
+    )
+    timeouts: TimeoutSettings = Field(
+        default_factory=TimeoutSettings,
+        description="How long a model response may stay silent (seconds; 0 = no limit).",
+    )
+    checkpoints: CheckpointSettings = Field(
+        default_factory=CheckpointSettings,
+        description="Code snapshots for `/rewind`, in a shadow git repository under `PI_HOME`.",
+    )
+    hooks: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Command hooks by event name, in Claude Code's format.",
+    )
+    skills: list[str] = Field(
+        default_factory=list,
+        description="More skill files or directories, like `--skill`.",
+    )
+    local_probe_ports: dict[str, int] | None = Field(
+        default=None,
+        description="Ports of local model servers to probe (`ollama`, `llamacpp`, `lmstudio`, "
+        "`vllm`); only those named are probed.",
+    )
+    bash_timeout_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="Accepted but not used yet: a bash call's timeout is its `timeout` argument.",
+    )
+    permissions: PermissionSettings = Field(
+        default_factory=PermissionSettings,
+        description="Permission rules in Claude Code's syntax, the mode, extra directories.",
+    )
+    tool_env: ToolEnvSettings = Field(
+        default_factory=ToolEnvSettings, description="The environment tools run with."
+    )
+    notifications: Literal["auto", "bell", "off"] = Field(
+        default="auto",
+        description="When a run ends (or waits for an approval) while the terminal is not "
+        "focused: a desktop notification where the terminal has them, else the bell (`auto`); "
+        "always the bell; nothing.",
+    )
+    bash_spill_cap_mb: float = Field(
+        default=50,
+        gt=0,
+        description="Cap of the file holding a command's full output (MB); past it the middle "
+        "is dropped.",
+    )
+    sandbox: SandboxSettings = Field(
+        default_factory=SandboxSettings, description="Where bash commands run."
+    )
+    mcp: McpSettings = Field(
+        default_factory=McpSettings,
+        description="How long to wait for MCP servers and their calls (seconds).",
+    )
+    mcp_servers: dict[str, Any] = Field(
+        default_factory=dict,
+        description="MCP servers by name, in Claude Code's format.",
+    )
+    web_fetch: WebFetchSettings = Field(
+        default_factory=WebFetchSettings,
+        description="The web_fetch tool's private hosts, size cap and timeout.",
+    )
+    subagents: SubagentSettings = Field(
+        default_factory=SubagentSettings, description="Sub-agents run by the task tool."
+    )
+    max_turns: int | None = Field(
+        default=None, ge=1, description="Model calls one run may make, like `--max-turns`."
+    )
+    max_cost: float | None = Field(
+        default=None, gt=0, description="What one run may cost (USD), like `--max-cost`."
+    )
+    output_schema_retries: int = Field(
+        default=2,
+        ge=0,
+        le=10,
+        description="How often `--output-schema` asks again for an answer that does not validate.",
+    )
 
 
 MAX_DEPTH = 64
