@@ -3,8 +3,9 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.docs-installed
 
-.PHONY: install test lint bench snapshot-update clean compile
+.PHONY: install test lint bench snapshot-update clean compile docs docs-settings
 
 # Import-contract files `make lint` checks: the core's (pyproject.toml) and pi_cli's.
 IMPORT_CONTRACTS := pyproject.toml .importlinter-cli
@@ -25,14 +26,31 @@ compile: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
-# Formatting, lint rules, strict types for agent_core and tools (basic for pi_cli), import contracts. mypy and
-# lint-imports keep caches (.mypy_cache, .import_linter_cache), so a re-run takes seconds.
+# Formatting, lint rules, strict types for agent_core and tools (basic for pi_cli), import contracts,
+# the docs' links and anchors, the generated settings reference. mypy and lint-imports keep caches
+# (.mypy_cache, .import_linter_cache), so a re-run takes seconds.
 lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy agent_core tools
 	$(BIN)/mypy pi_cli
 	$(BIN)/lint-imports --no-logo $(IMPORT_CONTRACTS)
+	$(BIN)/python scripts/check_docs.py
+	$(BIN)/python scripts/gen_settings_doc.py --check
+
+# The documentation site, offline, into build/docs/ (open build/docs/index.html). Warnings are
+# errors: a broken link or anchor, a page outside the nav.
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/sphinx-build -q -E -W --keep-going -b html docs build/docs
+	@echo "site: build/docs/index.html"
+
+# Rewrite the generated part of docs/settings.md after changing a settings model.
+docs-settings: $(STAMP)
+	$(BIN)/python scripts/gen_settings_doc.py
 
 bench: compile
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -1,0 +1,122 @@
+"""The settings reference is generated from the settings models and cannot go stale."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from pydantic import BaseModel, Field
+
+from pi_cli.shell.config.settings import Settings
+from tests.scripts.conftest import ROOT, load_script
+
+gen = load_script("gen_settings_doc")
+PAGE = ROOT / "docs" / "settings.md"
+
+
+def _every_key(model: type[BaseModel], prefix: str = "") -> list[str]:
+    keys = []
+    for name, field in model.model_fields.items():
+        key = prefix + (field.alias or name)
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            keys += _every_key(annotation, key + ".")
+        else:
+            keys.append(key)
+    return keys
+
+
+def test_every_settings_key_is_documented_exactly_once() -> None:
+    rows = re.findall(r"^\| `([^`]+)` \|", PAGE.read_text(encoding="utf-8"), flags=re.M)
+    keys = _every_key(Settings)
+    assert sorted(rows) == sorted(keys)
+    assert len(rows) == len(set(rows))
+    assert "sandbox.mode" in keys and "webFetch.allowPrivateHosts" in keys  # camelCase paths
+
+
+def test_the_committed_page_is_up_to_date_as_make_lint_checks_it() -> None:
+    script = ROOT / "scripts" / "gen_settings_doc.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_stale_page_fails_the_check_and_a_run_rewrites_it(tmp_path: Path) -> None:
+    page = tmp_path / "settings.md"
+    stale = PAGE.read_text(encoding="utf-8").replace("`sandbox.network`", "`sandbox.netwerk`")
+    page.write_text(stale, encoding="utf-8")
+    assert gen.main(["--check", "--page", str(page)]) == 1
+    assert page.read_text(encoding="utf-8") == stale  # --check never writes
+    assert gen.main(["--page", str(page)]) == 0
+    assert page.read_text(encoding="utf-8") == PAGE.read_text(encoding="utf-8")
+    assert gen.main(["--check", "--page", str(page)]) == 0
+
+
+def test_the_hand_written_prose_around_the_markers_is_kept(tmp_path: Path) -> None:
+    page = tmp_path / "settings.md"
+    page.write_text(
+        f"# Title\n\nIntro.\n\n{gen.START}\nstale words\n{gen.END}\n\nOutro.\n", encoding="utf-8"
+    )
+    assert gen.main(["--page", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("# Title\n\nIntro.\n\n" + gen.START)
+    assert text.endswith(gen.END + "\n\nOutro.\n") and "stale words" not in text
+
+
+def test_a_page_without_the_markers_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "settings.md"
+    page.write_text("# Settings\n", encoding="utf-8")
+    assert gen.main(["--page", str(page)]) == 1
+    assert "must hold the markers" in capsys.readouterr().err
+
+
+class _Inner(BaseModel):
+    port: int = Field(default=1, ge=1, le=65535, description="The port.")
+
+
+class _Undocumented(BaseModel):
+    documented: bool = Field(default=True, description="Yes.")
+    forgotten: int = 3
+
+
+def test_a_field_without_a_description_is_named() -> None:
+    with pytest.raises(
+        gen.MissingDescription, match=r"_Undocumented\.forgotten has no description"
+    ):
+        gen.collect(_Undocumented)
+
+
+class _Kinds(BaseModel):
+    mode: Literal["a", "b"] = Field(default="a", description="M.")
+    names: list[str] | None = Field(default=None, description="N.")
+    ports: dict[str, int] = Field(default_factory=dict, description="P.")
+    blob: dict[str, Any] = Field(default_factory=dict, description="B.")
+    ratio: float = Field(default=2.0, gt=0, description="R.")
+    servers: dict[str, _Inner] = Field(default_factory=dict, description="S.")
+    inner: _Inner = Field(default_factory=_Inner, description="I.")
+
+
+def test_types_defaults_bounds_and_nested_models_render_as_users_write_them() -> None:
+    sections = gen.collect(_Kinds)
+    rows = {row.key: row for section in sections for row in section.rows}
+    assert rows["mode"].type == '`"a"` or `"b"`' and rows["mode"].default == '`"a"`'
+    assert rows["names"].type == "array of strings" and rows["names"].default == "unset"
+    assert rows["ports"].type == "object: name → integer" and rows["ports"].default == "`{}`"
+    assert rows["blob"].type == "object"
+    assert rows["ratio"].type == "number (> 0)" and rows["ratio"].default == "`2`"
+    assert rows["servers.<name>.port"].type == "integer (≥ 1, ≤ 65535)"
+    assert rows["inner.port"].default == "`1`"
+    assert [s.title for s in sections] == ["Top-level keys", "inner", "servers.<name>"]
+    assert sections[1].description == "I."
+
+
+def test_a_pipe_in_a_cell_is_escaped() -> None:
+    out = gen.render([gen.Section("x", "", [gen.Row("x.a", "t", "`1`", "a | b")])])
+    assert "a \\| b" in out
