@@ -109,12 +109,12 @@ def test_subcommands_need_the_exact_first_word_and_valid_arguments(
     assert parsed is not None and parsed.prompt == "rewind the last change"
 
 
-def test_exit_codes_are_one_table_documented_in_the_readme() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+def test_exit_codes_are_one_table_documented_in_the_usage_page() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text()
     codes = {code.value for code in ExitCode}
     assert len(codes) == len(ExitCode)  # one code per outcome
     for code in ExitCode:
-        assert f"| {code.value} |" in readme, code
+        assert f"| {code.value} |" in page, code
 
 
 def test_cwd_is_the_shell_options_cwd(tmp_path: Path) -> None:

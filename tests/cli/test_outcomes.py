@@ -1,4 +1,4 @@
-"""What `pi -p` says and exits with for every way a run can end (the README's exit-code table).
+"""What `pi -p` says and exits with for every way a run can end (the exit-code table of docs/usage.md).
 
 The real CLI against the fake provider, real settings and session files; no traceback text may
 appear for any of these.
