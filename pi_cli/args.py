@@ -18,7 +18,7 @@ from pi_cli.shell import ShellOptions
 
 
 class ExitCode(IntEnum):
-    """Every outcome of a pi process, one code each (documented in the README)."""
+    """Every outcome of a pi process, one code each (documented in docs/usage.md)."""
 
     OK = 0
     """The run finished and answered."""

@@ -83,7 +83,7 @@ def print_models(args: LaunchArgs, out: TextIO | None = None) -> int:
     if not lines:
         hint = f" matching {needle!r}" if needle else ""
         print(
-            f"No models{hint}. Set a provider key or start a local server (see README: Models).",
+            f"No models{hint}. Set a provider key or start a local server (see docs/models.md).",
             file=out,
         )
         return ExitCode.OK

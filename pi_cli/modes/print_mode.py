@@ -203,7 +203,7 @@ def _stopped(outcome: Outcome, writer: JsonEventWriter | None) -> int | None:
 
 
 def _finish(outcome: Outcome, writer: JsonEventWriter | None) -> int:
-    """Print the answer (text mode) and choose the exit code (the README's table)."""
+    """Print the answer (text mode) and choose the exit code (the table in docs/usage.md)."""
     json_mode = writer is not None
     last = outcome.answers[-1] if outcome.answers else None
     if last is not None and last.stop_reason in ("error", "aborted"):

@@ -113,7 +113,7 @@ class ToolEnvSettings(SettingsSection):
 
 
 class SandboxSettings(SettingsSection):
-    """Where bash commands run (see the README's Sandbox section)."""
+    """Where bash commands run (see docs/sandbox.md)."""
 
     mode: Literal["auto", "required", "off"] = Field(
         default="auto",
