@@ -1,8 +1,9 @@
 """Shell events of the agent tools: the todo list, sub-agents, budgets, structured output.
 
 Their wire shapes (camelCase, as JSON mode and RPC write them) are documented in
-``docs/agent-tools.md`` ("Events"). ``todo_updated`` carries the whole list each time, so a client (the ACP front
-end's ``plan`` update: content, status, priority ``medium``) needs no other state.
+``docs/agent-tools.md`` ("Events"). ``todo_updated`` carries the whole list each time, so a
+client (the ACP front end's ``plan`` update: content, status, priority ``medium``) needs no other
+state.
 """
 
 from __future__ import annotations
