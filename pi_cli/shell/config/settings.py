@@ -71,7 +71,8 @@ class Settings(SettingsSection):
     )
     api_base: str | None = Field(
         default=None,
-        description="The base URL of the configured model's API (an OpenAI-compatible server).",
+        description="The base URL of the start-up model's API, e.g. an OpenAI-compatible "
+        "server (`--api-base` wins; after `/model` it applies to the same provider only).",
     )
     theme: str = Field(
         default="dark",
