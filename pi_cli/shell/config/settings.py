@@ -72,7 +72,7 @@ class Settings(SettingsSection):
     api_base: str | None = Field(
         default=None,
         description="The base URL of the start-up model's API, e.g. an OpenAI-compatible "
-        "server (`--api-base` wins; after `/model` it applies to the same provider only).",
+        "server (`--api-base` wins; after `/model`, only to that provider or to `model`).",
     )
     theme: str = Field(
         default="dark",
