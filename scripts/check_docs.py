@@ -10,7 +10,10 @@ fails, naming file and line, when:
   included by ``docs/index.md``, where only links into ``docs/`` resolve), or a page under
   ``docs/`` links to a Markdown file outside it;
 - a page under ``docs/`` is in no ``{toctree}`` of ``docs/index.md`` (explicitly or by a glob),
-  or a toctree names a page that does not exist.
+  or a toctree names a page that does not exist;
+- an inline code span names a file or folder of the repository that is not there
+  (`` `pi_cli/shell/config/` ``, `` `tests/fakes/` ``: spans starting with one of
+  :data:`CODE_ROOTS` and made only of path characters), so a renamed module shows up here.
 
 Links with a scheme (``https:``, ``mailto:``) are not fetched: the check is offline and fast.
 Part of ``make lint``: ``python scripts/check_docs.py [ROOT]``.
@@ -31,6 +34,8 @@ from markdown_it.token import Token
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _SLUG_DROP = re.compile(r"[^\w\u4e00-\u9fff\- ]")
+CODE_ROOTS = ("agent_core", "pi_cli", "tools", "tests", "bench", "examples", "themes", ".ci")
+_CODE_PATH = re.compile(r"(?:" + "|".join(re.escape(r) for r in CODE_ROOTS) + r")/[\w./-]*")
 _HTML_ID = re.compile(r"""\b(?:id|name)\s*=\s*["']([^"']+)["']""")
 
 
@@ -55,6 +60,7 @@ class Page:
     anchors: set[str] = field(default_factory=set)
     links: list[Link] = field(default_factory=list)
     toctree: list[Link] = field(default_factory=list)
+    code_paths: list[Link] = field(default_factory=list)
 
 
 def _parser() -> MarkdownIt:
@@ -99,6 +105,8 @@ def parse(path: Path, md: MarkdownIt | None = None) -> Page:
             for child in _walk(token.children or []):
                 if child.type == "html_inline":
                     page.anchors.update(_HTML_ID.findall(child.content))
+                elif child.type == "code_inline" and _CODE_PATH.fullmatch(child.content):
+                    page.code_paths.append(Link(child.content, line))
                 href = child.attrs.get("href") if child.type == "link_open" else None
                 src = child.attrs.get("src") if child.type == "image" else None
                 target = href or src
@@ -152,6 +160,13 @@ class Checker:
             page = self.page(path)
             for link in page.links:
                 self.check_link(page, link)
+            for path_link in page.code_paths:
+                if not (self.root / path_link.target).exists():
+                    self.report(
+                        page.path,
+                        path_link.line,
+                        f"`{path_link.target}` names no file or folder of the repository",
+                    )
         self.check_nav()
         return self.problems
 

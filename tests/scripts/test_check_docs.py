@@ -158,7 +158,7 @@ def test_the_repository_docs_pass_as_make_lint_runs_them() -> None:
 def test_a_deliberately_broken_link_in_a_copy_of_the_docs_fails_the_check(tmp_path: Path) -> None:
     shutil.copy(ROOT / "README.md", tmp_path / "README.md")
     shutil.copytree(ROOT / "docs", tmp_path / "docs")
-    for folder in ("examples", "pi_cli", "tests", "tools"):  # pages link files of the repository
+    for folder in check_docs.CODE_ROOTS:  # pages link and name files of the repository
         (tmp_path / folder).symlink_to(ROOT / folder)
     assert _run(tmp_path).returncode == 0
     page = tmp_path / "docs" / "sandbox.md"
@@ -169,3 +169,15 @@ def test_a_deliberately_broken_link_in_a_copy_of_the_docs_fails_the_check(tmp_pa
     result = _run(tmp_path)
     assert result.returncode == 1
     assert "docs/sandbox.md:" in result.stderr and "has no heading #no-such-rule" in result.stderr
+
+
+def test_a_code_span_naming_a_missing_repository_file_fails(tmp_path: Path) -> None:
+    page = (
+        "# Guide\n\nThe policy is `pi_cli/shell/gone.py`; `examples/x.py` and `examples/` exist;"
+        " `tests/shell/<feature>/` is a pattern, `scripts/x.py` a skill's own path.\n\n"
+        "```sh\ncat tools/not_checked_in_a_fence.py\n```\n"
+    )
+    problems = _problems(_tree(tmp_path, "# pi\n", {"guide.md": page}))
+    assert problems == [
+        "docs/guide.md:3: `pi_cli/shell/gone.py` names no file or folder of the repository"
+    ]
