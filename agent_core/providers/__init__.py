@@ -1,4 +1,5 @@
-"""Model access: native OpenAI-compatible and Anthropic transports, litellm for everything else.
+"""Model access: native OpenAI (Chat Completions, Responses) and Anthropic transports, litellm
+for everything else.
 
 Importing this package is cheap (httpx + pydantic); litellm is imported only when a
 litellm-routed request is actually made.
@@ -96,6 +97,10 @@ def make_stream_fn(
             from agent_core.providers.openai_compat import stream_openai
 
             return stream_openai(model, context, options, config)
+        if model.api == "openai-responses":
+            from agent_core.providers.responses import stream_responses
+
+            return stream_responses(model, context, options, config)
         from agent_core.providers.litellm_stream import (
             stream_litellm,  # litellm itself loads on first call
         )

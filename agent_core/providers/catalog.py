@@ -21,9 +21,14 @@ _COST_MAP_FILES = (
 _lock = threading.Lock()
 _cost_map: dict[str, dict[str, Any]] | None = None
 
-CustomApi = Literal["openai-completions", "anthropic-messages"]
+CustomApi = Literal["openai-completions", "openai-responses", "anthropic-messages"]
 """The wire protocols a models.json provider may speak."""
-API_KINDS: Final[tuple[CustomApi, ...]] = ("openai-completions", "anthropic-messages")
+API_KINDS: Final[tuple[CustomApi, ...]] = (
+    "openai-completions",
+    "openai-responses",
+    "anthropic-messages",
+)
+_API_ALIASES: Final = {"responses": "openai-responses", "completions": "openai-completions"}
 
 
 DEFAULT_CONTEXT_WINDOW: Final = 128_000
@@ -210,6 +215,7 @@ def _parse_provider(path: Path, name: str, raw: Any) -> CustomProvider:
     if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
         raise ModelConfigError(f'{where} needs "baseUrl", an http(s) URL.')
     api = raw.get("api", "openai-completions")
+    api = _API_ALIASES.get(api, api) if isinstance(api, str) else api
     if api not in API_KINDS:
         raise ModelConfigError(
             f'{where}: "api" must be one of {", ".join(API_KINDS)} (got {api!r}).'

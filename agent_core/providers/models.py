@@ -11,6 +11,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.messages import Cost, Usage
+from agent_core.providers._api_choice import speaks_responses
 from agent_core.providers.catalog import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_OUTPUT,
@@ -25,7 +26,7 @@ from agent_core.providers.catalog import (
 )
 from agent_core.providers.errors import secrets_of
 
-Api = Literal["openai-completions", "anthropic-messages", "litellm"]
+Api = Literal["openai-completions", "openai-responses", "anthropic-messages", "litellm"]
 Transport = Literal["auto", "native", "litellm"]
 TRANSPORTS: Final[tuple[Transport, ...]] = ("auto", "native", "litellm")
 DEFAULT_MAX_TOKENS_CAP: Final = 32_000
@@ -43,6 +44,7 @@ class _Native:
 
 _OPENAI: Final = "openai-completions"
 _ANTHROPIC: Final = "anthropic-messages"
+_RESPONSES: Final = "openai-responses"
 NATIVE: Final[dict[str, _Native]] = {
     "openai": _Native(_OPENAI, "https://api.openai.com/v1", ("OPENAI_API_KEY",), "OPENAI_BASE_URL"),
     "anthropic": _Native(_ANTHROPIC, "https://api.anthropic.com", ("ANTHROPIC_API_KEY",)),
@@ -204,6 +206,7 @@ def resolve_model(
     models_file: Path | None = None,
     env: Mapping[str, str] | None = None,
     transport: str = "auto",
+    openai_api: str = "auto",
 ) -> ResolvedModel:
     """Resolve ``provider/model`` (litellm convention) to an endpoint, key and metadata.
 
@@ -214,6 +217,9 @@ def resolve_model(
         models_file: custom providers (default ``$PI_HOME/models.json``).
         env: environment to read keys from (default ``os.environ``).
         transport: ``auto`` | ``native`` | ``litellm`` (``auto`` defers to ``PI_TRANSPORT``).
+        openai_api: which OpenAI API the native ``openai`` provider speaks: ``completions``,
+            ``responses``, or ``auto`` (``PI_OPENAI_API``, else the catalogue: models it lists
+            as Responses-only, such as the Codex and pro models, use the Responses API).
 
     Raises:
         ModelConfigError: with a friendly message (unknown model, missing key, bad models.json).
@@ -264,6 +270,8 @@ def resolve_model(
             litellm_model=prefix + name,
         )
     if native is not None:
+        entry = lookup_metadata(provider, name)
+        api = _RESPONSES if speaks_responses(provider, entry, openai_api, env) else native.api
         base_url = (
             api_base or (env.get(native.base_env) if native.base_env else None) or native.base_url
         )
@@ -282,8 +290,8 @@ def resolve_model(
         return _model(
             provider,
             name,
-            "litellm" if mode == "litellm" else native.api,
-            cost_map_metadata(lookup_metadata(provider, name)),
+            "litellm" if mode == "litellm" else api,
+            cost_map_metadata(entry),
             base_url=base_url.rstrip("/"),
             api_key=key,
             api_key_env=key_env or (native.key_envs[0] if native.key_envs else None),

@@ -1,4 +1,4 @@
-"""A fake LLM provider: OpenAI Chat Completions and Anthropic Messages over SSE, on loopback.
+"""A fake LLM provider: OpenAI Chat Completions and Responses, Anthropic Messages (SSE, loopback).
 
 Python::
 
@@ -37,7 +37,13 @@ from typing import Any
 from tests.fakes.captures import load_capture
 from tests.fakes.script import Turn, load_routes, load_script
 from tests.fakes.validate import anthropic_problem, openai_problem
-from tests.fakes.wire import anthropic_error, anthropic_events, openai_error, openai_events
+from tests.fakes.wire import (
+    anthropic_error,
+    anthropic_events,
+    openai_error,
+    openai_events,
+    responses_events,
+)
 
 EXHAUSTED = "fake provider: script exhausted"
 
@@ -74,12 +80,14 @@ class _Handler(BaseHTTPRequestHandler):
             kind = "openai"
         elif path.endswith("/messages"):
             kind = "anthropic"
+        elif path.endswith("/responses"):
+            kind = "responses"
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         fake = self.server.fake
-        error_body = openai_error if kind == "openai" else anthropic_error
-        if fake.strict:
+        error_body = anthropic_error if kind == "anthropic" else openai_error
+        if fake.strict and kind != "responses":
             problem = (
                 openai_problem(body, mistral=fake.mistral_ids)
                 if kind == "openai"
@@ -122,6 +130,8 @@ class _Handler(BaseHTTPRequestHandler):
             events = load_capture(turn.capture)
         elif kind == "openai":
             events = openai_events(turn, model, index)
+        elif kind == "responses":
+            events = responses_events(turn, model, index)
         else:
             events = anthropic_events(turn, model, index)
         if turn.raw_chunk_bytes > 0:
@@ -428,8 +438,8 @@ class FakeProviderServer:
 
 
 def _first_user_text(body: dict[str, Any]) -> str:
-    """The text of the first user message of an OpenAI or Anthropic request body."""
-    for message in body.get("messages") or []:
+    """The text of the first user message of an OpenAI (either API) or Anthropic request body."""
+    for message in body.get("messages") or body.get("input") or []:
         if isinstance(message, dict) and message.get("role") == "user":
             content = message.get("content")
             if isinstance(content, str):

@@ -237,3 +237,129 @@ def anthropic_error(status: int, message: str, error_type: str | None) -> dict[s
         400: "invalid_request_error",
     }.get(status, "api_error")
     return {"type": "error", "error": {"type": error_type or default, "message": message}}
+
+
+# ---------------------------------------------------------------------------- OpenAI Responses
+
+
+def responses_events(turn: Turn, model: str, turn_index: int) -> list[bytes]:
+    """SSE events of one Responses API stream, in the order and shapes OpenAI sends them.
+
+    A reasoning item (``thinking``: its summary; ``thinking_signature``: its encrypted
+    content), a message item (``text``, or ``refusal`` as a refusal part), then one
+    ``function_call`` item per tool call; ``response.incomplete`` for ``stop_reason`` length.
+    """
+    rid = f"resp_{turn_index}"
+    seq = iter(range(1_000_000))
+
+    def event(kind: str, **fields: Any) -> bytes:
+        return _sse({"type": kind, "sequence_number": next(seq), **fields}, kind)
+
+    def response(status: str, output: list[Any], usage: Any = None) -> dict[str, Any]:
+        return {
+            "id": rid,
+            "object": "response",
+            "created_at": 1700000000,
+            "status": status,
+            "model": model,
+            "output": output,
+            "store": False,
+            "usage": usage,
+        }
+
+    events = [event("response.created", response=response("in_progress", []))]
+    output: list[dict[str, Any]] = []
+    if turn.thinking:
+        events += _responses_reasoning(turn, len(output), event, output)
+    if turn.text or turn.refusal:
+        events += _responses_message(turn, len(output), event, output)
+    for i, call in enumerate(turn.tool_calls):
+        item = {
+            "type": "function_call",
+            "id": f"fc_{turn_index}_{i}",
+            "call_id": _call_id(turn_index, i, call.id, "call"),
+            "name": call.name,
+            "arguments": "",
+            "status": "in_progress",
+        }
+        if call.id == "":
+            del item["call_id"]
+        index = len(output)
+        events.append(event("response.output_item.added", output_index=index, item=item))
+        for piece in _pieces(call.arguments_json(), turn.chunk_size):
+            events.append(
+                event(
+                    "response.function_call_arguments.delta",
+                    item_id=item["id"],
+                    output_index=index,
+                    delta=piece,
+                )
+            )
+        done = {**item, "arguments": call.arguments_json(), "status": "completed"}
+        events.append(event("response.output_item.done", output_index=index, item=done))
+        output.append(done)
+    u = turn.usage
+    usage = {
+        "input_tokens": u.input + u.cache_read,
+        "input_tokens_details": {"cached_tokens": u.cache_read},
+        "output_tokens": u.output,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": u.input + u.cache_read + u.output,
+    }
+    if turn.stop_reason == "length":
+        final = response("incomplete", output, usage)
+        final["incomplete_details"] = {"reason": "max_output_tokens"}
+        events.append(event("response.incomplete", response=final))
+    else:
+        events.append(event("response.completed", response=response("completed", output, usage)))
+    if turn.stream_error is not None:  # the API's `error` event, then the stream ends
+        error = turn.stream_error
+        flat = {"code": error.get("type"), "message": error.get("message"), "param": None}
+        events = events[: turn.stream_error_after_chunks] + [event("error", **flat)]
+    return events
+
+
+def _responses_reasoning(
+    turn: Turn, index: int, event: Any, output: list[dict[str, Any]]
+) -> list[bytes]:
+    rid = f"rs_{index}"
+    item = {"type": "reasoning", "id": rid, "summary": []}
+    events = [event("response.output_item.added", output_index=index, item=item)]
+    for piece in _pieces(turn.thinking or "", turn.chunk_size):
+        events.append(
+            event(
+                "response.reasoning_summary_text.delta",
+                item_id=rid,
+                output_index=index,
+                summary_index=0,
+                delta=piece,
+            )
+        )
+    done = {
+        **item,
+        "summary": [{"type": "summary_text", "text": turn.thinking}],
+        "encrypted_content": turn.thinking_signature or "enc-fake",
+    }
+    events.append(event("response.output_item.done", output_index=index, item=done))
+    output.append(done)
+    return events
+
+
+def _responses_message(
+    turn: Turn, index: int, event: Any, output: list[dict[str, Any]]
+) -> list[bytes]:
+    mid = f"msg_{index}"
+    item = {"type": "message", "id": mid, "role": "assistant", "status": "in_progress"}
+    events = [event("response.output_item.added", output_index=index, item={**item, "content": []})]
+    kind, key = ("refusal", "refusal") if turn.refusal else ("output_text", "text")
+    whole = turn.refusal or turn.text or ""
+    delta_kind = "response.refusal.delta" if turn.refusal else "response.output_text.delta"
+    for piece in _pieces(whole, turn.chunk_size):
+        events.append(
+            event(delta_kind, item_id=mid, output_index=index, content_index=0, delta=piece)
+        )
+    part = {"type": kind, key: whole}
+    done = {**item, "status": "completed", "content": [part]}
+    events.append(event("response.output_item.done", output_index=index, item=done))
+    output.append(done)
+    return events

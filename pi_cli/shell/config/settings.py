@@ -69,6 +69,12 @@ class Settings(SettingsSection):
         description="How models are called: pi's native HTTP transports where they exist "
         "(`auto`), only those (`native`), or always litellm. `PI_TRANSPORT` overrides it.",
     )
+    openai_api: Literal["auto", "completions", "responses"] = Field(
+        default="auto",
+        description="Which OpenAI API the `openai` provider speaks: the catalogue decides per "
+        "model (`auto`: Responses for Responses-only models such as the Codex ones), or always "
+        "Chat Completions or Responses. `PI_OPENAI_API` overrides `auto`.",
+    )
     api_base: str | None = Field(
         default=None,
         description="The base URL of the start-up model's API, e.g. an OpenAI-compatible "

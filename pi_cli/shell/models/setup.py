@@ -107,6 +107,7 @@ class ModelResolver:
                 models_file=models_file(),
                 env=env,
                 transport=os.environ.get("PI_TRANSPORT") or self.settings.transport,
+                openai_api=self.settings.openai_api,
             )
         except providers.ModelConfigError as exc:
             raise ConfigError(str(exc)) from None

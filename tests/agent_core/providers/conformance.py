@@ -34,8 +34,19 @@ from tests.fakes import FakeProviderServer, ToolCallSpec, Turn, UsageSpec
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 PROTOCOLS = ("openai", "anthropic")
-SPECS = {"openai": "openai/gpt-4o", "anthropic": "anthropic/claude-sonnet-4-5"}
-KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+NATIVE_PROTOCOLS = (*PROTOCOLS, "responses")
+"""The native transports also speak OpenAI's Responses API (litellm is not tested on it)."""
+SPECS = {
+    "openai": "openai/gpt-4o",
+    "anthropic": "anthropic/claude-sonnet-4-5",
+    "responses": "openai/gpt-4o",
+}
+KEY_ENVS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "responses": "OPENAI_API_KEY",
+}
+PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "responses": "openai"}
 TOOLS = [
     ToolSpec(
         "bash", "Run a command", {"type": "object", "properties": {"command": {"type": "string"}}}
@@ -75,11 +86,13 @@ class Harness:
     def model(self, **overrides: Any) -> ResolvedModel:
         assert self.server is not None
         base = (
-            self.server.openai_base_url
-            if self.protocol == "openai"
-            else self.server.anthropic_base_url
+            self.server.anthropic_base_url
+            if self.protocol == "anthropic"
+            else self.server.openai_base_url
         )
         env = {KEY_ENVS[self.protocol]: SECRET}
+        if self.protocol == "responses":
+            overrides.setdefault("openai_api", "responses")
         return resolve_model(
             SPECS[self.protocol], api_base=base, env=env, transport=self.transport, **overrides
         )
@@ -153,7 +166,7 @@ async def case_text_streaming(h: Harness) -> None:
     assert run.final.text == text
     assert run.trace == ["text_start", "text_delta", "text_end"]
     assert sum(1 for e in run.events if e.type == "text_delta") >= 5
-    assert run.final.provider == h.protocol and run.final.model
+    assert run.final.provider == PROVIDERS[h.protocol] and run.final.model
 
 
 async def case_split_tool_args(h: Harness) -> None:
@@ -385,4 +398,4 @@ def run_case(name: str, protocol: str, transport: str) -> Awaitable[None]:
     return CASES[name](Harness(protocol, transport))
 
 
-__all__ = ["CASES", "PROTOCOLS", "SECRET", "Harness", "run_case", "asyncio"]
+__all__ = ["CASES", "NATIVE_PROTOCOLS", "PROTOCOLS", "SECRET", "Harness", "run_case", "asyncio"]

@@ -49,7 +49,10 @@ class StubRead(ToolBase):
 def _tool_results_in(body: dict[str, Any]) -> list[tuple[str, str]]:
     """(call id, content text) of every tool result in a request body, either protocol."""
     out = []
-    for msg in body["messages"]:
+    for item in body.get("input") or []:  # the Responses API
+        if item.get("type") == "function_call_output":
+            out.append((item["call_id"], item["output"]))
+    for msg in body.get("messages") or []:
         if msg["role"] == "tool":
             out.append((msg["tool_call_id"], msg["content"]))
         elif msg["role"] == "user" and isinstance(msg["content"], list):
@@ -68,9 +71,12 @@ def _tool_results_in(body: dict[str, Any]) -> list[tuple[str, str]]:
 async def run_seed(protocol: str, transport: str) -> None:
     """Run the seed prompt and check events, answer and what the server was sent."""
     with FakeProviderServer(seed_script()) as server:
-        base = server.openai_base_url if protocol == "openai" else server.anthropic_base_url
-        spec = "openai/gpt-4o" if protocol == "openai" else "anthropic/claude-sonnet-4-5"
-        model = resolve_model(spec, api_base=base, api_key="sk-test", transport=transport)
+        base = server.anthropic_base_url if protocol == "anthropic" else server.openai_base_url
+        spec = "anthropic/claude-sonnet-4-5" if protocol == "anthropic" else "openai/gpt-4o"
+        api = "responses" if protocol == "responses" else "auto"
+        model = resolve_model(
+            spec, api_base=base, api_key="sk-test", transport=transport, openai_api=api
+        )
         agent = Agent(
             make_stream_fn(model, retry=RetryConfig(base_delay_s=0.01)),
             model=model.id,

@@ -133,6 +133,52 @@ def _duplicate_start(m: AssistantMessage) -> None:
     assert m.stop_reason == "stop" and m.text == "Hello, World!"
 
 
+def _responses_text(m: AssistantMessage) -> None:
+    assert m.stop_reason == "stop" and m.text == "The capital of France is Paris."
+    assert (m.usage.input, m.usage.output, m.usage.cache_read) == (278, 9, 0)
+
+
+def _responses_tool_call(m: AssistantMessage) -> None:
+    assert m.stop_reason == "toolUse" and m.text == ""
+    assert [(c.id, c.name, c.arguments) for c in m.tool_calls] == [
+        ("call_kL0PCQV7M2WMoVX8V8OtYSAL", "get_capital", {"country": "France"})
+    ]
+
+
+def _responses_encrypted_reasoning(m: AssistantMessage) -> None:
+    # gpt-5 without a summary: a blank thinking block that keeps the encrypted item for replay.
+    assert m.stop_reason == "stop" and m.text == "Paris."
+    (thought,) = [b for b in m.content if isinstance(b, ThinkingContent)]
+    assert thought.thinking == ""
+    item = json.loads(thought.signature or "")
+    assert item["type"] == "reasoning" and item["encrypted_content"].startswith("gAAAAAB")
+    assert "id" not in item  # stateless: ids of unstored items are never sent back
+
+
+def _responses_summary_parts(m: AssistantMessage) -> None:
+    # o3-mini, summary "detailed": several summary parts, shown as one thought.
+    assert m.stop_reason == "stop" and m.text.startswith("I'm not a road safety professional")
+    (thought,) = [b for b in m.content if isinstance(b, ThinkingContent)]
+    parts = [p["text"] for p in json.loads(thought.signature or "")["summary"]]
+    assert len(parts) > 1 and thought.thinking == "\n\n".join(parts)
+    assert m.usage.output == 1680
+
+
+def _responses_reasoning_tool(m: AssistantMessage) -> None:
+    assert m.stop_reason == "toolUse"
+    assert thinking_of(m).startswith("**Calculating step-by-step using calculator**")
+    assert [(c.id, c.arguments) for c in m.tool_calls] == [
+        ("call_AB6AaRZ1FYZB2RwS6A5vbdqn", {"a": 12, "b": 7, "op": "add"})
+    ]
+    assert [b.type for b in m.content] == ["thinking", "toolCall"]
+
+
+def _responses_error(m: AssistantMessage) -> None:
+    # `error` then `response.failed` mid-stream: one line, not retried (a quota is no glitch).
+    assert m.stop_reason == "error"
+    assert "insufficient_quota" in (m.error_message or "") and "\n" not in (m.error_message or "")
+
+
 EXPECT = {
     "openai_refusal.sse": Expect("openai", _refusal_openai),
     "openai_length.sse": Expect("openai", _length_openai),
@@ -149,6 +195,12 @@ EXPECT = {
     "groq_stream_error_after_reasoning.sse": Expect("openai", _groq_error),
     "anthropic_spliced_message_start.sse": Expect("anthropic", _spliced),
     "anthropic_duplicate_message_start.sse": Expect("anthropic", _duplicate_start),
+    "responses_text.sse": Expect("responses", _responses_text),
+    "responses_tool_call.sse": Expect("responses", _responses_tool_call),
+    "responses_encrypted_reasoning_text.sse": Expect("responses", _responses_encrypted_reasoning),
+    "responses_reasoning_summary_parts.sse": Expect("responses", _responses_summary_parts),
+    "responses_reasoning_tool_call.sse": Expect("responses", _responses_reasoning_tool),
+    "responses_error_mid_stream.sse": Expect("responses", _responses_error),
 }
 
 
