@@ -26,6 +26,8 @@ from tools._web_guard import AddressPolicy, Refused, Resolver, system_resolver
 if TYPE_CHECKING:
     import httpx
 
+    from agent_core.net import NetworkConfig
+
 MAX_REDIRECTS = 5
 USER_AGENT = "pi-web-fetch/0.1 (terminal coding agent)"
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -97,14 +99,21 @@ async def fetch(
     limits: FetchLimits,
     resolver: Resolver | None = None,
     accept: str = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
+    network: NetworkConfig | None = None,
 ) -> Fetched:
-    """GET ``url`` within ``limits``; raises :class:`Refused` (the reason is for the model)."""
+    """GET ``url`` within ``limits``; raises :class:`Refused` (the reason is for the model).
+
+    ``network``: only its trust (system store plus ``caFile``) is used; never its proxy, which
+    would resolve the name again past the address check (``docs/network.md``).
+    """
     import httpx
+
+    from agent_core.net import ssl_context
 
     resolve = resolver or system_resolver
     timeout = httpx.Timeout(limits.timeout_s, connect=limits.connect_timeout_s)
     async with httpx.AsyncClient(
-        timeout=timeout, follow_redirects=False, trust_env=False
+        timeout=timeout, follow_redirects=False, trust_env=False, verify=ssl_context(network)
     ) as client:
         try:
             async with asyncio.timeout(limits.timeout_s):

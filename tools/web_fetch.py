@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -25,6 +25,9 @@ from tools._present import int_arg, str_arg, with_suffix
 from tools._truncate import DEFAULT_MAX_BYTES, format_size, split_lines, truncate_head
 from tools._web_guard import AddressPolicy, Refused, Resolver
 from tools._web_http import Fetched, FetchLimits, fetch, readable_type
+
+if TYPE_CHECKING:
+    from agent_core.net import NetworkConfig  # ssl and ipaddress load with the first fetch
 
 DEFAULT_MAX_FETCH_BYTES = 5 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 30.0
@@ -59,6 +62,7 @@ class WebFetchConfig:
     max_bytes: int = DEFAULT_MAX_FETCH_BYTES
     timeout_s: float = DEFAULT_TIMEOUT_S
     resolver: Resolver | None = None
+    network: NetworkConfig | None = None  # its trust only, never its proxy (docs/network.md)
 
 
 @dataclass
@@ -143,7 +147,9 @@ class WebFetchTool(ToolBase):
 
     async def _load(self, url: str) -> _Page:
         limits = FetchLimits(self.config.max_bytes, self.config.timeout_s)
-        fetched = await fetch(url, self.policy, limits, self.config.resolver)
+        fetched = await fetch(
+            url, self.policy, limits, self.config.resolver, network=self.config.network
+        )
         if fetched.redirect is not None:
             text = (
                 f"{url} redirects (HTTP {fetched.status}) to another host: {fetched.redirect}\n"

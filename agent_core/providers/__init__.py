@@ -13,7 +13,7 @@ Typical use::
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_core.providers.catalog import ModelConfigError
 from agent_core.providers.errors import CONTEXT_OVERFLOW_PREFIX, is_context_overflow
@@ -27,6 +27,9 @@ from agent_core.providers.models import (
 )
 from agent_core.providers.retry import RetryConfig
 from agent_core.stream import LlmContext, StreamFn, StreamOptions
+
+if TYPE_CHECKING:
+    from agent_core.net import NetworkConfig  # ssl loads with the first stream fn, not here
 
 DEFAULT_IDLE_TIMEOUT_S = 120.0
 """Silence tolerated between two bytes of a response once it has begun."""
@@ -42,6 +45,7 @@ def make_stream_fn(
     connect_timeout_s: float = 10.0,
     idle_timeout_s: float | None = DEFAULT_IDLE_TIMEOUT_S,
     first_byte_timeout_s: float | None = None,
+    network: NetworkConfig | None = None,
 ) -> StreamFn:
     """A :class:`~agent_core.stream.StreamFn` bound to ``model``.
 
@@ -55,6 +59,7 @@ def make_stream_fn(
             limit.
         timeout_s: sets both at once (a shorthand, for tests).
         connect_timeout_s: connection timeout.
+        network: proxy and extra CA settings (:class:`agent_core.net.NetworkConfig`).
 
     Both timeouts fail the attempt with a retryable error, retried under ``retry`` while
     nothing has been shown yet. The returned function never raises for request or model
@@ -66,8 +71,9 @@ def make_stream_fn(
     at the end of the coroutine given to ``asyncio.run``), else its sockets leak until exit.
     Front ends holding any StreamFn can use ``getattr(stream_fn, "aclose", None)``.
 
-    HTTPS endpoints honour HTTPS_PROXY/NO_PROXY/SSL_CERT_FILE; local endpoints (plain http,
-    loopback) ignore proxy settings.
+    Remote endpoints go through ``network.proxy`` or HTTPS_PROXY (NO_PROXY honoured) and trust
+    the system store plus ``network.caFile``; local endpoints (plain http, loopback) are reached
+    directly.
     """
     from agent_core.providers._transport import (  # httpx loads with the first stream fn
         Timeouts,
@@ -86,6 +92,8 @@ def make_stream_fn(
         connect_timeout_s=connect_timeout_s,
         plain_http=(model.base_url or "").startswith("http://"),
         trust_env=not local,
+        base_url=model.base_url or "",
+        network=network,
     )
 
     def stream_fn(context: LlmContext, options: StreamOptions) -> AsyncIterator[Any]:

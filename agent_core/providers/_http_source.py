@@ -35,6 +35,10 @@ class HttpConfig(Protocol):
 
     def client(self) -> httpx.AsyncClient: ...
 
+    def explain(self, exc: BaseException) -> str | None:
+        """A proxy or certificate failure in words (which host, which proxy, which CA)."""
+        ...
+
 
 WholeBody = Callable[[Any], list[tuple[str, Any]] | None]
 """A complete (non-streamed) JSON answer -> the items its stream would have carried, or None."""
@@ -68,7 +72,9 @@ async def sse_json_source(
             try:
                 response = await client.send(request, stream=True)
             except httpx.TransportError as exc:
-                raise describe_network_error(model, exc, before_answer=True) from None
+                raise describe_network_error(
+                    model, exc, before_answer=True, why=config.explain(exc)
+                ) from None
             ctype = response.headers.get("content-type", "")
             if response.status_code >= 300 or "event-stream" not in ctype.lower():
                 watch.touch()  # headers of a body that is not a stream: it is read as a whole
@@ -92,7 +98,9 @@ async def sse_json_source(
             task.uncancel()  # our own timer cancelled the read: a stall, not an abort
             raise watch.error(model.provider) from None
         except httpx.TransportError as exc:
-            raise describe_network_error(model, exc, before_answer=not watch.got_byte) from None
+            raise describe_network_error(
+                model, exc, before_answer=not watch.got_byte, why=config.explain(exc)
+            ) from None
         except SseLineTooLong as exc:
             raise ProviderError(f"Malformed SSE stream from {model.provider}: {exc}") from None
         finally:
@@ -214,10 +222,17 @@ def check_headers(model: ResolvedModel, headers: dict[str, str]) -> None:
 
 
 def describe_network_error(
-    model: ResolvedModel, exc: Exception, *, before_answer: bool = False
+    model: ResolvedModel, exc: Exception, *, before_answer: bool = False, why: str | None = None
 ) -> ProviderError:
-    """A one-line message for an httpx transport failure (retryable when worth another try)."""
+    """A one-line message for an httpx transport failure (retryable when worth another try).
+
+    ``why``: a proxy or certificate failure already put in words (never retried).
+    """
     where = model.base_url or model.provider
+    if why is not None:
+        return ProviderError(
+            one_line(f"Could not reach {model.provider}: {redact(why, model.secrets)}", 500)
+        )
     detail = one_line(redact(str(exc) or type(exc).__name__, model.secrets))
     if isinstance(exc, httpx.ConnectTimeout):
         return ProviderError(f"Timed out connecting to {model.provider} at {where}")

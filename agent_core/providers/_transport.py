@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from agent_core.messages import AssistantMessage, Usage
+from agent_core.net import NetworkConfig, describe_failure, proxy_for, ssl_context
 from agent_core.providers._http_source import sse_json_source
 from agent_core.providers._httpx import async_client, httpx
 from agent_core.providers._stall import Timeouts
@@ -47,9 +48,10 @@ class TransportConfig:
     """Per-stream-fn settings: retries and timeouts (seconds), and the pooled HTTP clients.
 
     ``timeouts`` bound the wait for a response's first byte and the silence between bytes
-    (:mod:`.stall`); httpx itself only bounds connecting. ``trust_env`` lets httpx honour
-    HTTPS_PROXY/NO_PROXY/SSL_CERT_FILE; it is off for local endpoints, where a stray proxy
-    setting would only break requests to localhost.
+    (:mod:`.stall`); httpx itself only bounds connecting. ``trust_env``: the endpoint is
+    remote, so ``network`` (settings) and HTTPS_PROXY/NO_PROXY choose its proxy; it is off for
+    local endpoints, where a stray proxy setting would only break requests to localhost. The
+    trust is the system store plus ``network.caFile`` (:mod:`agent_core.net`).
     """
 
     retry: RetryConfig = field(default_factory=RetryConfig)
@@ -61,6 +63,9 @@ class TransportConfig:
 
     plain_http: bool = False
     trust_env: bool = True
+    base_url: str = ""
+    network: NetworkConfig | None = None
+    proxy: str | None = field(default=None, init=False)
 
     def client(self) -> httpx.AsyncClient:
         """An AsyncClient for the running loop, reused across calls (keeps connections warm)."""
@@ -75,10 +80,20 @@ class TransportConfig:
         # No read timeout here: the stall watch of each response does it (first byte, idle).
         timeout = httpx.Timeout(None, connect=self.connect_timeout_s, write=60.0)
         # Loading the CA bundle costs ~0.1 s; a plain-http endpoint (local server) never uses it.
-        verify: Any = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if self.plain_http else True
-        client = async_client(timeout=timeout, trust_env=self.trust_env, verify=verify)
+        verify: Any = (
+            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            if self.plain_http
+            else ssl_context(self.network)
+        )
+        # Local endpoints are reached directly; others through network.proxy or *_PROXY.
+        self.proxy = proxy_for(self.base_url, self.network) if self.trust_env else None
+        client = async_client(timeout=timeout, trust_env=False, verify=verify, proxy=self.proxy)
         self._clients[id(loop)] = (loop, client)
         return client
+
+    def explain(self, exc: BaseException) -> str | None:
+        """A proxy or certificate failure in words (see :func:`agent_core.net.describe_failure`)."""
+        return describe_failure(exc, self.base_url, self.proxy, self.network)
 
     async def aclose(self) -> None:
         """Close the client of the running loop (its sockets) and forget clients of dead loops.

@@ -276,6 +276,7 @@ class FakeProviderServer:
         strict: reject requests the real APIs reject (HTTP 400; see ``tests.fakes.validate``):
             unpaired or duplicate tool-call ids, ids in a form the API refuses.
         mistral_ids: with ``strict``, OpenAI-wire requests must use Mistral's 9-character ids.
+        tls: (certificate, key) files: serve HTTPS with them (``tests.fakes.tls``).
     """
 
     def __init__(
@@ -288,7 +289,9 @@ class FakeProviderServer:
         strict: bool = False,
         mistral_ids: bool = False,
         routes: dict[str, list[Turn]] | None = None,
+        tls: tuple[Path, Path] | None = None,
     ) -> None:
+        self.tls = tls
         self.script: list[Turn] = list(script or [])
         self.routes: dict[str, list[Turn]] = {k: list(v) for k, v in (routes or {}).items()}
         self.routed: dict[str, int] = {key: 0 for key in self.routes}
@@ -317,6 +320,12 @@ class FakeProviderServer:
         self._stop.clear()
         self._http = _HttpServer(("127.0.0.1", self._port), _Handler)
         self._http.fake = self
+        if self.tls is not None:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*self.tls)
+            self._http.socket = context.wrap_socket(self._http.socket, server_side=True)
         self._bound_port = int(self._http.server_address[1])
         self._thread = threading.Thread(
             target=self._http.serve_forever, args=(0.05,), name="fake-provider", daemon=True
@@ -352,7 +361,7 @@ class FakeProviderServer:
     @property
     def openai_base_url(self) -> str:
         """Base URL for OpenAI-compatible clients."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}/v1"
 
     @property
     def anthropic_base_url(self) -> str:

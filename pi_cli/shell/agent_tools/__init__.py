@@ -87,6 +87,7 @@ class AgentTools:
         )
 
     def _web_fetch_config(self) -> Any:
+        from pi_cli.shell.config.network import network_config
         from tools._web_guard import parse_entry
         from tools.web_fetch import WebFetchConfig
 
@@ -99,7 +100,14 @@ class AgentTools:
                 self.shell.notify(f"webFetch.allowPrivateHosts: {exc}; ignoring it", "warning")
                 continue
             allowed.append(entry)
-        return WebFetchConfig(allowed, settings.max_bytes, settings.timeout_s)
+        return WebFetchConfig(
+            allowed,
+            settings.max_bytes,
+            settings.timeout_s,
+            network=network_config(
+                self.shell.settings, self.shell.notify, "web_fetch's TLS checks"
+            ),
+        )
 
     def attach(self) -> None:
         """The agent, session and gate exist: follow the run, restore the session's todos."""

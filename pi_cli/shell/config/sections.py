@@ -6,7 +6,7 @@ Every field has a description: ``docs/settings.md`` is generated from them
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -210,6 +210,35 @@ class WebFetchSettings(SettingsSection):
     timeout_s: float = Field(
         default=30.0, gt=0, le=600, description="The whole fetch, redirects included."
     )
+
+
+class NetworkSettings(SettingsSection):
+    """``network``: the proxy and extra CAs of everything pi sends out (web_fetch: see
+    ``docs/network.md``)."""
+
+    proxy: str | None = Field(
+        default=None,
+        description="A proxy URL (`http://user:password@proxy:3128`, https or socks5) for model "
+        "requests, MCP servers over HTTP and web_search; wins over `HTTPS_PROXY`.",
+    )
+    no_proxy: list[str] = Field(
+        default_factory=list,
+        description="Hosts reached directly, added to `NO_PROXY`: a name and its subdomains, "
+        "`host:port`, an address or a CIDR network, `*` for all.",
+    )
+    ca_file: str | None = Field(
+        default=None,
+        description="A PEM bundle of extra certificate authorities trusted beside the system "
+        "store (a TLS-inspecting proxy's CA).",
+    )
+
+    def config(self) -> Any:
+        """The :class:`agent_core.net.NetworkConfig` of these settings (None: all defaults)."""
+        if not (self.proxy or self.no_proxy or self.ca_file):
+            return None
+        from agent_core.net import NetworkConfig
+
+        return NetworkConfig(proxy=self.proxy, no_proxy=tuple(self.no_proxy), ca_file=self.ca_file)
 
 
 class SubagentSettings(SettingsSection):

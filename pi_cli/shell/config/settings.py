@@ -15,6 +15,7 @@ from pi_cli.shell.config.sections import (
     CheckpointSettings,
     CompactionSettings,
     McpSettings,
+    NetworkSettings,
     PermissionSettings,
     RetrySettings,
     SandboxSettings,
@@ -31,6 +32,7 @@ __all__ = [
     "CompactionSettings",
     "MAX_DEPTH",
     "McpSettings",
+    "NetworkSettings",
     "PermissionSettings",
     "RetrySettings",
     "SandboxSettings",
@@ -167,6 +169,10 @@ class Settings(SettingsSection):
     web_fetch: WebFetchSettings = Field(
         default_factory=WebFetchSettings,
         description="The web_fetch tool's private hosts, size cap and timeout.",
+    )
+    network: NetworkSettings = Field(
+        default_factory=NetworkSettings,
+        description="The proxy and the extra trusted CAs of outbound connections.",
     )
     subagents: SubagentSettings = Field(
         default_factory=SubagentSettings, description="Sub-agents run by the task tool."

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_core import AssistantMessage, MessageEnd, TurnStart
+from pi_cli.shell.config.network import network_config
 from pi_cli.shell.mcp.commands import mcp_commands, mention_transform, register_prompts
 from pi_cli.shell.mcp.config import ServerConfig, collect
 from pi_cli.shell.mcp.manager import McpManager
@@ -42,6 +43,7 @@ def setup_mcp(shell: Any) -> McpManager:
         shell.notify,
         shell.emit,
         lambda: set(own),
+        network=network_config(shell.settings, shell.notify, "MCP servers over HTTP"),
     )
     shell.commands.register_all(mcp_commands())
     if not manager.configured:

@@ -53,6 +53,7 @@ class ServerConnection:
         self.server_name = ""
         self.client: Client | None = None
         self.process = process  # a stdio server, started before the SDK was imported
+        self.network: Any = None  # agent_core.net.NetworkConfig: proxy and CAs for HTTP servers
         self._stop = asyncio.Event()
         self._closing = False
         self._task: asyncio.Task[None] | None = None
@@ -117,16 +118,36 @@ class ServerConnection:
         config = self.config
         if config.transport == "stdio":
             return self._stdio()
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        client = create_mcp_http_client(headers=dict(config.headers))
         if config.transport == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(config.url, headers=dict(config.headers))
+            return sse_client(
+                config.url, headers=dict(config.headers), httpx_client_factory=self._http_client
+            )
         from mcp.client.streamable_http import streamable_http_client
 
+        client = self._http_client(headers=dict(config.headers))
         return streamable_http_client(config.url, http_client=client)
+
+    def _http_client(
+        self, headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
+    ) -> Any:
+        """The SDK's HTTP client, through ``network.proxy``/``*_PROXY`` and trusting the
+        system store plus ``network.caFile`` (the SDK's own factory knows neither)."""
+        import httpx2
+        from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+
+        from agent_core.net import proxy_for, ssl_context
+
+        return httpx2.AsyncClient(
+            headers=headers,
+            timeout=timeout
+            or httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+            auth=auth,
+            proxy=proxy_for(self.config.url, self.network),
+            verify=ssl_context(self.network),
+            trust_env=False,
+        )
 
     @contextlib.asynccontextmanager
     async def _stdio(self) -> Any:

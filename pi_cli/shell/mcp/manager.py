@@ -42,7 +42,9 @@ class McpManager:
         notify: Callable[[str, Level], None],
         emit: Callable[[ShellEvent], None],
         reserved: Callable[[], set[str]],
+        network: Any = None,
     ) -> None:
+        self.network = network  # agent_core.net.NetworkConfig for HTTP servers (None: defaults)
         self.servers = {config.name: Server(config) for config in configs}
         self.settings = settings
         self.env = dict(env)
@@ -99,6 +101,7 @@ class McpManager:
         from pi_cli.shell.mcp.connection import ServerConnection  # the SDK (once, ~1 s)
 
         connection = ServerConnection(config, self.env, str(self.cwd), process)
+        connection.network = self.network
         server.connection = connection
         if problem is not None:
             connection.state, connection.error = "failed", problem

@@ -129,11 +129,24 @@ class ModelResolver:
             retry=self._retry,
             idle_timeout_s=timeouts.idle_s,
             first_byte_timeout_s=timeouts.first_byte_s,
+            network=self.network(),
         )
         warning = unknown_model_warning(model, api_base)
         if warning and self.notify is not None:
             self.notify(warning, "warning")
         return ModelChoice(stream_fn, model.id, model, warning)
+
+    def network(self) -> Any:
+        """The ``network`` settings for a client (a bad proxy URL or CA file: ConfigError)."""
+        from agent_core.net import NetworkConfigError, ssl_context
+
+        try:
+            config = self.settings.network.config()
+            if config is not None and config.ca_file:
+                ssl_context(config)  # a missing or broken CA file is said now, not per request
+            return config
+        except NetworkConfigError as exc:
+            raise ConfigError(str(exc)) from None
 
     def credentials_for(self, chosen: str | None) -> tuple[str | None, str | None]:
         """(api key, api base) for ``chosen``: a --api-key must never reach another vendor.

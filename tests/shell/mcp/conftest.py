@@ -57,13 +57,19 @@ def mcp_shell(
     stream: ScriptedStream,
     servers: dict[str, Any],
     mcp: dict[str, Any] | None = None,
+    network: dict[str, Any] | None = None,
     **options: Any,
 ) -> CodingAgent:
-    """A shell in ``tmp_path/project`` whose settings configure ``servers``."""
+    """A shell in ``tmp_path/project`` whose settings configure ``servers`` (and ``network``)."""
     work = tmp_path / "project"
     work.mkdir(exist_ok=True)
     settings = Settings.model_validate(
-        {"mcpServers": servers, "mcp": mcp or {}, "permissions": {"defaultMode": "default"}}
+        {
+            "mcpServers": servers,
+            "mcp": mcp or {},
+            "network": network or {},
+            "permissions": {"defaultMode": "default"},
+        }
     )
     options.setdefault("tools", ["read"])
     return CodingAgent(ShellOptions(cwd=work, stream_fn=stream, settings=settings, **options))

@@ -142,3 +142,50 @@ async def test_everything_over_streamable_http_and_killed_mid_call(tmp_path: Pat
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGKILL)
         server.wait()
+
+
+async def test_streamable_http_goes_through_the_configured_proxy(tmp_path: Path) -> None:
+    """network.proxy carries MCP-over-HTTP traffic (a name only the proxy can resolve)."""
+    from tests.fakes.proxy import FakeProxy
+    from tests.fakes.tls import TEST_HOST
+
+    port = free_port()
+    server = subprocess.Popen(
+        [*everything(), "streamableHttp"],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert server.stderr is not None
+        deadline = time.monotonic() + 20
+        while b"listening" not in server.stderr.readline():
+            assert time.monotonic() < deadline and server.poll() is None
+        with FakeProxy(hosts={TEST_HOST: "127.0.0.1"}) as proxy:
+            stream = ScriptedStream(
+                reply(tool_call("p1", "mcp__web__echo", {"message": "proxied"})), reply(text("ok"))
+            )
+            servers = {"web": {"type": "http", "url": f"http://{TEST_HOST}:{port}/mcp"}}
+            shell = mcp_shell(
+                tmp_path,
+                stream,
+                servers,
+                {"startupTimeoutS": 30},
+                {"proxy": proxy.url},
+                approvals="none",
+            )
+            recorder = Recorder()
+            shell.subscribe(recorder)
+            await shell.mcp.wait_ready()
+            assert shell.mcp.servers["web"].state == "ready", shell.mcp.servers["web"].error
+            await shell.submit("go")
+            assert _results(recorder)["p1"].result.text == "Echo: proxied"
+            await shell.aclose()
+        assert any(
+            line.startswith(f"POST http://{TEST_HOST}:{port}/mcp") for line in proxy.requests
+        )
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
