@@ -83,7 +83,7 @@ def finish(
     if job.error is not None:
         raise ToolError(f"Cannot run the command: {job.error}")
     if job.lost:
-        raise ToolError(f"{text}\n\nThe command was lost: pi's process helper went away.")
+        raise ToolError(f"{text}\n\nThe command was lost: {job.lost_reason}.")
     if code:
         hint = sandbox_hint(text, sandbox) if sandbox is not None else None
         raise ToolError(

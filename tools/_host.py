@@ -22,6 +22,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO
 
+from tools import processes
+
 HELPER = Path(__file__).with_name("_proc_helper.py")
 START_TIMEOUT = 10.0
 KILL_GRACE = 1.0
@@ -60,6 +62,8 @@ class Job:
         """Set once the command runs (``pid`` known) or could not start (``error``)."""
         self.on_change: Callable[[], None] | None = None
         """Called when the command exits and when its tree is gone."""
+        self.helper_alive: Callable[[], bool] | None = None
+        """Whether the helper still runs (set by the host: a lost job's reason)."""
         self._fd: int | None = status_fd
         self._buffer = b""
         self._loop = loop
@@ -101,6 +105,16 @@ class Job:
     def lost(self) -> bool:
         """The helper went away before the command's exit was known."""
         return self.gone.is_set() and self.returncode is None and self.error is None
+
+    @property
+    def lost_reason(self) -> str:
+        """Why a lost job was lost, for the model."""
+        if self.helper_alive is not None and self.helper_alive():
+            return (
+                "something killed the process keeping it (its parent, pi's reaper); pi "
+                "stopped everything the command had started"
+            )
+        return "pi's process helper went away"
 
     def close(self) -> None:
         """Stop listening (the status pipe's EOF, or pi is no longer interested)."""
@@ -176,8 +190,13 @@ class ProcessHost:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}
         try:
             # From the event loop's thread: the parent-death signal follows the spawning thread.
-            self._proc = subprocess.Popen(
+            # The helper sets its own parent-death signal (bubblewrap: --die-with-parent), and
+            # a kept one must outlive pi: pi's exit sweep leaves its subtree alone.
+            self._proc = processes.popen(
                 self.argv(theirs.fileno()),
+                name="bash helper",
+                keep=self.keep,
+                die_with_pi=False,
                 pass_fds=[theirs.fileno()],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -266,6 +285,7 @@ class ProcessHost:
         finally:
             os.close(status_w)
         job = Job(job_id, status_r, asyncio.get_running_loop(), background=background)
+        job.helper_alive = lambda: self.alive
         self.jobs[job_id] = job
         return job
 

@@ -16,6 +16,11 @@ The helper answers once, ``{"op": "ready"}``. Per command it forks a reaper
 (:mod:`tools._proc_reaper`), which holds everything the command starts and reports on the
 status pipe.
 
+The helper is a child subreaper too: a command that kills its own reaper (``kill -KILL
+$PPID``) to orphan a ``setsid`` daemon hands that daemon to the helper, which forks nothing but
+reapers, so any other child is such an escapee: it is killed, with its subtree, as soon as the
+helper sees a reaper die by a signal, and at the latest when pi goes away.
+
 When pi goes away (EOF on the control socket, or the parent-death signal), every command is
 killed, except background commands of a ``--keep`` helper, whose output is then drained into
 ``DIR/<id>.log`` (capped) until they end.
@@ -129,16 +134,29 @@ class Helper:
                         traceback.print_exc()
 
     def reap(self) -> None:
+        escaped = False
         while True:
             try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
+                pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                return
+                break
             if pid == 0:
-                return
+                break
             for job_id, (reaper_pid, _) in list(self.jobs.items()):
                 if reaper_pid == pid:
                     del self.jobs[job_id]
+                    # A reaper only ever exits by itself: killed, it was killed from below.
+                    escaped = escaped or os.WIFSIGNALED(status)
+        if escaped:
+            self.kill_strays()
+
+    def kill_strays(self) -> None:
+        """SIGKILL every process below the helper that no reaper holds (orphans adopted)."""
+        reapers = {reaper_pid for reaper_pid, _ in self.jobs.values()}
+        strays = reaper.descendants(os.getpid(), skip=reapers)
+        reaper.signal_all(strays, signal.SIGSTOP)  # frozen: nothing forks while they are killed
+        reaper.signal_all(reaper.descendants(os.getpid(), skip=reapers), signal.SIGKILL)
+        reaper.signal_all(strays, signal.SIGKILL)
 
     def handle(self, msg: dict[str, Any], fds: list[int]) -> None:
         op = msg.get("op")
@@ -202,6 +220,7 @@ class Helper:
         if self.closing:
             return
         self.closing = True
+        self.kill_strays()
         for reaper_pid, background in self.jobs.values():
             self._signal(reaper_pid, signal.SIGUSR2 if self.keep and background else signal.SIGUSR1)
 
@@ -212,6 +231,7 @@ def main(argv: list[str]) -> int:
     log_dir = argv[argv.index("--log-dir") + 1] if "--log-dir" in argv else "/tmp"
     if "--parent" in argv:
         reaper.die_with(int(argv[argv.index("--parent") + 1]), signal.SIGTERM)
+    reaper.prctl(reaper.PR_SET_CHILD_SUBREAPER, 1)
     Helper(ctrl_fd, keep, log_dir).serve()
     return 0
 

@@ -64,17 +64,18 @@ def _children_map() -> dict[int, list[int]]:
     return children
 
 
-def descendants(root: int) -> list[int]:
-    """Live descendants of ``root``, parents before children (a subreaper holds them all)."""
+def descendants(root: int, skip: set[int] | frozenset[int] = frozenset()) -> list[int]:
+    """Live descendants of ``root``, parents before children (a subreaper holds them all),
+    not entering the subtrees of ``skip``."""
     if not os.path.isdir("/proc/self"):
         return []
     children = _children_map()
     found: list[int] = []
-    todo = list(children.get(root, []))
+    todo = [pid for pid in children.get(root, []) if pid not in skip]
     while todo:
         pid = todo.pop(0)
         found.append(pid)
-        todo.extend(children.get(pid, []))
+        todo.extend(child for child in children.get(pid, []) if child not in skip)
     return found
 
 

@@ -25,7 +25,6 @@ from tools._background import BackgroundShell
 from tools._bash_result import Outcome, clean_output, finish, partial
 from tools._host import KILL_GRACE, HelperError, Job, ProcessHost
 from tools._output import OutputBuffer
-from tools._pgroup import kill_process_tree
 from tools._present import str_arg
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 from tools.sandbox import Sandbox, SandboxUnavailable
@@ -38,12 +37,12 @@ _READ_SIZE = 256 * 1024
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "KILL_GRACE",
     "BashArgs",
     "BashTool",
     "clean_output",
     "create_bash_tool",
     "find_shell",
-    "kill_process_tree",
 ]
 
 

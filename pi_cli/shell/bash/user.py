@@ -67,19 +67,18 @@ def result_text(command: str, result: BashResult, include: bool) -> str:
 async def run_command(command: str, cwd: Path, signal: AbortSignal) -> BashResult:
     """Run ``command`` with bash in ``cwd`` in its own process group; abort kills the tree."""
     # The bash tool's helpers, imported when a command runs (not at every start-up).
+    from tools import processes
     from tools._output import OutputBuffer
-    from tools.bash import clean_output, find_shell, kill_process_tree
+    from tools.bash import KILL_GRACE, clean_output, find_shell
 
     buffer = OutputBuffer()
-    process = await asyncio.create_subprocess_exec(
-        find_shell(),
-        "-c",
-        command,
+    process = await processes.start(
+        [find_shell(), "-c", command],
+        name="user command",
         cwd=str(cwd),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
     )
 
     async def pump() -> None:
@@ -94,7 +93,7 @@ async def run_command(command: str, cwd: Path, signal: AbortSignal) -> BashResul
         await asyncio.wait({exited, aborted}, return_when=asyncio.FIRST_COMPLETED)
         cancelled = signal.aborted and not exited.done()
         if cancelled:
-            await kill_process_tree(process)
+            await processes.stop(process, KILL_GRACE)
         with suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(reader), _EXIT_DRAIN_S)
     finally:

@@ -17,7 +17,6 @@ import asyncio
 import json
 import os
 import re
-import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,14 +125,17 @@ async def run_command_hook(
     base = dict(os.environ if env is None else env)
     base.update(PI_PROJECT_DIR=str(cwd), CLAUDE_PROJECT_DIR=str(cwd))
     try:
-        process = await asyncio.create_subprocess_shell(
-            hook.command,
+        from tools import processes
+
+        # Its own session, ended with everything it started on a time-out or at pi's exit.
+        process = await processes.start(
+            ["/bin/sh", "-c", hook.command],
+            name="hook",
             cwd=str(cwd),
             env=base,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,  # so a timeout kills the whole process group
         )
     except OSError as exc:
         return HookOutcome(
@@ -213,10 +215,6 @@ def interpret_output(stdout: str) -> HookOutcome:
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, OSError):
-        try:
-            process.kill()
-        except ProcessLookupError:
-            pass
+    from tools import processes
+
+    processes.Tree(process.pid).kill()

@@ -204,7 +204,7 @@ class ServerConnection:
             except (TimeoutError, Exception):  # noqa: BLE001
                 task.cancel()
         if self.process is not None:
-            self.process.kill_group()
+            self.process.kill_tree()
             with contextlib.suppress(TimeoutError):  # reaped while this loop still runs
                 await asyncio.wait_for(self.process.process.wait(), 1.0)
 

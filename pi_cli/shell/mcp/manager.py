@@ -332,7 +332,7 @@ class McpManager:
             for server in self.servers.values():  # spawned, but no connection yet
                 process = server.process
                 if process is not None and server.connection is None:
-                    process.kill_group()
+                    process.kill_tree()
                     try:
                         await asyncio.wait_for(process.process.wait(), 1.0)
                     except (TimeoutError, asyncio.CancelledError):

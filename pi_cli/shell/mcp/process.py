@@ -1,34 +1,21 @@
-"""Starting an MCP server process inside pi's process containment (standard library only).
+"""Starting an MCP server process inside pi's process containment (:mod:`tools.processes`).
 
-The server starts in its own process group with ``PR_SET_PDEATHSIG`` set in the child (it gets
-SIGKILL when pi dies, even by SIGKILL), with exactly the environment pi gives it (the tools'
-key-free environment plus its configured ``env``); its stderr is kept (the last few KiB) for
-error messages. No SDK here: servers are spawned first, so they boot while the SDK is imported.
-(The sandbox branch builds pi's general process containment in ``tools/processes.py``; this
-module is the piece to unify with it.)
+The server starts in its own session with a parent-death signal (SIGKILL when pi dies, even by
+SIGKILL), with exactly the environment pi gives it (the tools' key-free environment plus its
+configured ``env``); its stderr is kept (the last few KiB) for error messages. Whatever it
+starts, even a ``setsid`` daemon, stays below pi (a child subreaper) and ends with it. No SDK
+here: servers are spawned first, so they boot while the SDK is imported.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import ctypes
-import os
 import signal
 from collections.abc import Mapping
-from typing import Any
 
-PR_SET_PDEATHSIG = 1
+from tools import processes
+
 STDERR_TAIL = 4096
-try:
-    _prctl: Any = ctypes.CDLL(None, use_errno=True).prctl  # loaded before fork: no dlopen after
-except (OSError, AttributeError):  # not Linux
-    _prctl = None
-
-
-def _contain() -> None:  # runs in the child between fork and exec: no allocation-heavy work
-    if _prctl is not None:
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 class ServerProcessError(Exception):
@@ -65,26 +52,27 @@ class StdioProcess:
                 return f"killed by signal {-code}"
         return f"exited with code {code}"
 
-    def kill_group(self, sig: int = signal.SIGKILL) -> None:
-        """Signal the server's whole process group (never raises)."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, sig)
+    def tree(self) -> processes.Tree:
+        """The server and everything it started, read now (before asking it to stop)."""
+        return processes.Tree(self.process.pid)
+
+    def kill_tree(self) -> None:
+        """SIGKILL the server, its group and every process below it (never raises)."""
+        self.tree().kill()
 
 
 async def spawn(
     command: str, args: list[str], env: Mapping[str, str], cwd: str | None
 ) -> StdioProcess:
     """Start the server (raises OSError when the command cannot be run)."""
-    process = await asyncio.create_subprocess_exec(
-        command,
-        *args,
+    process = await processes.start(
+        [command, *args],
+        name=f"MCP server {command}",
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env=dict(env),
         cwd=cwd,
-        start_new_session=True,
-        preexec_fn=_contain,
         limit=64 * 1024 * 1024,  # one stdout line (images come base64-encoded in one)
     )
     return StdioProcess(process)

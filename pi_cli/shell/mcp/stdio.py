@@ -4,14 +4,13 @@ Like the SDK's ``stdio_client`` (newline-delimited JSON-RPC over the child's std
 a server pi started itself, inside its process containment. A line on stdout that is not JSON-RPC fails the connection with that line quoted: the
 spec forbids anything else there, and waiting would only turn it into a time-out.
 
-Shutdown: close stdin, wait briefly, then SIGTERM and SIGKILL to the whole group.
+Shutdown: close stdin, wait briefly, then SIGTERM and SIGKILL to the whole tree.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -88,15 +87,17 @@ async def stdio_transport(server: StdioProcess) -> AsyncIterator[tuple[Any, Any]
 
 
 async def stop(server: StdioProcess, grace_s: float = 0.5) -> None:
-    """Close stdin, give the server ``grace_s`` to exit, then end its whole group."""
+    """Close stdin, give the server ``grace_s`` to exit, then SIGTERM, then SIGKILL everything it
+    started (read before it is asked to stop: an exited server's children are no longer its)."""
     process = server.process
+    tree = server.tree()
     if process.stdin is not None:
         with contextlib.suppress(Exception):
             process.stdin.close()
-    for sig in (None, signal.SIGTERM, signal.SIGKILL):
-        if sig is not None:
-            server.kill_group(sig)
+    for terminate in (False, True):
+        if terminate:
+            tree.terminate()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(process.wait(), grace_s)
             break
-    server.kill_group(signal.SIGKILL)  # what the server started itself, even after it exited
+    tree.kill()  # what the server started itself, even after it exited

@@ -5,7 +5,9 @@
 ``garbage`` writes a non-JSON line instead of answering; ``exit`` dies at once with a message
 on stderr. ``slow`` sleeps for its ``seconds`` argument (a tool time-out, an abort) and records
 ``notifications/cancelled`` in the file named by ``ROGUE_LOG``; ``die`` kills the server
-mid-call. ``ROGUE_INIT_DELAY`` (seconds) delays the answer to ``initialize``. ``ROGUE_ENV`` lists environment variables whose presence the server reports.
+mid-call. ``ROGUE_INIT_DELAY`` (seconds) delays the answer to ``initialize``. ``ROGUE_DAEMONS=<tag>``
+starts two ``setsid`` daemons at start: ``sleep <tag>1`` orphaned at once (its parent exits)
+and ``sleep <tag>2`` left as the server's child. ``ROGUE_ENV`` lists environment variables whose presence the server reports.
 """
 
 from __future__ import annotations
@@ -124,6 +126,13 @@ def call(request_id: object, name: str, args: dict) -> None:
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
     log(f"started {os.getpid()}")
+    daemons = os.environ.get("ROGUE_DAEMONS")
+    if daemons:
+        import subprocess
+
+        orphan = f"sleep {daemons}1 < /dev/null > /dev/null 2>&1 & exit 0"
+        subprocess.run(["setsid", "sh", "-c", orphan], check=True)
+        subprocess.Popen(["setsid", "sleep", f"{daemons}2"], stdin=subprocess.DEVNULL)
     if mode == "exit":
         sys.stderr.write("rogue: cannot start (missing config)\n")
         sys.exit(2)
