@@ -138,10 +138,14 @@ async def test_refusing_proxy_is_named(ca: ThrowawayCA) -> None:
 
 
 async def test_proxy_that_is_down_is_named(ca: ThrowawayCA) -> None:
-    with FakeProxy() as proxy:
-        down = proxy.url  # the port is closed once the proxy stops
-    network = NetworkConfig(proxy=down, use_env=False)
-    final = await _ask(f"https://{TEST_HOST}:443/v1", network)
+    import socket
+
+    # A port held bound but not listening: connections are refused, and no other test can
+    # take it meanwhile (a proxy's port freed on exit could be reused by a parallel test).
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{held.getsockname()[1]}"
+        final = await _ask(f"https://{TEST_HOST}:443/v1", NetworkConfig(proxy=down, use_env=False))
     message = getattr(final, "error_message", "") or ""
     assert f"the proxy {down} (for {TEST_HOST}) cannot be reached" in message, message
 
