@@ -7,8 +7,11 @@ DOCS_STAMP := $(VENV)/.docs-installed
 
 .PHONY: install test lint bench snapshot-update clean compile docs docs-settings
 
-# Import-contract files `make lint` checks: the core's (pyproject.toml) and pi_cli's.
+# Import-contract files `make lint` checks: the core's (pyproject.toml) and pi_cli's, on the full
+# import graph; the shell's layers (.importlinter-shell) on a graph without TYPE_CHECKING imports
+# (one run builds one graph, with the first file's settings: hence two runs).
 IMPORT_CONTRACTS := pyproject.toml .importlinter-cli
+SHELL_CONTRACTS := .importlinter-shell
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -35,6 +38,7 @@ lint: $(STAMP)
 	$(BIN)/mypy agent_core tools
 	$(BIN)/mypy pi_cli
 	$(BIN)/lint-imports --no-logo $(IMPORT_CONTRACTS)
+	$(BIN)/lint-imports --no-logo $(SHELL_CONTRACTS)
 	$(BIN)/python scripts/check_docs.py
 	$(BIN)/python scripts/gen_settings_doc.py --check
 

@@ -20,6 +20,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from agent_core import Tool
+from tools._background import ShellInfo
+from tools._output import OutputBuffer
+from tools._paths import display_path, resolve_path
+from tools._rg import find_rg
+from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from tools._web_guard import parse_entry as parse_web_fetch_entry
 from tools.bash import BashTool, create_bash_tool
 from tools.bash_kill import BashKillTool, create_bash_kill_tool
 from tools.bash_output import BashOutputTool, create_bash_output_tool
@@ -117,6 +123,8 @@ def create_tools(
 
 __all__ = [
     "AGENT_TOOL_NAMES",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_LINES",
     "DEFAULT_TOOL_NAMES",
     "PROCESS_TOOL_NAMES",
     "TOOL_FACTORIES",
@@ -138,6 +146,14 @@ __all__ = [
     "ToolFactory",
     "ToolServices",
     "WebFetchTool",
+    "OutputBuffer",
+    "ShellInfo",
+    "display_path",
+    "find_rg",
+    "format_size",
+    "parse_web_fetch_entry",
+    "resolve_path",
+    "truncate_head",
     "WriteTool",
     "create_bash_kill_tool",
     "create_bash_output_tool",

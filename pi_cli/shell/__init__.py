@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from pi_cli.shell.bash.user import UserBashError
     from pi_cli.shell.builtin_commands import THINKING_LEVELS
     from pi_cli.shell.checkpoints.commands import describe_rewind, format_points, resolve_point
+    from pi_cli.shell.checkpoints.prune import delete_session
+    from pi_cli.shell.checkpoints.replay import ReplayReport, make_scratch, recorded, replay
     from pi_cli.shell.checkpoints.rewind import (
         NeedsConfirmation,
         RewindError,
@@ -91,19 +93,13 @@ if TYPE_CHECKING:
     from pi_cli.shell.permissions.approvals import ApprovalAnswer
     from pi_cli.shell.permissions.modes import MODE_DESCRIPTIONS, MODES
     from pi_cli.shell.prompt.images import ImageError, load_image, looks_like_image
-    from pi_cli.shell.prompt.skill_text import skill_call_of
     from pi_cli.shell.redaction import REDACTOR, redact
     from pi_cli.shell.session.bash_messages import BashExecutionMessage
     from pi_cli.shell.session.branching import fork_before, fork_points
     from pi_cli.shell.session.files import find_latest_session, resolve_session
-    from pi_cli.shell.session.listing import (
-        SessionInfo,
-        delete_session,
-        list_sessions,
-        rename_session,
-    )
+    from pi_cli.shell.session.listing import SessionInfo, list_sessions, rename_session
     from pi_cli.shell.session.names import session_name, set_session_name
-    from pi_cli.shell.session.replay import ReplayReport, make_scratch, recorded, replay
+    from pi_cli.shell.session.skill_text import skill_call_of
     from pi_cli.shell.session.store import SessionError, SessionStore, compaction_summary_of
     from pi_cli.shell.session.tree import text_of
     from pi_cli.shell.terminal_text import clean
@@ -183,7 +179,7 @@ _EXPORTS: dict[str, str] = {
     # prompt
     "load_image": "pi_cli.shell.prompt.images",
     "looks_like_image": "pi_cli.shell.prompt.images",
-    "skill_call_of": "pi_cli.shell.prompt.skill_text",
+    "skill_call_of": "pi_cli.shell.session.skill_text",
     # sessions
     "SessionStore": "pi_cli.shell.session.store",
     "compaction_summary_of": "pi_cli.shell.session.store",
@@ -194,15 +190,15 @@ _EXPORTS: dict[str, str] = {
     "find_latest_session": "pi_cli.shell.session.files",
     "resolve_session": "pi_cli.shell.session.files",
     "SessionInfo": "pi_cli.shell.session.listing",
-    "delete_session": "pi_cli.shell.session.listing",
+    "delete_session": "pi_cli.shell.checkpoints.prune",
     "list_sessions": "pi_cli.shell.session.listing",
     "rename_session": "pi_cli.shell.session.listing",
     "session_name": "pi_cli.shell.session.names",
     "set_session_name": "pi_cli.shell.session.names",
-    "ReplayReport": "pi_cli.shell.session.replay",
-    "make_scratch": "pi_cli.shell.session.replay",
-    "recorded": "pi_cli.shell.session.replay",
-    "replay": "pi_cli.shell.session.replay",
+    "ReplayReport": "pi_cli.shell.checkpoints.replay",
+    "make_scratch": "pi_cli.shell.checkpoints.replay",
+    "recorded": "pi_cli.shell.checkpoints.replay",
+    "replay": "pi_cli.shell.checkpoints.replay",
     "text_of": "pi_cli.shell.session.tree",
     # export
     "ExportError": "pi_cli.shell.export_html",

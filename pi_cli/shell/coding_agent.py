@@ -144,6 +144,7 @@ class CodingAgent:
             self.sources.context_files,
             self.sources.skills,
             self.events.warn_once,
+            self.agent_tools.system_prompt_parts(),
         )
 
     # ------------------------------------------------------------------ events

@@ -13,6 +13,7 @@ from pi_cli.shell.commands import SlashCommandRegistry
 from pi_cli.shell.compaction import compaction_commands
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import ShellEvent
+from pi_cli.shell.export_html.commands import export_commands
 from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import permission_commands
 from pi_cli.shell.prompt.init_command import init_commands
@@ -45,7 +46,7 @@ def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQue
 
     shell.input_transforms.insert(0, settled)
     queue = DurableQueue(shell, offer=shell.options.offer_stored_queue)
-    shell.commands.register_all(session_commands(), rewind_commands())
+    shell.commands.register_all(session_commands(), export_commands(), rewind_commands())
     return checkpoints, queue
 
 

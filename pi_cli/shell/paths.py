@@ -35,3 +35,12 @@ def git_root(cwd: Path) -> Path | None:
         if (directory / ".git").exists():
             return directory
     return None
+
+
+def project_profile_files(cwd: Path) -> list[Path]:
+    """The project's profile files (for the trust check: they need trust to load)."""
+    found: list[Path] = []
+    for directory in (cwd / ".pi" / "agents", cwd / ".claude" / "agents"):
+        if directory.is_dir():
+            found.extend(sorted(p for p in directory.glob("*.md") if p.is_file()))
+    return found

@@ -81,7 +81,7 @@ def fuzzy_score(query: str, candidate: str) -> int | None:
 def _rg_files(cwd: Path, stop: threading.Event, deadline: float) -> list[str] | None:
     """``rg --files`` (honours .gitignore), read only up to :data:`MAX_FILES` lines; None if no rg."""
     try:
-        from tools._rg import find_rg
+        from tools import find_rg
 
         command = [find_rg(), "--files", "--hidden", "--glob", "!.git"]
         proc = subprocess.Popen(

@@ -9,7 +9,7 @@ import pytest
 
 from agent_core import messages as M
 from pi_cli.shell.prompt.images import MAX_IMAGE_BYTES, ImageError, image_mime, load_image
-from pi_cli.shell.prompt.skill_text import skill_call_of
+from pi_cli.shell.session.skill_text import skill_call_of
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
 from tests.tui.helpers import make_shell
 

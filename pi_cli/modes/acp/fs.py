@@ -21,7 +21,7 @@ from typing import Any
 
 from agent_core import AbortSignal, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
-from tools._paths import display_path, resolve_path
+from tools import display_path, resolve_path
 from tools.edit import EditArgs, EditTool, edit_result, edit_text
 from tools.write import WriteArgs, WriteTool
 

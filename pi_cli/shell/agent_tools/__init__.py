@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_core import MessageStart, UserMessage
-from pi_cli.shell.agent_tools.budget import BudgetGuard, parse_limits
-from pi_cli.shell.agent_tools.plan_approval import PlanApproval
+from pi_cli.shell.agent_tools._budget import BudgetGuard, parse_limits
+from pi_cli.shell.agent_tools._plan_approval import PlanApproval
+from pi_cli.shell.agent_tools._subagents import SubagentRunner
+from pi_cli.shell.agent_tools._todos import TodoState
 from pi_cli.shell.agent_tools.profiles import AgentProfile, load_profiles
-from pi_cli.shell.agent_tools.subagents import SubagentRunner
-from pi_cli.shell.agent_tools.todos import TodoState
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import SessionChanged
 
@@ -73,6 +73,14 @@ class AgentTools:
         self.plans = PlanApproval(shell)
         self.runner = SubagentRunner(shell, models, self.profiles, self.budget)
 
+    def system_prompt_parts(self) -> list[str]:
+        """Sections the system prompt needs for these tools (``--output-schema``'s format)."""
+        if self.output is None:
+            return []
+        from pi_cli.shell.agent_tools.structured_output import schema_prompt
+
+        return [schema_prompt(self.output.schema)]
+
     def services(self) -> ToolServices:
         """What todo_write, task, exit_plan_mode and web_fetch get from the shell."""
         from tools.services import ToolServices
@@ -88,7 +96,7 @@ class AgentTools:
 
     def _web_fetch_config(self) -> Any:
         from pi_cli.shell.config.network import network_config
-        from tools._web_guard import parse_entry
+        from tools import parse_web_fetch_entry as parse_entry
         from tools.web_fetch import WebFetchConfig
 
         settings = self.shell.settings.web_fetch

@@ -57,15 +57,6 @@ def profile_dirs(cwd: Path, trusted: bool) -> list[tuple[Path, str]]:
     return [*(project if trusted else []), *user]
 
 
-def project_profile_files(cwd: Path) -> list[Path]:
-    """The project's profile files (for the trust check: they need trust to load)."""
-    found: list[Path] = []
-    for directory in (cwd / ".pi" / "agents", cwd / ".claude" / "agents"):
-        if directory.is_dir():
-            found.extend(sorted(p for p in directory.glob("*.md") if p.is_file()))
-    return found
-
-
 def load_profiles(cwd: Path, trusted: bool) -> tuple[list[AgentProfile], list[str]]:
     """Every readable profile (first of each name) and the problems found."""
     profiles: dict[str, AgentProfile] = {}

@@ -64,14 +64,6 @@ def load_schema(path: str, cwd: Path) -> dict[str, Any]:
     return schema
 
 
-def prompt_for(path: str, cwd: Path) -> str:
-    """The system prompt section for the schema at ``path`` ('' if it cannot be read now)."""
-    try:
-        return schema_prompt(load_schema(path, cwd))
-    except ConfigError:  # reported when the shell started; a later rebuild does without
-        return ""
-
-
 def schema_prompt(schema: dict[str, Any]) -> str:
     """The system prompt section asking for a bare JSON answer."""
     return (

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 
 if TYPE_CHECKING:
-    from tools._background import ShellInfo
+    from tools import ShellInfo
 
 USAGE = "/bashes [view|kill <id>]"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_core import AgentEnd, TurnStart
-from pi_cli.shell.checkpoints import policy
+from pi_cli.shell.checkpoints import _policy as policy
 from pi_cli.shell.checkpoints import rewind as rewinding
 from pi_cli.shell.checkpoints.git import GitError, ShadowGit, git_available
 from pi_cli.shell.checkpoints.snapshot import Limits, Snapshot, SnapshotSkipped, take_snapshot

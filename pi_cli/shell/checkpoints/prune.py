@@ -5,7 +5,7 @@ dates the session's last snapshot. Sessions idle longer than ``keepDays`` lose t
 repository is still bigger than ``maxRepoMb``, the oldest sessions go first. ``git gc`` then
 removes what no ref keeps, except objects younger than an hour (another pi process may be
 between writing a snapshot and naming it). Runs at most once a day per workspace, in the
-checkpoint worker thread.
+checkpoint worker thread. Deleting a session (the resume picker) drops its snapshots too.
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_cli.shell.checkpoints.git import GitError, ShadowGit, file_lock, safe_name
+from pi_cli.shell.session.store import SessionError, SessionStore
 
 if TYPE_CHECKING:
     from pi_cli.shell.config.settings import CheckpointSettings
@@ -123,3 +125,14 @@ def prune(
         report.size_mb = size_mb(git)
         rounds += 1
     return report
+
+
+def delete_session(path: Path, current: Path | None) -> None:
+    """Delete a session file (never the one in use); its snapshots are dropped too."""
+    if current is not None and path.resolve() == current.resolve():
+        raise SessionError("This is the session in use: it cannot be deleted")
+    store = SessionStore.open(path, persist=False)
+    path.unlink()
+    with contextlib.suppress(Exception):  # the snapshots go at the next prune otherwise
+        workspace = Path(store.header.cwd) if store.header.cwd else path.parent
+        drop_session(ShadowGit(workspace), store.session_id)

@@ -18,6 +18,7 @@ from agent_core import (
     Message,
 )
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
+from pi_cli.shell.compaction._request import request_summary
 from pi_cli.shell.compaction.parts import (
     SUMMARY_FORMAT,
     SUMMARY_SYSTEM,
@@ -29,7 +30,6 @@ from pi_cli.shell.compaction.parts import (
     last_user_index,
     serialize_conversation,
 )
-from pi_cli.shell.compaction.request import request_summary
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import CompactionEnd, CompactionReason, CompactionStart
 from pi_cli.shell.models.usage import context_tokens, message_tokens

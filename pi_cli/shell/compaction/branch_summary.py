@@ -10,8 +10,8 @@ target's path (as pi collects them); the entry is pi's ``{"type": "branch_summar
 from __future__ import annotations
 
 from agent_core import AbortSignal, Message
+from pi_cli.shell.compaction._request import request_summary
 from pi_cli.shell.compaction.parts import file_operations, serialize_conversation
-from pi_cli.shell.compaction.request import request_summary
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.models.usage import message_tokens
 from pi_cli.shell.session.index import EntryRef

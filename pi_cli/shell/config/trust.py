@@ -23,9 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pi_cli.shell.agent_tools.profiles import project_profile_files
 from pi_cli.shell.config.layers import gate, read_layers
-from pi_cli.shell.paths import pi_home
+from pi_cli.shell.paths import pi_home, project_profile_files
 
 TRUST_HINT = "Trust it with `pi trust` (or `--trust` for one run)."
 

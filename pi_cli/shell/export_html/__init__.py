@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli import __version__
-from pi_cli.shell.export_html.blocks import esc, image, markdown, pre, text_of, tool_block
-from pi_cli.shell.export_html.style import stylesheet
+from pi_cli.shell.export_html._blocks import esc, image, markdown, pre, text_of, tool_block
+from pi_cli.shell.export_html._style import stylesheet
 from pi_cli.shell.session.names import title_of
 from pi_cli.shell.session.store import SessionStore
 from pi_cli.shell.session.tree import tree_entries

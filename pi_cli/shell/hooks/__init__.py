@@ -39,8 +39,8 @@ from pi_cli.shell.config.claude_names import (
     names_of,
     to_claude_input,
 )
-from pi_cli.shell.hooks.command import CommandHook, HookOutcome, parse_hooks, run_command_hook
-from pi_cli.shell.hooks.python import (
+from pi_cli.shell.hooks._command import CommandHook, HookOutcome, parse_hooks, run_command_hook
+from pi_cli.shell.hooks._python import (
     InputEvent,
     PythonHook,
     SessionStartEvent,

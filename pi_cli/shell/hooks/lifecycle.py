@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from agent_core import Agent
     from pi_cli.shell.context import ShellContext
-    from pi_cli.shell.hooks.command import CommandHook, HookOutcome
+    from pi_cli.shell.hooks._command import CommandHook, HookOutcome
 
 
 class HookManager(Protocol):

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from agent_core import ImageContent, TextContent, ToolResult
-from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from tools import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 MAX_IMAGES = 8
 MAX_IMAGE_BYTES = 5 * 1024 * 1024

@@ -31,7 +31,7 @@ from pi_cli.shell.permissions.rules import (
 from pi_cli.shell.permissions.suggest import Suggestion, bash_suggestions
 from pi_cli.shell.permissions.web import AGENT_TOOLS, WEB_TOOL, TypedHosts, host_of, rule_hits
 from pi_cli.shell.permissions.workspace import Workspace, is_protected, real
-from tools._paths import resolve_path
+from tools import resolve_path
 
 HookDecision = Literal["allow", "ask"] | None
 _SPLIT = str.maketrans({ch: "\n" for ch in ";&|()`$<>"})

@@ -1,7 +1,7 @@
 """Front matter of SKILL.md files, prompt templates and Claude Code commands.
 
 The block between a first line ``---`` and the next ``---`` line is YAML (the subset of
-:mod:`pi_cli.shell.prompt.yaml_subset`); the rest is the body. Values keep their YAML types
+:mod:`pi_cli.shell.prompt._yaml_subset`); the rest is the body. Values keep their YAML types
 (``disable-model-invocation: true`` is ``True``); :func:`text_field` reads one as text.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_cli.shell.prompt.yaml_subset import YamlError, parse_yaml_mapping
+from pi_cli.shell.prompt._yaml_subset import YamlError, parse_yaml_mapping
 
 
 class FrontmatterError(ValueError):

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_cli.shell.commands import SlashCommandRegistry
-from pi_cli.shell.prompt.context_files import ContextFile, load_context
-from pi_cli.shell.prompt.skills import SkillSet, load_skills, skill_commands
-from pi_cli.shell.prompt.templates import PromptTemplate, load_templates, template_commands
+from pi_cli.shell.prompt._context_files import ContextFile, load_context
+from pi_cli.shell.prompt._skills import SkillSet, load_skills, skill_commands
+from pi_cli.shell.prompt._templates import PromptTemplate, load_templates, template_commands
 
 
 @dataclass

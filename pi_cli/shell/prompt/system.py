@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_cli.shell.prompt.context_files import ContextFile, read_prompt_override
+from pi_cli.shell.prompt._context_files import ContextFile, read_prompt_override
 
 if TYPE_CHECKING:
     from agent_core import Tool
     from pi_cli.shell.options import ShellOptions
-    from pi_cli.shell.prompt.skills import SkillSet
+    from pi_cli.shell.prompt._skills import SkillSet
 
 BASE_PROMPT = """You are an expert coding assistant working inside pi, a terminal coding agent. \
 You help the user with software engineering tasks by reading files, running commands, \
@@ -79,6 +79,7 @@ def shell_system_prompt(
     context_files: Sequence[ContextFile],
     skills: SkillSet,
     warn: Callable[[str], None],
+    fragments: Sequence[str] = (),
 ) -> str:
     """The shell's prompt: ``--system-prompt`` or ``.pi/SYSTEM.md`` replace the default,
     ``APPEND_SYSTEM.md`` and ``--append-system-prompt`` extend it; skills need the read tool."""
@@ -87,10 +88,7 @@ def shell_system_prompt(
         read_prompt_override(cwd, "APPEND_SYSTEM.md", warn),
         options.append_system_prompt,
     ]
-    if options.output_schema:  # --output-schema: a bare JSON answer
-        from pi_cli.shell.agent_tools.structured_output import prompt_for
-
-        append_parts.append(prompt_for(options.output_schema, cwd))
+    append_parts.extend(fragments)  # the parts' own sections (--output-schema's answer format)
     has_read = any(tool.name == "read" for tool in tools)
     return build_system_prompt(
         cwd=cwd,

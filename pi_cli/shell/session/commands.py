@@ -1,9 +1,7 @@
-"""Session commands: ``/name`` (a session's name), ``/label`` (a label on a tree entry) and
-``/export`` (the session as one HTML file)."""
+"""Session commands: ``/name`` (a session's name) and ``/label`` (a label on a tree entry)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_cli.shell.commands import CommandResult, SlashCommand, split_args
@@ -65,25 +63,8 @@ async def _label(shell: ShellAPI, args: str) -> CommandResult:
     return CommandResult(output=f"{done} entry {target} (see /tree)")
 
 
-async def _export(shell: ShellAPI, args: str) -> CommandResult:
-    from pi_cli.shell.export_html import ExportError, default_export_path, export_session
-
-    session = shell.session
-    if not session.entries:
-        return CommandResult(output="Nothing to export yet.", error=True)
-    words = split_args(args)
-    target = Path(words[0]).expanduser() if words else default_export_path(session, shell.cwd)
-    if not target.is_absolute():
-        target = shell.cwd / target
-    try:
-        path = export_session(session, target, theme=shell.settings.theme)
-    except ExportError as exc:
-        return CommandResult(output=str(exc), error=True)
-    return CommandResult(output=f"Exported the session to {path}")
-
-
 def session_commands() -> list[SlashCommand]:
-    """``/name``, ``/label`` and ``/export``."""
+    """``/name`` and ``/label``."""
     return [
         SlashCommand("name", "Show or set the session's name", _name, usage="[name]"),
         SlashCommand(
@@ -92,5 +73,4 @@ def session_commands() -> list[SlashCommand]:
             _label,
             usage="[entry id] <label> | --clear",
         ),
-        SlashCommand("export", "Export the session as one HTML file", _export, usage="[file.html]"),
     ]

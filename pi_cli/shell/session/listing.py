@@ -3,7 +3,6 @@ prompts to search in; renaming and deleting one."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import logging
 from dataclasses import dataclass
@@ -83,17 +82,3 @@ def list_sessions(directory: Path) -> list[SessionInfo]:
 def rename_session(path: Path, name: str) -> None:
     """Give the session in ``path`` a name (appended as pi's ``session_info``)."""
     set_session_name(SessionStore.open(path), name)
-
-
-def delete_session(path: Path, current: Path | None) -> None:
-    """Delete a session file (never the one in use); its snapshots are dropped too."""
-    if current is not None and path.resolve() == current.resolve():
-        raise SessionError("This is the session in use: it cannot be deleted")
-    store = SessionStore.open(path, persist=False)
-    path.unlink()
-    with contextlib.suppress(Exception):  # the snapshots go at the next prune otherwise
-        from pi_cli.shell.checkpoints.git import ShadowGit
-        from pi_cli.shell.checkpoints.prune import drop_session
-
-        workspace = Path(store.header.cwd) if store.header.cwd else path.parent
-        drop_session(ShadowGit(workspace), store.session_id)

@@ -24,14 +24,14 @@ from typing import Any
 from agent_core import Message, message_from_wire, to_wire
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
-from pi_cli.shell.session.append import append_line
-from pi_cli.shell.session.bash_messages import bash_message_from_wire
-from pi_cli.shell.session.context import (
+from pi_cli.shell.session._append import append_line
+from pi_cli.shell.session._context import (
     branch_summary_message,
     compaction_summary_message,
     compaction_summary_of,
     context_refs,
 )
+from pi_cli.shell.session.bash_messages import bash_message_from_wire
 from pi_cli.shell.session.entries import (
     PARTIAL,
     entry_problem,

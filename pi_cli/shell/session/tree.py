@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pi_cli.shell.prompt.skill_text import skill_call_of
+from pi_cli.shell.session.skill_text import skill_call_of
 from pi_cli.shell.session.store import SessionStore
 
 PREVIEW_CHARS = 80

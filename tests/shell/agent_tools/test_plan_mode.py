@@ -107,7 +107,7 @@ def test_one_shot_cannot_approve_a_plan(server: FakeProviderServer, run_pi: RunP
 
 @pytest.fixture
 def plan_request() -> PermissionRequested:
-    from pi_cli.shell.agent_tools.plan_approval import LABELS
+    from pi_cli.shell.agent_tools._plan_approval import LABELS
 
     return PermissionRequested(
         id="perm-9",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import ToolExecutionEnd, TurnStart
-from pi_cli.shell.agent_tools.subagents import SUBAGENT_NOTE
+from pi_cli.shell.agent_tools._subagents import SUBAGENT_NOTE
 from pi_cli.shell.events.agent_tools import SubagentEnded, SubagentEvent, SubagentStarted
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import ToolCallSpec, Turn, UsageSpec

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_cli.shell.prompt.context_files import load_context
-from pi_cli.shell.prompt.context_imports import MAX_IMPORT_BYTES, MAX_TOTAL_BYTES, import_tokens
+from pi_cli.shell.prompt._context_files import load_context
+from pi_cli.shell.prompt._context_imports import MAX_IMPORT_BYTES, MAX_TOTAL_BYTES, import_tokens
 from tests.agent_core.scripted_stream import reply, text
 from tests.shell.helpers import make_shell, notices
 

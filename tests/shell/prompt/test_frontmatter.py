@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
+from pi_cli.shell.prompt._yaml_subset import YamlError, parse_yaml_mapping
 from pi_cli.shell.prompt.frontmatter import FrontmatterError, parse_document
-from pi_cli.shell.prompt.yaml_subset import YamlError, parse_yaml_mapping
 from tests.pi_npm import YAML_MODULE, require_pi_package
 
 CASES = [

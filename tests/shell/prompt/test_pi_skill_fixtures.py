@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.shell.prompt.skills import discover_skills, load_skills_from_dir
+from pi_cli.shell.prompt._skills import discover_skills, load_skills_from_dir
 from tests.pi_npm import require_pi_package, run_node
 from tests.shell.helpers import make_shell, notices
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from pi_cli.shell.prompt._templates import expand_template
 from pi_cli.shell.prompt.frontmatter import parse_document
-from pi_cli.shell.prompt.templates import expand_template
 from tests.agent_core.scripted_stream import reply, text
 from tests.shell.helpers import make_shell, notices
 

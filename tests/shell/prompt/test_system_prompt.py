@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from pi_cli.shell.prompt.context_files import load_context_files, read_prompt_override
+from pi_cli.shell.prompt._context_files import load_context_files, read_prompt_override
 from pi_cli.shell.prompt.system import build_system_prompt
 
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from agent_core import StreamFn, Tool
     from agent_core.tool import OnToolUpdate
-    from pi_cli.shell.agent_tools.budget import BudgetGuard
+    from pi_cli.shell.agent_tools._budget import BudgetGuard
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import ShellEvent
     from tools.task import TaskOutcome, TaskRequest

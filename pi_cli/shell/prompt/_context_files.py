@@ -1,6 +1,6 @@
 """Context files: ``AGENTS.md`` (or ``CLAUDE.md``) from ``~/.pi`` and every directory root -> cwd.
 
-Each may import other files with ``@path`` (:mod:`pi_cli.shell.prompt.context_imports`); those follow
+Each may import other files with ``@path`` (:mod:`pi_cli.shell.prompt._context_imports`); those follow
 the file importing them.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_cli.shell.paths import git_root, pi_home, project_dir
-from pi_cli.shell.prompt.context_imports import ImportState, resolve_imports
+from pi_cli.shell.prompt._context_imports import ImportState, resolve_imports
 
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 

@@ -1,4 +1,4 @@
-"""Scalars and flow collections of the front matter YAML subset (see :mod:`pi_cli.shell.prompt.yaml_subset`)."""
+"""Scalars and flow collections of the front matter YAML subset (see :mod:`pi_cli.shell.prompt._yaml_subset`)."""
 
 import math
 import re

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pi_cli.shell.prompt.yaml_scalars import (
+from pi_cli.shell.prompt._yaml_scalars import (
     Flow,
     Incomplete,
     YamlError,
