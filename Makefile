@@ -29,14 +29,13 @@ compile: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
-# Formatting, lint rules, strict types for agent_core and tools (basic for pi_cli), import contracts,
+# Formatting, lint rules, strict types for all of agent_core, tools and pi_cli, import contracts,
 # the docs' links and anchors, the generated settings reference. mypy and lint-imports keep caches
 # (.mypy_cache, .import_linter_cache), so a re-run takes seconds.
 lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
-	$(BIN)/mypy agent_core tools
-	$(BIN)/mypy pi_cli
+	$(BIN)/mypy
 	$(BIN)/lint-imports --no-logo $(IMPORT_CONTRACTS)
 	$(BIN)/lint-imports --no-logo $(SHELL_CONTRACTS)
 	$(BIN)/python scripts/check_docs.py

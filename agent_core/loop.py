@@ -226,7 +226,7 @@ async def stream_assistant_response(
             final = await run_abortable(consume(), signal)
         except Aborted:
             final = builder.finish("aborted", error_message="Request was aborted")
-        except Exception as exc:  # the StreamFn broke its contract; never crash the loop
+        except Exception as exc:  # noqa: BLE001 - the StreamFn broke its contract; never crash the loop
             final = builder.finish(
                 "error", error_message=f"Model stream failed: {type(exc).__name__}: {exc}"
             )

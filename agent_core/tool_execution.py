@@ -162,7 +162,7 @@ class _BatchRunner:
                 decision = await run_abortable(hook(ctx, self.signal), self.signal)
             except Aborted:
                 return _Prepared(call, error=ABORTED)
-            except Exception as exc:  # fail safe: a broken hook blocks the call
+            except Exception as exc:  # noqa: BLE001 - fail safe: a broken hook blocks the call
                 return _Prepared(
                     call, error=f"Tool call blocked: hook failed: {type(exc).__name__}: {exc}"
                 )
@@ -197,7 +197,7 @@ class _BatchRunner:
             return override.apply(result, is_error) if override is not None else (result, is_error)
         except Aborted:  # the tool already finished; keep its result
             return result, is_error
-        except Exception:  # contract: must not raise; keep the tool's own result
+        except Exception:  # noqa: BLE001 - contract: must not raise; keep the tool's own result
             return result, is_error
 
     async def _execute(
@@ -222,7 +222,7 @@ class _BatchRunner:
             return ToolResult.of_text(ABORTED), True
         except ToolError as exc:
             return ToolResult.of_text(str(exc) or type(exc).__name__), True
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a tool's crash is its result: the model reads it
             return ToolResult.of_text(f"{type(exc).__name__}: {exc}"), True
         if not isinstance(result, ToolResult):
             result = ToolResult.of_text(str(result))

@@ -42,7 +42,7 @@ def generate(root: Path) -> int:
     return total
 
 
-def timed(work, runs: int = RUNS) -> tuple[float, float]:  # noqa: ANN001 - a callable
+def timed(work, runs: int = RUNS) -> tuple[float, float]:  # a callable
     times = []
     for _ in range(runs):
         start = time.perf_counter()

@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._util import REPO, bench_env, fake_pi_argv  # noqa: E402
-from tests.fakes.provider_server import FakeProviderServer  # noqa: E402
-from tests.fakes.script import SEED_FINAL_TEXT, seed_script  # noqa: E402
+from bench._util import REPO, bench_env, fake_pi_argv
+from tests.fakes.provider_server import FakeProviderServer
+from tests.fakes.script import SEED_FINAL_TEXT, seed_script
 
 RUNS = 11
 PI = Path(sys.executable).parent / "pi"
@@ -42,7 +42,7 @@ class Run:
         self.wall, self.cpu, self.rss, self.first, self.ok = wall, cpu, rss, first, ok
 
 
-def measured(argv: list[str], cwd: Path, env: dict[str, str], server=None) -> Run:  # noqa: ANN001
+def measured(argv: list[str], cwd: Path, env: dict[str, str], server=None) -> Run:
     """Run ``argv`` under ``/usr/bin/time``: a child's peak RSS as the kernel reports it counts
     the memory of the process that forked it, and this one is far bigger than ``time``."""
     with tempfile.NamedTemporaryFile("r") as rss_file:

@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._util import bench_env, fake_pi_argv, median, run_measured  # noqa: E402
-from tests.fakes.provider_server import FakeProviderServer  # noqa: E402
-from tests.fakes.script import SEED_FINAL_TEXT, seed_script  # noqa: E402
+from bench._util import bench_env, fake_pi_argv, median, run_measured
+from tests.fakes.provider_server import FakeProviderServer
+from tests.fakes.script import SEED_FINAL_TEXT, seed_script
 
 ROGUE = str(Path(__file__).resolve().parents[1] / "tests" / "shell" / "mcp" / "rogue_server.py")
 RUNS = 3

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pi_cli.shell.session.store import SessionStore  # noqa: E402
+from pi_cli.shell.session.store import SessionStore
 
 TARGET_BYTES = 100 * 1024 * 1024
 BUDGET_S = 0.5

@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent_core import AbortSignal  # noqa: E402
-from tools import Sandbox, create_bash_tool, create_find_tool, create_grep_tool  # noqa: E402
-from tools._bwrap import probe  # noqa: E402
-from tools._rg import find_rg  # noqa: E402
+from agent_core import AbortSignal
+from tools import Sandbox, create_bash_tool, create_find_tool, create_grep_tool
+from tools._bwrap import probe
+from tools._rg import find_rg
 
 RUNS = 5
 BIG = 1_000_000

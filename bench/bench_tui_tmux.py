@@ -82,7 +82,7 @@ class Pane:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "b")
 
-    def wait(self, check, timeout: float, every: float = 0.005) -> float:  # noqa: ANN001
+    def wait(self, check, timeout: float, every: float = 0.005) -> float:
         deadline = time.time() + timeout
         while time.time() < deadline:
             if check(self.screen()):

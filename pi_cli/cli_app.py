@@ -34,7 +34,7 @@ def _annotation(option: Option) -> tuple[Any, Any]:
         choices = Enum(  # type: ignore[misc]  # a str enum typer shows as the choices
             f"{_param_name(option).title()}Choice", {c: c for c in option.choices}, type=str
         )
-        return Annotated[choices | None, info], None  # type: ignore[valid-type]
+        return Annotated[choices | None, info], None
     return Annotated[str | None, info], None
 
 

@@ -184,7 +184,7 @@ class ProcessHost:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         if self.keep:
             self.log_dir.mkdir(parents=True, exist_ok=True)
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - read when the start fails
+        self._stderr = tempfile.TemporaryFile()  # read when the start fails
         # A minimal environment: the helper's is readable from inside (/proc/<pid>/environ),
         # and each command gets its own environment from pi anyway.
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}

@@ -309,7 +309,7 @@ class Sandbox:
             self._say("Background shells kept running after pi exits:\n  " + "\n  ".join(kept))
         try:
             await self._close()
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("closing the sandbox failed")
 
     async def _close(self) -> None:

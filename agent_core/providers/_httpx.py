@@ -11,7 +11,7 @@ if "httpx" not in sys.modules:
     # httpx then falls back to a stub `main`; the HTTP client itself is untouched.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
-import httpx  # noqa: E402
+import httpx
 
 __all__ = ["async_client", "httpx"]
 

@@ -29,7 +29,7 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 """A line longer than this (no line break in 64 MiB) is a broken or hostile server."""
 
 
-class SseLineTooLong(Exception):  # noqa: N818 - named for what happened
+class SseLineTooLong(Exception):  # named for what happened
     """The server sent more than :data:`MAX_LINE_BYTES` without a line break."""
 
 

@@ -346,7 +346,7 @@ def default_model_spec(
 
 
 def list_models(
-    filter: str | None = None,  # noqa: A002 - public API name
+    filter: str | None = None,  # public API name
     *,
     models_file: Path | None = None,
     env: Mapping[str, str] | None = None,

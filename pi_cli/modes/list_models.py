@@ -70,7 +70,7 @@ def print_models(args: LaunchArgs, out: TextIO | None = None) -> int:
     ]
     try:
         rows = known_models(needle, env)
-    except Exception as exc:  # a bad models.json carries a user-facing message
+    except Exception as exc:  # noqa: BLE001 - a bad models.json carries a user-facing message
         error(str(exc))
         return ExitCode.USAGE
     for row in rows:

@@ -31,7 +31,7 @@ class Termination:
             aborted run to end before the shell is closed, so the partial answer is saved.
     """
 
-    def __init__(self, abort: Callable[[], None], quit: Callable[[], None]) -> None:  # noqa: A002
+    def __init__(self, abort: Callable[[], None], quit: Callable[[], None]) -> None:
         self.abort = abort
         self.quit = quit
         self.code: ExitCode | None = None

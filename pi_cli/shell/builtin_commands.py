@@ -25,7 +25,7 @@ async def _model(shell: ShellAPI, args: str) -> CommandResult:
         )
     try:
         shell.set_model(args)
-    except Exception as exc:  # ConfigError and friends carry a user-facing message
+    except Exception as exc:  # noqa: BLE001 - ConfigError and friends carry a user-facing message
         return CommandResult(output=str(exc), error=True)
     return CommandResult(output=f"Model set to {shell.model_id}")
 
@@ -74,7 +74,7 @@ async def _resume(shell: ShellAPI, args: str) -> CommandResult:
         return CommandResult(action="pick_session", output="Usage: /resume <session id or path>")
     try:
         shell.switch_session(args)
-    except Exception as exc:  # SessionError: a user-facing message
+    except Exception as exc:  # noqa: BLE001 - SessionError: a user-facing message
         return CommandResult(output=str(exc), error=True)
     return CommandResult(output=f"Resumed session {shell.session.session_id}")
 

@@ -12,10 +12,11 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn, Tool
 from pi_cli.shell.agent_tools import AgentTools
-from pi_cli.shell.bash.user import BashResult, UserBash
+from pi_cli.shell.bash.user import UserBash
 from pi_cli.shell.commands import CommandResult, SlashCommandRegistry
 from pi_cli.shell.compaction import CompactionError, CompactionResult, Compactor
 from pi_cli.shell.config.settings import Settings
@@ -48,11 +49,15 @@ from pi_cli.shell.prompt.sources import PromptSources
 from pi_cli.shell.prompt.system import shell_system_prompt
 from pi_cli.shell.safety import Safety
 from pi_cli.shell.sandbox_setup import tools_and_sandbox
+from pi_cli.shell.session.bash_messages import BashResult
 from pi_cli.shell.session.branching import TreeEntry, fork, navigate_to, tree_entries
 from pi_cli.shell.session.load import adopt, open_startup_session, switch_to
 from pi_cli.shell.session.record import StreamRecorder
 from pi_cli.shell.session.store import SessionError, SessionStore
 from pi_cli.shell.tool_info import describe_call
+
+if TYPE_CHECKING:
+    from agent_core.providers import ResolvedModel
 
 __all__ = ["CodingAgent", "ConfigError", "ShellOptions"]
 InputTransform = Callable[[str], Awaitable[str | None]]
@@ -63,6 +68,7 @@ class CodingAgent:
     """The shell around one :class:`agent_core.Agent`."""
 
     _mcp: McpManager | None = None  # None only while the shell is built (a part may subscribe)
+    permissions: PermissionControl  # built after the gate, which reads its mode only later
 
     def __init__(self, options: ShellOptions) -> None:
         self.options = options
@@ -75,7 +81,7 @@ class CodingAgent:
         self._stream_fns = StreamFnPool()
         self.thinking: str = options.thinking or self.settings.thinking
         self._models = ModelResolver(options, self.settings, self.safety.provider_env, self.notify)
-        self.resolved_model: object | None = None
+        self.resolved_model: ResolvedModel | None = None
         self.model_id = ""
         stream_fn = self._resolve_model(startup_spec(options))
         self.agent_tools = AgentTools(self, self._models, self.safety.trusted)  # task, todo...
@@ -114,7 +120,7 @@ class CodingAgent:
         self.session: SessionStore = open_startup_session(self)
         self.recorder = StreamRecorder(lambda: self.session)
         self.sandbox_active: Callable[[], bool] = lambda: self.sandbox.active
-        self.hooks, self.gate = self.safety.wire(self)
+        self.hooks, self.gate = self.safety.wire(self, lambda: self.permissions.mode)
         self.permissions = PermissionControl(self.gate, self.emit)
         self.agent_tools.attach()
         self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
@@ -173,7 +179,7 @@ class CodingAgent:
     def _on_agent_event(self, event: ShellEvent) -> None:
         try:
             self.recorder.on_event(event)  # finished messages, and answers as they stream
-        except Exception:  # noqa: BLE001 - the event must reach the front end regardless
+        except Exception:  # the event must reach the front end regardless
             log.exception("session append failed")
         self.policy.on_agent_event(event)
         self.emit(event)
@@ -351,7 +357,8 @@ class CodingAgent:
     @property
     def context_window(self) -> int:
         """The model's context window in tokens (a budget from settings wins if smaller)."""
-        window = int(getattr(self.resolved_model, "context_window", 0) or 128_000)
+        resolved = self.resolved_model
+        window = (resolved.context_window if resolved is not None else 0) or 128_000
         budget = self.settings.compaction.context_budget
         return min(window, budget) if budget else window
 

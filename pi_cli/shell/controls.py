@@ -11,6 +11,7 @@ from pi_cli.shell.events import AutoRetryEnd, AutoRetryStart, ShellEvent
 from pi_cli.shell.models.controls import available_models, model_object, next_model, next_thinking
 
 if TYPE_CHECKING:
+    from agent_core.providers import ResolvedModel
     from agent_core.stream import OnRetryEnd, RetryNotice
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.models.setup import ModelResolver
@@ -22,7 +23,7 @@ class ControlledShell(Protocol):
     @property
     def model_id(self) -> str: ...
     @property
-    def resolved_model(self) -> object | None: ...
+    def resolved_model(self) -> ResolvedModel | None: ...
     @property
     def thinking(self) -> str: ...
     @property
@@ -47,7 +48,7 @@ class ShellControls:
     def supports_thinking(self) -> bool:
         """Whether the model reasons (an injected or unknown-metadata model: assumed)."""
         resolved = self.shell.resolved_model
-        return resolved is None or bool(getattr(resolved, "supports_reasoning", False))
+        return resolved is None or resolved.supports_reasoning
 
     async def available_models(self) -> list[dict[str, Any]]:
         """The models usable now, the current one first (blocking work in a thread)."""

@@ -222,7 +222,7 @@ class InputPolicy:
     async def _replay(self, item: QueuedInput) -> None:
         try:
             result = await self._handle(item.text, list(item.images))
-        except Exception as exc:  # noqa: BLE001 - nobody awaits a replay: report it here
+        except Exception as exc:  # nobody awaits a replay: report it here
             log.exception("a held input failed")
             self._emit(Notice(text=f"{type(exc).__name__}: {exc}", level="error"))
             self._end(returned="error")

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pi_cli.shell.redaction import REDACTOR
 
 
-def dumps_line(data: Any) -> bytes:
+def dumps_line(data: object) -> bytes:
     """``data`` as compact UTF-8 JSON plus ``\\n``.
 
     Non-ASCII text stays readable (``ensure_ascii=False``); a lone surrogate (``"\\ud800"``,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.shell.config.layers import add_permission_rule, load_layered
 from pi_cli.shell.config.secrets import (
@@ -38,9 +38,22 @@ from pi_cli.shell.permissions.workspace import Workspace
 
 if TYPE_CHECKING:
     from agent_core import Tool
-    from pi_cli.shell.context import Level
+    from pi_cli.shell.compaction import Compactor
+    from pi_cli.shell.context import Level, ShellContext
+    from pi_cli.shell.events.bus import EventBus
     from pi_cli.shell.hooks import HookManager
     from pi_cli.shell.options import ShellOptions
+
+    class WiredShell(ShellContext, Protocol):
+        """The shell its hooks and permission gate are wired into."""
+
+        @property
+        def events(self) -> EventBus: ...
+        @property
+        def compactor(self) -> Compactor: ...
+        def describe_call(self, tool_name: str, args: object) -> str: ...
+        def sandbox_active(self) -> bool: ...
+
 
 Notify = Callable[[str, "Level"], None]
 
@@ -84,15 +97,12 @@ class Safety:
         """The environment tools and command hooks run with (no keys)."""
         return self.tool_env
 
-    def wire(self, shell: Any) -> tuple[HookManager, ToolGate]:
+    def wire(self, shell: WiredShell, mode: Callable[[], str]) -> tuple[HookManager, ToolGate]:
         """Load ``shell``'s hooks (project ones only if trusted) and put the permission gate
-        into its agent; returns (hooks, gate)."""
+        into its agent; returns (hooks, gate). ``mode``: the permission mode when a hook asks
+        (the permission control is built after the gate)."""
         from pi_cli.shell.hooks import HookManager
         from pi_cli.shell.hooks.lifecycle import run_pre_compact
-
-        def mode() -> str:  # the controls are built after the hooks
-            control = getattr(shell, "permissions", None)
-            return str(control.mode) if control is not None else "default"
 
         hooks = HookManager.load(shell, include_project=self.trusted, env=self.tools_env, mode=mode)
         hooks.attach(shell.agent)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.options import ShellOptions
+    from pi_cli.shell.permissions import PermissionControl
     from tools.sandbox import Sandbox, SandboxMode
 
 MIB = 1024 * 1024
@@ -44,6 +45,8 @@ class Shell(Protocol):
     def options(self) -> ShellOptions: ...
     @property
     def settings(self) -> Settings: ...
+    @property
+    def permissions(self) -> PermissionControl: ...
 
 
 class Events(Protocol):
@@ -70,8 +73,7 @@ def tools_and_sandbox(
 
 
 def _yolo(shell: Shell) -> str | None:
-    permissions = getattr(shell, "permissions", None)
-    if permissions is not None and permissions.mode == "bypassPermissions":
+    if shell.permissions.mode == "bypassPermissions":  # read when the sandbox starts
         return "the permission mode is bypassPermissions (yolo)"
     return None
 

@@ -25,7 +25,7 @@ def describe_call(tools: Sequence[Tool], tool_name: str, args: object) -> str:
         return ""
     try:
         return tool.title(args if isinstance(args, dict) else {})
-    except Exception:  # noqa: BLE001 - a broken title never breaks rendering
+    except Exception:  # a broken title never breaks rendering
         log.debug("title of %s failed", tool_name, exc_info=True)
         return ""
 
@@ -37,6 +37,6 @@ def call_effects(tools: Sequence[Tool], tool_name: str, args: object) -> list[Fi
         return []
     try:
         return list(tool.file_effects(args if isinstance(args, dict) else {}))
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.debug("file effects of %s failed", tool_name, exc_info=True)
         return []

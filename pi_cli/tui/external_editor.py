@@ -6,8 +6,17 @@ import os
 import shlex
 import subprocess
 import tempfile
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Protocol
+
+from pi_cli.tui.host import TuiHost
+
+
+class EditorHost(TuiHost, Protocol):
+    """The app as the external editor needs it: its editor, and handing the terminal over."""
+
+    def suspend(self) -> AbstractContextManager[None]: ...
 
 
 def editor_command(env: dict[str, str] | None = None) -> list[str]:
@@ -20,7 +29,7 @@ def editor_command(env: dict[str, str] | None = None) -> list[str]:
         return value.split() or ["vi"]
 
 
-def edit_text(app: Any, text: str) -> tuple[str | None, str | None]:
+def edit_text(app: EditorHost, text: str) -> tuple[str | None, str | None]:
     """(the edited text, or ``None`` if unchanged/failed; a problem to show, or ``None``).
 
     Runs the editor on a temporary ``.md`` file with the terminal handed over to it
@@ -55,7 +64,7 @@ def edit_text(app: Any, text: str) -> tuple[str | None, str | None]:
     return (edited if edited != text else None), None
 
 
-def edit_prompt(app: Any) -> None:
+def edit_prompt(app: EditorHost) -> None:
     """Ctrl+G: the editor's text through ``$EDITOR`` and back."""
     edited, problem = edit_text(app, app.editor.text)
     if problem:

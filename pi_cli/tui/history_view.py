@@ -11,12 +11,38 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.widget import Widget
 from textual.widgets import Static
 
 from pi_cli.tui.messages import clean, clean_value
+
+if TYPE_CHECKING:
+    from pi_cli.shell import CodingAgent
+    from pi_cli.tui.options import TuiOptions
+
+
+class _HistoryTarget(Protocol):
+    async def history(self, messages: list[Any], note: str | None = None) -> None: ...
+
+
+class _Edges(Protocol):
+    def edge(self, bottom: bool) -> None: ...
+
+
+class HistoryHost(Protocol):
+    """The app as a resumed conversation is drawn into it (the transcript imports this module:
+    its parts are named by what is used of them, not by their classes)."""
+
+    shell: CodingAgent | None
+    options: TuiOptions
+
+    @property
+    def transcript(self) -> _HistoryTarget: ...
+    @property
+    def scroller(self) -> _Edges: ...
+
 
 FIRST_GROUPS = 12  # groups mounted at once: more than a tall screen shows
 BATCH_GROUPS = 12  # older groups mounted per scroll to the top
@@ -141,9 +167,11 @@ def _tool_block(call: Any, result: Any, describe: Callable[[str, Any], str]) -> 
     return block
 
 
-async def show_history(app: Any, reason: str) -> None:
+async def show_history(app: HistoryHost, reason: str) -> None:
     """Draw the conversation ``app.shell`` holds, with a line saying what was resumed."""
     shell = app.shell
+    if shell is None:
+        return
     messages = list(shell.messages)
     session = app.options.session_label or shell.session.session_id[:8]
     note = f"Resumed {len(messages)} messages of session {session}." if messages else None

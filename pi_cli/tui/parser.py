@@ -52,4 +52,5 @@ def install() -> None:
         from textual.drivers import linux_driver
     except ImportError:  # Windows: its driver does not parse VT input this way
         return
-    linux_driver.XTermParser = PiXTermParser  # type: ignore[misc]
+    # Textual's driver names its parser class at module level: replace it there.
+    setattr(linux_driver, "XTermParser", PiXTermParser)  # noqa: B010 - not re-exported

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_cli.args import LaunchArgs
+    from pi_cli.shell import CodingAgent
 
 
 def _theme_setting(cwd: Path) -> str | None:
@@ -37,15 +38,16 @@ def _theme_setting(cwd: Path) -> str | None:
 
 def run_tui(args: LaunchArgs) -> int:
     """Run the app until the user quits; returns the exit code."""
-    from pi_cli.tui.app import PiApp, TuiOptions
+    from pi_cli.tui.app import PiApp
     from pi_cli.tui.keymap import load_user_keymap
+    from pi_cli.tui.options import TuiOptions
     from pi_cli.tui.parser import install
     from pi_cli.tui.terminal import restore_modified_keys
 
     install()  # ESC CR -> alt+enter (see parser.py)
     keymap, warning = load_user_keymap()
 
-    def factory():  # noqa: ANN202 - CodingAgent | str, imported in the thread
+    def factory() -> CodingAgent | str:  # imported in the boot thread
         from pi_cli.modes.common import try_build_shell
         from pi_cli.shell import check_trust, record_trust
         from pi_cli.tui.controllers.approvals import ask_trust
@@ -53,7 +55,8 @@ def run_tui(args: LaunchArgs) -> int:
         if args.shell.trust is None:  # asked before the shell exists: it decides what loads
             check = check_trust(args.cwd)
             if check.needs_question:
-                trusted = app.call_from_thread(ask_trust, app, check)
+                # mypy cannot solve ``T | Awaitable[T]`` in Textual's signature for a coroutine.
+                trusted: bool = app.call_from_thread(ask_trust, app, check)  # type: ignore[arg-type]
                 record_trust(check.root, trusted, check.digest)
         args.shell.approvals = "interactive"
         return try_build_shell(args)
@@ -79,11 +82,12 @@ def run_tui(args: LaunchArgs) -> int:
     return result if isinstance(result, int) else 0
 
 
-def resume_hint(shell: object) -> str | None:
+def resume_hint(shell: CodingAgent | None) -> str | None:
     """``Resume this session with: pi --session <id>`` when the session was saved."""
-    session = getattr(shell, "session", None)
-    messages = getattr(shell, "messages", ())
-    path = getattr(session, "path", None)
-    if session is None or path is None or not messages or not path.exists():
+    if shell is None:
+        return None
+    session = shell.session
+    path = session.path
+    if path is None or not shell.messages or not path.exists():
         return None
     return f"Resume this session with: pi --session {session.session_id}  (or pi -c here)"

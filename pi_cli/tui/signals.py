@@ -42,7 +42,7 @@ def install_termination(app: TerminatingApp) -> Termination:
         code = termination.exit_code(0)
         app.exit(code, return_code=code)
 
-    def quit() -> None:  # noqa: A001
+    def quit() -> None:
         try:
             app.run_worker(leave(), group="terminate")
         except Exception:  # noqa: BLE001 - the app is still starting: just leave

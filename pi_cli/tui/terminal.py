@@ -9,13 +9,18 @@ for both and restores the terminal on exit and around a suspend (Ctrl+Z, Ctrl+G)
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from pi_cli.tui.signals import TerminatingApp
 
 MODIFY_OTHER_KEYS_ON = "\x1b[>4;1m"
 MODIFY_OTHER_KEYS_OFF = "\x1b[>4m"
 
 
-def write_raw(app: Any, data: str) -> bool:
+def write_raw(app: App[Any], data: str) -> bool:
     """Write an escape sequence through the app's output thread (in order with its frames).
 
     Textual has no public call for this (``copy_to_clipboard`` does the same for OSC 52), so
@@ -32,7 +37,7 @@ def write_raw(app: Any, data: str) -> bool:
     return True
 
 
-def enable_modified_keys(app: Any) -> None:
+def enable_modified_keys(app: App[Any]) -> None:
     """Ask for modifyOtherKeys now and again after every resume; restore it around suspends."""
     write_raw(app, MODIFY_OTHER_KEYS_ON)
     app.app_suspend_signal.subscribe(app, lambda _app: write_raw(app, MODIFY_OTHER_KEYS_OFF))
@@ -50,7 +55,7 @@ def restore_modified_keys() -> None:
             pass
 
 
-def exit_on_signals(app: Any) -> None:
+def exit_on_signals(app: TerminatingApp) -> None:
     """SIGTERM and SIGHUP: like Esc then quit. The run is aborted and may end (its partial
     answer is saved), then the app ends normally, so the terminal is restored (alt screen off,
     mouse reporting off) and the tools are stopped; the exit codes are 143 and 129."""

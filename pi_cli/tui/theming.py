@@ -15,12 +15,15 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from pi_cli.shell import pi_home
+
+if TYPE_CHECKING:
+    from pi_cli.tui.host import TuiHost
 
 PALETTE_KEYS = (
     "primary",
@@ -142,7 +145,7 @@ def save_theme_choice(name: str) -> str | None:
     return None
 
 
-def switch_theme(app: Any, name: str) -> None:
+def switch_theme(app: TuiHost, name: str) -> None:
     """Apply theme ``name`` to ``app`` and remember it in the global settings."""
     app.theme = name
     if app.options.persist_theme and (problem := save_theme_choice(name)):

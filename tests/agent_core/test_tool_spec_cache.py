@@ -41,7 +41,7 @@ def test_the_same_schema_every_time_and_each_a_copy() -> None:
 
 def test_a_rebuilt_model_gives_its_new_schema() -> None:
     class Later(BaseModel):
-        value: Ref  # noqa: F821 - defined below: the model is built later
+        value: Ref  # defined below: the model is built later
 
     class Tool2(Tool):
         parameters = Later

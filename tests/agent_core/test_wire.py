@@ -276,7 +276,7 @@ async def test_every_event_of_a_real_run_round_trips() -> None:
         assert to_wire(back) == wire
 
 
-def Agent_with(tools: list[Any], stream: ScriptedStream) -> Any:  # noqa: N802 - reads like a constructor
+def Agent_with(tools: list[Any], stream: ScriptedStream) -> Any:  # reads like a constructor
     """An agent with tools and a scripted stream."""
     from agent_core import Agent
 

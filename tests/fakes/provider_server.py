@@ -53,12 +53,12 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # else every small SSE write waits ~40 ms for a delayed ACK
     server: _HttpServer
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:  # stdlib signature
         pass  # keep test output clean
 
     # ------------------------------------------------------------------ routing
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+    def do_GET(self) -> None:  # stdlib naming
         if self.path.rstrip("/") in ("/v1/models", "/models"):
             data = [
                 {"id": m, "object": "model", "owned_by": "fake"} for m in self.server.fake.models
@@ -67,7 +67,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+    def do_POST(self) -> None:  # stdlib naming
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:

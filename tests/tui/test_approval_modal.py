@@ -10,7 +10,7 @@ from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_c
 from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
 
 
-def results(shell) -> list[str]:  # noqa: ANN001
+def results(shell) -> list[str]:
     return [m.text for m in shell.messages if isinstance(m, ToolResultMessage)]
 
 

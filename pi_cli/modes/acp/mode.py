@@ -304,7 +304,7 @@ def _replay(session: AcpSession) -> None:
                         session.shell.describe_call(call.name, call.arguments) or call.name,
                         kind=tool_kind(call.name),
                         status="completed",
-                        raw_input=call.arguments,  # type: ignore[arg-type]
+                        raw_input=call.arguments,
                     )
                 )
         elif isinstance(message, ToolResultMessage):

@@ -63,7 +63,7 @@ from pi_cli.shell import (
 if TYPE_CHECKING:
     from pi_cli.shell import CodingAgent
 
-KINDS: dict[str, Any] = {
+KINDS: dict[str, ToolKind] = {
     "read": "read",
     "edit": "edit",
     "write": "edit",
@@ -148,7 +148,7 @@ class AcpSession:
 
     # ------------------------------------------------------------------ events
 
-    def on_event(self, event: ShellEvent) -> None:
+    def on_event(self, event: ShellEvent) -> None:  # noqa: C901, PLR0912 - one case per event type: the match is exhaustive (assert_never)
         """Turn one shell event into updates (or nothing)."""
         match event:
             case MessageUpdate(assistant_message_event=TextDelta(delta=delta)):
@@ -280,7 +280,7 @@ class AcpSession:
         options = [
             schema.PermissionOption(
                 option_id=choice, name=_OPTION_KINDS[choice][1], kind=_OPTION_KINDS[choice][0]
-            )  # type: ignore[arg-type]
+            )
             for choice in request.options
         ]
         call = helpers.update_tool_call(

@@ -44,7 +44,7 @@ def parse_answer(text: str, request: PermissionRequested) -> ApprovalAnswer | No
     choice = KEYS.get(key)
     if choice is None or choice not in request.options:
         return None
-    return ApprovalAnswer(choice, message=rest.strip() if choice == "deny" else "")  # type: ignore[arg-type]
+    return ApprovalAnswer(choice, message=rest.strip() if choice == "deny" else "")
 
 
 async def ask_approval(

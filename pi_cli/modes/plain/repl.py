@@ -94,7 +94,7 @@ def history_path() -> Path:
     return path
 
 
-class _AnswerApprovals(Exception):  # noqa: N818 - control flow
+class _AnswerApprovals(Exception):  # control flow
     """Raised into the input prompt so the REPL can ask a pending approval."""
 
 
@@ -113,7 +113,7 @@ class PlainRepl:
         shell: CodingAgent,
         *,
         console: Console | None = None,
-        input: Input | None = None,  # noqa: A002
+        input: Input | None = None,
         output: Output | None = None,
         history_file: Path | None = None,
     ) -> None:

@@ -31,7 +31,7 @@ class RpcError(Exception):
     """A command failed; the message goes into the error response."""
 
 
-class Deferred(Exception):  # noqa: N818 - control flow, not an error
+class Deferred(Exception):  # control flow, not an error
     """Raised by a handler that answers later (a task) or not at all."""
 
 

@@ -21,6 +21,7 @@ from pi_cli.shell.events import SessionChanged
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from agent_core.providers import ResolvedModel
     from pi_cli.shell.agent_tools.structured_output import OutputSchema
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.models.setup import ModelResolver
@@ -39,7 +40,7 @@ class AgentToolsShell(ShellContext, Protocol):
     @property
     def model_id(self) -> str: ...
     @property
-    def resolved_model(self) -> object | None: ...
+    def resolved_model(self) -> ResolvedModel | None: ...
     @property
     def thinking(self) -> str: ...
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...

@@ -21,6 +21,7 @@ from pi_cli.shell.events.agent_tools import BudgetExceeded
 from pi_cli.shell.models.setup import ConfigError
 
 if TYPE_CHECKING:
+    from agent_core.providers import ResolvedModel
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.options import ShellOptions
@@ -48,11 +49,9 @@ def parse_limits(options: ShellOptions, settings: Settings) -> tuple[int | None,
     return max_turns, max_cost
 
 
-def price_known(resolved: object | None) -> bool:
+def price_known(resolved: ResolvedModel | None) -> bool:
     """Whether pi knows what the model costs (a price of 0 everywhere means unknown)."""
-    if resolved is None:
-        return False
-    return any(float(getattr(resolved, name, 0) or 0) > 0 for name in ("input_cost", "output_cost"))
+    return resolved is not None and (resolved.input_cost > 0 or resolved.output_cost > 0)
 
 
 def unknown_price_message(model: str) -> str:
@@ -83,7 +82,7 @@ class BudgetGuard:
         """Whether any budget is set."""
         return self.max_turns is not None or self.max_cost is not None
 
-    def check_model(self, model: str, resolved: object | None) -> None:
+    def check_model(self, model: str, resolved: ResolvedModel | None) -> None:
         """Raise ConfigError when ``--max-cost`` is set and ``model``'s price is unknown."""
         if self.max_cost is not None and not price_known(resolved):
             raise ConfigError(unknown_price_message(model))

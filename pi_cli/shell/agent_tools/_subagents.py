@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_core import StreamFn, Tool
+    from agent_core.providers import ResolvedModel
     from agent_core.tool import OnToolUpdate
     from pi_cli.shell.agent_tools._budget import BudgetGuard
     from pi_cli.shell.config.settings import Settings
@@ -63,7 +64,7 @@ class SubagentShell(Protocol):
     @property
     def model_id(self) -> str: ...
     @property
-    def resolved_model(self) -> object | None: ...
+    def resolved_model(self) -> ResolvedModel | None: ...
     @property
     def thinking(self) -> str: ...
     def emit(self, event: ShellEvent) -> None: ...
@@ -185,18 +186,20 @@ class SubagentRunner:
             chosen += create_tools(missing, self.shell.cwd)
         return chosen
 
-    def _model(self, profile: AgentProfile | None) -> tuple[StreamFn, str, object | None]:
+    def _model(self, profile: AgentProfile | None) -> tuple[StreamFn, str, ResolvedModel | None]:
         """(stream function, model id, resolved model) for the profile's model."""
         parent = self.shell.agent
         current = (self.shell.model_id, self.shell.resolved_model)
         wanted = (profile.model or "inherit").strip() if profile is not None else "inherit"
         if is_alias(wanted):
-            provider = str(getattr(current[1], "provider", "") or spec_provider(current[0]))
+            provider = current[1].provider if current[1] is not None else ""
+            provider = provider or spec_provider(current[0])
             wanted, note = resolve_alias(wanted, provider, current[0])
             if note and note not in self._warned:
                 self._warned.add(note)
                 self.shell.notify(note, "warning")
-        if wanted in (current[0], f"{getattr(current[1], 'provider', '')}/{current[0]}"):
+        provider_prefix = current[1].provider if current[1] is not None else ""
+        if wanted in (current[0], f"{provider_prefix}/{current[0]}"):
             return parent.stream_fn, current[0], current[1]
         try:  # --max-cost: the resolver refuses a model whose price is unknown
             choice = self.models.resolve(wanted)

@@ -260,7 +260,7 @@ class Checkpoints:
             try:
                 args = result.arguments if result and result.arguments is not None else None
                 await self.before_change(ctx.tool_call.name, args or ctx.tool_call.arguments)
-            except Exception:  # noqa: BLE001 - a checkpoint problem never blocks a tool
+            except Exception:  # a checkpoint problem never blocks a tool
                 log.exception("checkpoint before a tool call failed")
             return result
 

@@ -106,7 +106,7 @@ class RewindPlan:
         ]
 
 
-class NeedsConfirmation(RewindError):  # noqa: N818 - a question, not a failure
+class NeedsConfirmation(RewindError):  # a question, not a failure
     """Files changed by hand since the point would be overwritten: say ``overwrite``."""
 
     def __init__(self, plan: RewindPlan) -> None:

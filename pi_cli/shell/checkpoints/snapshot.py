@@ -32,7 +32,7 @@ _BROKEN_INDEX = re.compile(
 _PAIR_HEADER = re.compile(rb"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 
-class SnapshotSkipped(Exception):  # noqa: N818 - an outcome, said to the user
+class SnapshotSkipped(Exception):  # an outcome, said to the user
     """This snapshot was not taken (the workspace is too big); the message says why.
 
     ``whole_workspace``: it was the first snapshot, so the workspace itself is over a limit.

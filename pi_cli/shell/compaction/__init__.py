@@ -155,7 +155,7 @@ class Compactor:
         shell.emit(CompactionStart(reason=reason))
         try:
             result = await self._compact(reason, instructions, tokens_before, signal)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a failed summary ends the compaction with its error
             error = str(exc) if isinstance(exc, CompactionError) else f"{type(exc).__name__}: {exc}"
             if signal.aborted:
                 error = "Compaction aborted"

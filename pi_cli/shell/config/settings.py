@@ -291,7 +291,7 @@ def load_settings(cwd: Path) -> Settings:
     return _validate(_merge(global_data, project_data), f"{global_path} + {project_path}")
 
 
-def save_global_setting(key: str, value: Any) -> None:
+def save_global_setting(key: str, value: object) -> None:
     """Persist one top-level key in the global settings file (e.g. the last used model)."""
     path = pi_home() / "settings.json"
     data = _read_json(path)

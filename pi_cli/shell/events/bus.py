@@ -62,7 +62,7 @@ class EventBus:
         for listener in list(self._listeners):
             try:
                 listener(event)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("listener failed")
 
     def notify(self, text: str, level: Level = "info") -> None:

@@ -137,10 +137,10 @@ def call_title(name: str, args: Any) -> str:
     if not isinstance(args, dict):
         return ""
     if name == "bash" and isinstance(args.get("command"), str):
-        return "$ " + args["command"].strip().split("\n", 1)[0][:300]
+        return "$ " + str(args["command"]).strip().split("\n", 1)[0][:300]
     for key in ("path", "file_path", "pattern", "query", "url"):
         if isinstance(args.get(key), str):
-            return args[key][:300]
+            return str(args[key])[:300]
     return json.dumps(args, ensure_ascii=False)[:200]
 
 

@@ -11,9 +11,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.shell.paths import pi_home, project_dir
+
+if TYPE_CHECKING:
+    from pi_cli.shell.context import ShellContext
 
 HOOK_FUNCTIONS = ("input", "tool_call", "tool_result", "turn_end", "agent_end", "session_start")
 
@@ -24,7 +27,7 @@ class InputEvent:
 
     text: str
     cwd: Path
-    shell: Any = None
+    shell: ShellContext | None = None
 
 
 @dataclass
@@ -35,7 +38,7 @@ class ToolCallEvent:
     tool_call_id: str
     args: dict[str, Any]
     cwd: Path
-    shell: Any = None
+    shell: ShellContext | None = None
 
 
 @dataclass
@@ -49,7 +52,7 @@ class ToolResultEvent:
     result: Any  # the agent_core ToolResult
     is_error: bool
     cwd: Path
-    shell: Any = None
+    shell: ShellContext | None = None
 
 
 @dataclass
@@ -59,7 +62,7 @@ class SessionStartEvent:
     session_id: str
     session_file: str | None
     cwd: Path
-    shell: Any = None
+    shell: ShellContext | None = None
 
 
 @dataclass

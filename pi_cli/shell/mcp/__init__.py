@@ -7,7 +7,8 @@ imported on the MCP thread, and only when a server is configured.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol
 
 from agent_core import AssistantMessage, MessageEnd, TurnStart
 from pi_cli.shell.config.network import network_config
@@ -16,7 +17,20 @@ from pi_cli.shell.mcp.config import ServerConfig, collect
 from pi_cli.shell.mcp.manager import McpManager
 
 if TYPE_CHECKING:
+    from pi_cli.shell.commands import SlashCommandRegistry
+    from pi_cli.shell.context import ShellContext
     from pi_cli.shell.safety import Safety
+
+    class McpHost(ShellContext, Protocol):
+        """The shell as its MCP part is built into it."""
+
+        @property
+        def safety(self) -> Safety: ...
+        @property
+        def commands(self) -> SlashCommandRegistry: ...
+        @property
+        def input_transforms(self) -> list[Callable[[str], Awaitable[str | None]]]: ...
+
 
 __all__ = ["McpManager", "ServerConfig", "configured_servers", "setup_mcp"]
 
@@ -29,7 +43,7 @@ def configured_servers(safety: Safety) -> tuple[list[ServerConfig], list[str]]:
     return collect(layers, root, safety.tools_env(), extra=("the ACP client", extra))
 
 
-def setup_mcp(shell: Any) -> McpManager:
+def setup_mcp(shell: McpHost) -> McpManager:
     """Build the shell's MCP part, register ``/mcp`` and start the configured servers."""
     configs, problems = configured_servers(shell.safety)
     for problem in problems:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_core.tool import ToolError
@@ -17,7 +18,8 @@ from pi_cli.shell.mcp.names import sanitise
 
 if TYPE_CHECKING:
     from pi_cli.shell.commands import SlashCommandRegistry
-    from pi_cli.shell.mcp.manager import McpManager, Server
+    from pi_cli.shell.mcp.manager import McpManager
+    from pi_cli.shell.mcp.server import Server
 
 _MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_.-]+):(\S+)")
 MAX_MENTIONS = 10
@@ -128,7 +130,7 @@ def register_prompts(registry: SlashCommandRegistry, manager: McpManager, server
         )
 
 
-def mention_transform(manager: McpManager):  # noqa: ANN201 - an InputTransform
+def mention_transform(manager: McpManager) -> Callable[[str], Awaitable[str | None]]:
     """The input transform attaching ``@server:uri`` resources of ready servers."""
     from pi_cli.shell.mcp.results import clipped, resource_parts
 

@@ -58,6 +58,11 @@ def expand(value: str, env: Mapping[str, str], missing: list[str]) -> str:
     return _VAR.sub(one, value)
 
 
+def _strings(value: object) -> bool:
+    """A mapping of names to strings (``env``, ``headers``)."""
+    return isinstance(value, Mapping) and all(isinstance(x, str) for x in value.values())
+
+
 def parse_server(name: str, raw: object, env: Mapping[str, str], source: str = "") -> ServerConfig:
     """One entry of ``mcpServers`` (never raises: a bad entry carries its ``problem``)."""
     if not isinstance(raw, Mapping):
@@ -65,7 +70,6 @@ def parse_server(name: str, raw: object, env: Mapping[str, str], source: str = "
     kind = raw.get("type", "stdio" if "command" in raw else ("http" if "url" in raw else None))
     kind = "http" if kind == "streamable-http" else kind
     missing: list[str] = []
-    strings = lambda v: isinstance(v, Mapping) and all(isinstance(x, str) for x in v.values())  # noqa: E731
 
     def problem(text: str) -> ServerConfig:
         return ServerConfig(name, "stdio", source=source, problem=text, raw=raw)
@@ -76,7 +80,7 @@ def parse_server(name: str, raw: object, env: Mapping[str, str], source: str = "
             return problem('"command" is missing or not a string')
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             return problem('"args" must be a list of strings')
-        if not strings(raw.get("env", {})):
+        if not _strings(raw.get("env", {})):
             return problem('"env" must map names to strings')
         cwd = raw.get("cwd")
         config = ServerConfig(
@@ -93,7 +97,7 @@ def parse_server(name: str, raw: object, env: Mapping[str, str], source: str = "
         url = raw.get("url")
         if not isinstance(url, str) or not url.strip():
             return problem('"url" is missing or not a string')
-        if not strings(raw.get("headers", {})):
+        if not _strings(raw.get("headers", {})):
             return problem('"headers" must map names to strings')
         config = ServerConfig(
             name,

@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_core.stream import RetryNotice
+
+if TYPE_CHECKING:
+    from agent_core.providers import ResolvedModel
 
 CYCLE_LEVELS = ("off", "minimal", "low", "medium", "high")
 """What cycling the thinking level steps through (``xhigh`` only when set explicitly)."""
@@ -59,7 +62,7 @@ class RetryGate:
         return True
 
 
-def model_object(resolved: Any, model_id: str) -> dict[str, Any]:
+def model_object(resolved: ResolvedModel | None, model_id: str) -> dict[str, Any]:
     """pi's ``Model`` for a resolved model (or for a bare ``provider/id`` when unresolved)."""
     provider, _, name = model_id.partition("/")
     if resolved is None:
@@ -103,7 +106,7 @@ def _keyed_providers(env: Mapping[str, str], current_provider: str) -> set[str]:
 
 
 def available_models(
-    resolved: Any, model_id: str, ports: Mapping[str, int] | None
+    resolved: ResolvedModel | None, model_id: str, ports: Mapping[str, int] | None
 ) -> list[dict[str, Any]]:
     """The models pi can use now (pi's ``get_available_models``), the current one first.
 

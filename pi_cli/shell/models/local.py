@@ -13,9 +13,11 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
+
+T = TypeVar("T")
 
 PROBE_BUDGET_S = 0.150
 LOOPBACK = "127.0.0.1"
@@ -219,18 +221,18 @@ async def probe_local_servers(
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _run_sync(coro_factory: Any) -> Any:
+def _run_sync(coro_factory: Callable[[], Coroutine[Any, Any, T]], default: T) -> T:
     """Run a coroutine to completion from sync code, also when called inside a running loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro_factory())
     # Inside a loop (RPC mode, async tests) asyncio.run is not allowed: use a short-lived thread.
-    box: list[Any] = []
+    box: list[T] = []
     thread = threading.Thread(target=lambda: box.append(asyncio.run(coro_factory())), daemon=True)
     thread.start()
     thread.join()
-    return box[0] if box else []
+    return box[0] if box else default
 
 
 def detect_local_servers(
@@ -244,7 +246,9 @@ def detect_local_servers(
     if probing_disabled(env):
         return []
     targets = probe_targets(overrides)
-    return _run_sync(lambda: probe_local_servers(targets, budget_s=budget_s, first_only=first_only))
+    return _run_sync(
+        lambda: probe_local_servers(targets, budget_s=budget_s, first_only=first_only), []
+    )
 
 
 def detect_local_model(

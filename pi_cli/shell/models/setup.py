@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_core import StreamFn, Tool
+from agent_core import Agent, StreamFn, Tool
 
 if TYPE_CHECKING:
+    from agent_core.providers import ResolvedModel, RetryConfig
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.options import ShellOptions
     from tools.sandbox import Sandbox
@@ -34,7 +35,7 @@ class ModelChoice:
 
     stream_fn: StreamFn
     model_id: str
-    resolved: Any = None  # agent_core.providers.ResolvedModel (None for an injected stream)
+    resolved: ResolvedModel | None = None  # None for an injected stream (tests, replay)
     warning: str | None = None  # one line for the user: an unknown model, tried anyway
 
 
@@ -56,16 +57,16 @@ class ModelResolver:
         from pi_cli.shell.models.controls import RetryGate
 
         self.retry_gate = RetryGate()
-        self._retry: Any = None  # one providers.RetryConfig shared by every stream function
+        self._retry: RetryConfig | None = None  # one, shared by every stream function
         # Asked about every model resolved after start-up (``--max-cost`` refuses unknown prices).
-        self.check: Callable[[str, Any], None] | None = None
+        self.check: Callable[[str, ResolvedModel | None], None] | None = None
 
     @staticmethod
-    def identify(agent: Any, resolved: Any) -> None:
+    def identify(agent: Agent, resolved: ResolvedModel | None) -> None:
         """Tell ``agent`` the api, provider and model id its provider reports (for message_start)."""
-        agent.api = str(getattr(resolved, "api", "") or "")
-        agent.provider = str(getattr(resolved, "provider", "") or "")
-        agent.model_name = str(getattr(resolved, "name", "") or "")
+        agent.api = resolved.api if resolved is not None else ""
+        agent.provider = resolved.provider if resolved is not None else ""
+        agent.model_name = resolved.name if resolved is not None else ""
 
     def set_retry_enabled(self, enabled: bool) -> None:
         """Turn automatic retries on or off for every model, also mid-session."""
@@ -298,7 +299,7 @@ async def aclose_stream_fn(stream_fn: object) -> None:
         return
     try:
         await close()
-    except Exception:  # noqa: BLE001 - shutting down: a failed close must not mask the exit code
+    except Exception:  # shutting down: a failed close must not mask the exit code
         log.debug("closing the provider client failed", exc_info=True)
 
 

@@ -63,11 +63,11 @@ class PermissionControl:
         lines = [f"Mode: {engine.mode} ({MODE_DESCRIPTIONS[engine.mode]})"]
         lines.append("Workspace: " + ", ".join(str(root) for root in engine.workspace.roots))
         for behavior in ("deny", "ask", "allow"):
-            rules = engine.rules.of(behavior)  # type: ignore[arg-type]
+            rules = engine.rules.of(behavior)
             if rules:
                 lines.append(f"{behavior.capitalize()}:")
                 lines.extend(f"  {rule.describe()}" for rule in rules)
-        if not any(engine.rules.of(b) for b in ("deny", "ask", "allow")):  # type: ignore[arg-type]
+        if not any(engine.rules.of(b) for b in ("deny", "ask", "allow")):
             lines.append("No rules.")
         lines.append("Modes: default, acceptEdits, auto, plan, dontAsk, bypassPermissions (yolo).")
         return "\n".join(lines)

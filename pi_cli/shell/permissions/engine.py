@@ -11,6 +11,7 @@ denies edits and non-read-only bash; ``dontAsk`` turns every ask into a deny).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -368,12 +369,12 @@ class PermissionEngine:
                     return True
         return False
 
-    def _regex(self, rule: Rule):  # noqa: ANN202 - re.Pattern[str]
+    def _regex(self, rule: Rule) -> re.Pattern[str]:
         return _compiled(rule.specifier or "**", rule.base, self.workspace.cwd, self.home)
 
 
 @lru_cache(maxsize=512)
-def _compiled(specifier: str, base: Path, cwd: Path, home: str):  # noqa: ANN202
+def _compiled(specifier: str, base: Path, cwd: Path, home: str) -> re.Pattern[str]:
     return path_regex(specifier, base, cwd, home)
 
 

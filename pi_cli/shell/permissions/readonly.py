@@ -46,7 +46,7 @@ class Spec(NamedTuple):
 
 
 def _spec(*deny: str, short: str = "", **kwargs: object) -> Spec:
-    return Spec(deny=frozenset(deny), deny_short=short, **kwargs)  # type: ignore[arg-type,misc]
+    return Spec(deny=frozenset(deny), deny_short=short, **kwargs)  # type: ignore[arg-type]
 
 
 _PLAIN = Spec()

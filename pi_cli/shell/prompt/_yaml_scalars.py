@@ -134,7 +134,7 @@ def fold_block(lines: list[str]) -> str:
     return out
 
 
-class Incomplete(Exception):  # noqa: N818 - control flow: the flow collection goes on
+class Incomplete(Exception):  # control flow: the flow collection goes on
     pass
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pi_cli.shell.session.files import (
     RestoringShell,
@@ -14,7 +14,9 @@ from pi_cli.shell.session.files import (
 from pi_cli.shell.session.store import SessionStore
 
 if TYPE_CHECKING:
-    from pi_cli.shell.events import SessionReason
+    from pi_cli.shell.events import SessionReason, ShellEvent
+    from pi_cli.shell.hooks import HookManager
+    from pi_cli.shell.input_queue import InputQueue
 
 
 class _Shell(RestoringShell, Protocol):
@@ -50,7 +52,19 @@ def switch_to(shell: _Shell, ref: str | Path | None) -> None:
     shell.adopt_session(store, "new" if ref is None else "resume")
 
 
-def adopt(shell: Any, store: SessionStore, reason: SessionReason) -> None:
+class _Adopting(RestoringShell, Protocol):
+    """The shell whose session is replaced (its ``session`` attribute is assigned)."""
+
+    session: SessionStore
+
+    @property
+    def queue(self) -> InputQueue: ...
+    @property
+    def hooks(self) -> HookManager: ...
+    def emit(self, event: ShellEvent) -> None: ...
+
+
+def adopt(shell: _Adopting, store: SessionStore, reason: SessionReason) -> None:
     """Make ``store`` the shell's session: the conversation comes from it, listeners and hooks
     learn it (``CodingAgent.adopt_session``)."""
     from pi_cli.shell.events import SessionChanged

@@ -167,7 +167,7 @@ class SessionStore:
         """The session's id."""
         return self.header.id
 
-    def append(self, entry_type: str, **fields: Any) -> str:
+    def append(self, entry_type: str, **fields: object) -> str:
         """Append an entry under the current leaf; returns its id (which becomes the leaf)."""
         return self._add(entry_type, self.leaf_id, fields, move_leaf=True)
 
@@ -204,14 +204,14 @@ class SessionStore:
         """Persist one message (secrets never live in messages)."""
         return self.append("message", message=to_wire(message))
 
-    def append_partial(self, deltas: list[dict[str, Any]], **meta: Any) -> None:
+    def append_partial(self, deltas: list[dict[str, Any]], **meta: object) -> None:
         """Save what an answer still streaming has added (text/thinking ``deltas``) under the
         leaf, where the finished message will attach. No fsync (it guards against a killed
         process, not a power cut)."""
         if deltas:
             self.append_sidecar(PARTIAL, sync=False, **meta, deltas=deltas)
 
-    def append_sidecar(self, entry_type: str, *, sync: bool = True, **fields: Any) -> None:
+    def append_sidecar(self, entry_type: str, *, sync: bool = True, **fields: object) -> None:
         """An entry that is no tree node (``partial``, ``queue``) under the leaf."""
         data = {
             "type": entry_type,

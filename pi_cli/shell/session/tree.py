@@ -46,7 +46,7 @@ def one_line(text: str) -> str:
     return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1] + "…"
 
 
-def text_of(content: Any) -> str:
+def text_of(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):

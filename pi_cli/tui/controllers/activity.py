@@ -9,10 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
+from pi_cli.tui.host import TuiHost
 from pi_cli.tui.widgets.footer import Item, short_tokens
 from pi_cli.tui.widgets.tool_block import spinner_frame
+
+if TYPE_CHECKING:
+    from pi_cli.tui.bridge import Bridge
+    from pi_cli.tui.controllers.scrolling import ScrollControl
+
+
+class ActivityHost(TuiHost, Protocol):
+    """The app as the activity tick animates it."""
+
+    @property
+    def bridge(self) -> Bridge | None: ...
+    @property
+    def scroller(self) -> ScrollControl: ...
+
 
 TICK_S = 0.1
 
@@ -70,7 +85,7 @@ class Activity:
             doing = "waiting for the model"
         return Item(f"{spin} {doing} · {elapsed:.1f}s · Esc to abort", "$activity-text", 100)
 
-    def tick(self, app: Any) -> None:
+    def tick(self, app: ActivityHost) -> None:
         """Animate ``app``: the live turn, the footer's activity, the new-output marker, and
         mount older resumed turns when the view reached the top."""
         transcript = app.transcript

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.tui.messages import clean
 from pi_cli.tui.terminal import write_raw
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 BEL = "\x07"
 
@@ -52,7 +55,9 @@ def notification(title: str, body: str, mode: str, env: Mapping[str, str]) -> st
 class Attention:
     """Rings or notifies through the app's output (see the module docstring)."""
 
-    def __init__(self, app: Any, mode: str = "auto", env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, app: App[Any], mode: str = "auto", env: Mapping[str, str] | None = None
+    ) -> None:
         self.app = app
         self.mode = mode
         self.env = dict(os.environ) if env is None else dict(env)

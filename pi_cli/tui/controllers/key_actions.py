@@ -7,10 +7,31 @@ in the controllers, so the app itself stays a thin shell around them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, cast
+
+from pi_cli.tui.external_editor import EditorHost
+
+if TYPE_CHECKING:
+    from pi_cli.tui.controllers.cursor import TranscriptCursor
+    from pi_cli.tui.controllers.input import InputControl
+    from pi_cli.tui.controllers.scrolling import ScrollControl
+    from pi_cli.tui.controllers.todos import TodoPanels
 
 
-def _handlers(app: Any) -> dict[str, Callable[..., Any]]:
+class KeyActionHost(EditorHost, Protocol):
+    """The app with the controllers its key actions call."""
+
+    @property
+    def inputs(self) -> InputControl: ...
+    @property
+    def scroller(self) -> ScrollControl: ...
+    @property
+    def cursor(self) -> TranscriptCursor: ...
+    @property
+    def todos(self) -> TodoPanels: ...
+
+
+def _handlers(app: KeyActionHost) -> dict[str, Callable[..., object]]:
     from pi_cli.tui.controllers.pick_commands import search_history
     from pi_cli.tui.external_editor import edit_prompt
     from pi_cli.tui.tui_commands import open_queue_view, show_keys
@@ -46,10 +67,10 @@ def action_names() -> frozenset[str]:
         cursor=SimpleNamespace(move=None, toggle_tools=None, toggle_turn=None),
         todos=SimpleNamespace(toggle=None),
     )
-    return frozenset(_handlers(stub))
+    return frozenset(_handlers(cast("KeyActionHost", stub)))
 
 
-def run_key_action(app: Any, name: str, args: tuple[object, ...]) -> None:
+def run_key_action(app: KeyActionHost, name: str, args: tuple[object, ...]) -> None:
     """Run the handler of ``name`` with the key table's ``args``."""
     handler = _handlers(app).get(name)
     if handler is not None:

@@ -12,7 +12,7 @@ from pi_cli.tui.messages import clean
 from pi_cli.tui.widgets.todo_panel import TodoPanel
 
 if TYPE_CHECKING:
-    from textual.dom import DOMQuery
+    from textual.css.query import DOMQuery
     from textual.widget import AwaitMount, Widget
 
     from pi_cli.shell import CodingAgent

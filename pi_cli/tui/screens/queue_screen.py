@@ -5,6 +5,7 @@ the list is redrawn from the shell's ``QueueChanged`` (items delivered meanwhile
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -90,14 +91,15 @@ class QueueScreen(ModalScreen[None]):
 
     # ------------------------------------------------------------------ actions
 
-    def _apply(self, change: str, *args: object) -> None:
+    def _apply(self, change: Callable[[str], object]) -> None:
+        """Apply ``change`` to the highlighted item's id; a refused change is a warning."""
         from pi_cli.shell import QueueError
 
         item = self.selected
         if item is None:
             return
         try:
-            getattr(self.queue, change)(item[0], *args)
+            change(item[0])
         except QueueError as exc:
             self.notify(str(exc), severity="warning")
 
@@ -148,19 +150,20 @@ class QueueScreen(ModalScreen[None]):
     def action_delete(self) -> None:
         """Drop the highlighted message."""
         if self.editing is None:
-            self._apply("remove")
+            self._apply(self.queue.remove)
 
     def action_move(self, step: int) -> None:
         """Move the highlighted message earlier or later (within its kind)."""
         item = self.selected
         if self.editing is None and item is not None:
-            self._apply("move", self.items.index(item) + step)
+            index = self.items.index(item) + step
+            self._apply(lambda item_id: self.queue.move(item_id, index))
 
     def action_promote(self) -> None:
         """Make the highlighted follow-up a steer (the model reads it at its next turn)."""
         item = self.selected
         if self.editing is None and item is not None and item[2] != "steer":
-            self._apply("promote")
+            self._apply(self.queue.promote)
 
     def action_close(self) -> None:
         """Esc: stop editing, else close."""

@@ -157,7 +157,7 @@ class StatusFooter(Widget):
 
     DEFAULT_CSS = "StatusFooter { height: 2; }"
 
-    def __init__(self, status: Status | None = None, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, status: Status | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state = FooterState(status or Status("", "", "", ""))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Static
@@ -12,9 +12,12 @@ from textual.widgets import Static
 from pi_cli.tui.keymap import has_extended_keys, key_hints
 from pi_cli.tui.status import home_relative
 
+if TYPE_CHECKING:
+    from pi_cli.shell import CodingAgent
+
 
 def header_parts(
-    shell: Any, cwd: Path, keymap: dict[str, str], extended: bool | None
+    shell: CodingAgent | None, cwd: Path, keymap: dict[str, str], extended: bool | None
 ) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """(context files, skills, key hints) for the header; ``extended`` None: guess here."""
     if extended is None:  # asking tmux costs a process: not before the first frame

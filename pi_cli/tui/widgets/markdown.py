@@ -84,7 +84,7 @@ class PiTD(MarkdownTD):
 
 def _cells(block: MarkdownBlock) -> Iterable[MarkdownBlock]:
     # The parser fills a block's children into ``_blocks`` before it is mounted (read only).
-    for child in block._blocks:  # noqa: SLF001
+    for child in block._blocks:
         yield child
         yield from _cells(child)
 
@@ -98,12 +98,12 @@ class PiTable(MarkdownTable):
         rows: list[list[Content]] = []
         for cell in _cells(self):
             if isinstance(cell, PiTH):
-                headers.append(cell._content)  # noqa: SLF001 - the cell's parsed inline content
+                headers.append(cell._content)  # the cell's parsed inline content
                 aligns.append(cell.align)
             elif cell.name == "tr_open":
                 rows.append([])
             elif isinstance(cell, PiTD) and rows:
-                rows[-1].append(cell._content)  # noqa: SLF001
+                rows[-1].append(cell._content)
         yield TableView(headers, [row for row in rows if row], aligns)
 
 

@@ -33,7 +33,7 @@ def test_no_model_exits_with_the_configuration_message(
     assert "No model configured" in err and "ollama" in err
 
 
-def test_a_dumb_terminal_uses_its_real_width(monkeypatch) -> None:  # noqa: ANN001
+def test_a_dumb_terminal_uses_its_real_width(monkeypatch) -> None:
     import os
 
     from pi_cli.modes.plain.repl import dumb_terminal_width

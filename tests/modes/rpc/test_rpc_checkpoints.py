@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.modes.rpc.test_rpc import RpcClient, is_event
-from tests.modes.rpc.test_rpc import scripted_client as scripted_client  # noqa: F401 - fixture
+from tests.modes.rpc.test_rpc import scripted_client as scripted_client  # fixture
 from tests.shell.helpers import make_shell
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

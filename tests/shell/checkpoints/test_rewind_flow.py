@@ -17,11 +17,11 @@ from tests.shell.helpers import make_shell, notices
 TOOLS = ["read", "bash", "edit", "write", "ls"]
 
 
-def write(call: str, path: str, content: str):  # noqa: ANN201 - a scripted response
+def write(call: str, path: str, content: str):  # a scripted response
     return reply(tool_call(call, "write", {"path": path, "content": content}))
 
 
-def bash(call: str, command: str):  # noqa: ANN201
+def bash(call: str, command: str):
     return reply(tool_call(call, "bash", {"command": command}))
 
 

@@ -46,10 +46,10 @@ needs_providers = pytest.mark.skipif(
 
 
 class _OllamaHandler(BaseHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:  # stdlib signature
         pass
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+    def do_GET(self) -> None:  # stdlib naming
         body = json.dumps(OLLAMA_TAGS if self.path == "/api/tags" else {"error": "no"}).encode()
         self.send_response(200 if self.path == "/api/tags" else 404)
         self.send_header("Content-Type", "application/json")

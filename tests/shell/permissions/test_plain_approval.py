@@ -16,7 +16,7 @@ from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 
 
-async def until(predicate, out: io.StringIO, timeout: float = 10.0) -> None:  # noqa: ANN001
+async def until(predicate, out: io.StringIO, timeout: float = 10.0) -> None:
     end = asyncio.get_running_loop().time() + timeout
     while not predicate():
         if asyncio.get_running_loop().time() > end:

@@ -20,7 +20,7 @@ def ui_request(line: dict[str, Any]) -> bool:
     return line.get("type") == "extension_ui_request"
 
 
-def of_type(kind: str):  # noqa: ANN201
+def of_type(kind: str):
     return lambda line: line.get("type") == kind
 
 

@@ -65,7 +65,7 @@ def tagged(tag: str) -> list[int]:
     return found
 
 
-def wait_until(predicate, timeout: float = 10.0, interval: float = 0.02) -> bool:  # noqa: ANN001
+def wait_until(predicate, timeout: float = 10.0, interval: float = 0.02) -> bool:
     """Poll ``predicate`` until true or ``timeout``; returns its last value."""
     deadline = time.monotonic() + timeout
     while True:
