@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FRONT_ENDS = [ROOT / "pi_cli" / "modes", ROOT / "pi_cli" / "tui"]
-SHELL_INTERNALS = {"agent", "policy", "compactor", "hooks", "events", "_models"}
+SHELL_INTERNALS = {"agent", "policy", "compactor", "hooks", "events", "models", "stream_fns"}
 
 
 def _front_end_files() -> list[Path]:

@@ -14,16 +14,15 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_core import Agent, AgentEnd, ImageContent, Message, StreamFn, Tool
+from agent_core import Agent, AgentEnd, ImageContent, Message, Tool
 from pi_cli.shell.agent_tools import AgentTools
 from pi_cli.shell.bash.user import UserBash
-from pi_cli.shell.commands import CommandResult, SlashCommandRegistry
+from pi_cli.shell.commands import CommandResult, SlashCommand, SlashCommandRegistry
 from pi_cli.shell.compaction import CompactionError, CompactionResult, Compactor
 from pi_cli.shell.config.settings import Settings
 from pi_cli.shell.controls import ShellControls
 from pi_cli.shell.events import (
     Listener,
-    ModelChanged,
     Notice,
     QueueChanged,
     SessionReason,
@@ -41,6 +40,12 @@ from pi_cli.shell.models.setup import (
     ModelResolver,
     StreamFnPool,
     startup_spec,
+)
+from pi_cli.shell.models.switching import (
+    context_window_of,
+    resolve_into,
+    switch_model,
+    switch_thinking,
 )
 from pi_cli.shell.models.usage import SessionUsage, context_tokens
 from pi_cli.shell.options import ShellOptions
@@ -78,13 +83,13 @@ class CodingAgent:
         self.notify = self.events.notify
         self.safety = Safety(options, self.cwd, self.notify)  # trust, settings, keys
         self.settings: Settings = self.safety.settings
-        self._stream_fns = StreamFnPool()
+        self.stream_fns = StreamFnPool()
         self.thinking: str = options.thinking or self.settings.thinking
-        self._models = ModelResolver(options, self.settings, self.safety.provider_env, self.notify)
+        self.models = ModelResolver(options, self.settings, self.safety.provider_env, self.notify)
         self.resolved_model: ResolvedModel | None = None
         self.model_id = ""
-        stream_fn = self._resolve_model(startup_spec(options))
-        self.agent_tools = AgentTools(self, self._models, self.safety.trusted)  # task, todo...
+        stream_fn = resolve_into(self, startup_spec(options))
+        self.agent_tools = AgentTools(self, self.models, self.safety.trusted)  # task, todo...
         self.tools, self.sandbox = tools_and_sandbox(
             self, self.safety.tools_env(), self.agent_tools.services()
         )
@@ -101,21 +106,14 @@ class CodingAgent:
             get_steering_messages=self.queue.drain_steering,
             get_follow_up_messages=self.queue.drain_follow_ups,
         )
-        self.controls = ShellControls(self, self._models)
+        self.controls = ShellControls(self, self.models)
         self.user_bash = UserBash(self)
-        self._models.identify(self.agent, self.resolved_model)
+        self.models.identify(self.agent, self.resolved_model)
         self.agent.on_retry, self.agent.on_retry_end = self.controls.retry_callbacks()
         self.agent.subscribe(self._on_agent_event)
         self.commands = SlashCommandRegistry()
         self.compactor = Compactor(self)
-        self.policy = InputPolicy(
-            self.queue,
-            self.commands,
-            self._handle_input,
-            lambda command, args: command.handler(self, args),
-            self.events.fan_out,
-            lambda: self.compactor.is_compacting,
-        )
+        self.policy = InputPolicy(self.queue, self.commands, self, self.events.fan_out)
         self.events.after_emit = self.policy.update
         self.session: SessionStore = open_startup_session(self)
         self.recorder = StreamRecorder(lambda: self.session)
@@ -134,12 +132,6 @@ class CodingAgent:
         self.events.started()
 
     # ------------------------------------------------------------------ building
-
-    def _resolve_model(self, spec: str | None) -> StreamFn:
-        choice = self._models.resolve(spec)
-        self.resolved_model = choice.resolved
-        self.model_id = choice.model_id
-        return choice.stream_fn
 
     def rebuild_system_prompt(self) -> None:
         """Recompute the system prompt (after tools, context files or skills change)."""
@@ -237,7 +229,8 @@ class CodingAgent:
         """The user's own command (``!cmd``, ``!!cmd``, RPC ``bash``): see :mod:`~.user_bash`."""
         return await self.user_bash.run(command, include_in_context)
 
-    async def _handle_input(self, text: str, images: list[ImageContent]) -> CommandResult | None:
+    async def handle_input(self, text: str, images: list[ImageContent]) -> CommandResult | None:
+        """One input, while the policy holds the shell busy: hooks, then a command or a run."""
         self.user_bash.flush()
         signal = self.policy.signal
         for transform in self.input_transforms:
@@ -258,6 +251,15 @@ class CodingAgent:
         if result.prompt is not None:
             await self._prompt(result.prompt, images)
         return result
+
+    async def run_command(self, command: SlashCommand, args: str) -> CommandResult:
+        """A ``while_running`` command typed while busy (the policy runs it at once)."""
+        return await command.handler(self, args)
+
+    @property
+    def is_compacting(self) -> bool:
+        """A compaction is running."""
+        return self.compactor.is_compacting
 
     async def _prompt(self, text: str, images: list[ImageContent]) -> None:
         """Run the model on ``text`` to the end of the run, then compact if needed."""
@@ -328,26 +330,11 @@ class CodingAgent:
 
     def set_model(self, spec: str, *, record: bool = True) -> None:
         """Switch the model (raises :class:`ConfigError` with a user-facing message)."""
-        if self.policy.busy_elsewhere():
-            raise ConfigError("Cannot change the model while the agent is running (abort it first)")
-        stream_fn = self._resolve_model(spec)
-        old, self.agent.stream_fn = self.agent.stream_fn, stream_fn
-        if old is not stream_fn:
-            self._stream_fns.retire(old)
-        self.agent.model = self.model_id
-        self._models.identify(self.agent, self.resolved_model)
-        if record:
-            self.session.append("model_change", model=self.model_id)
-            self.events.report_session(self.session)
-        self.emit(ModelChanged(model=self.model_id, thinking=self.thinking))
+        switch_model(self, spec, record)
 
     def set_thinking(self, level: str) -> None:
         """Change the reasoning level for the next requests."""
-        self.thinking = level
-        self.agent.thinking = level
-        self.session.append("thinking_level_change", thinkingLevel=level)
-        self.events.report_session(self.session)
-        self.emit(ModelChanged(model=self.model_id, thinking=level))
+        switch_thinking(self, level)
 
     @property
     def usage(self) -> SessionUsage:
@@ -357,10 +344,7 @@ class CodingAgent:
     @property
     def context_window(self) -> int:
         """The model's context window in tokens (a budget from settings wins if smaller)."""
-        resolved = self.resolved_model
-        window = (resolved.context_window if resolved is not None else 0) or 128_000
-        budget = self.settings.compaction.context_budget
-        return min(window, budget) if budget else window
+        return context_window_of(self.resolved_model, self.settings)
 
     def context_usage(self) -> tuple[int, int]:
         """(tokens in the current context, context window)."""
@@ -381,7 +365,7 @@ class CodingAgent:
         await asyncio.gather(
             self.checkpoints.aclose(),
             self.sandbox.aclose(),
-            self._stream_fns.aclose(self.agent.stream_fn),
+            self.stream_fns.aclose(self.agent.stream_fn),
             asyncio.to_thread(self.mcp.close),  # servers' process groups are killed
         )
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Literal, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from agent_core import AbortSignal, AgentEnd, AgentStart, AssistantMessage, ImageContent
 from pi_cli.shell.commands import CommandResult, SlashCommand, SlashCommandRegistry
@@ -35,10 +35,25 @@ from pi_cli.shell.input_queue import InputQueue, QueuedInput
 
 Intent = Literal["auto", "steer", "follow_up"]
 Activity = Literal["preparing", "command", "compacting"]
-Handle = Callable[[str, list[ImageContent]], Awaitable[CommandResult | None]]
-RunCommand = Callable[[SlashCommand, str], Awaitable[CommandResult]]
 T = TypeVar("T")
 log = logging.getLogger("pi_cli")
+
+
+class InputHandler(Protocol):
+    """What the policy calls back on the shell (the CodingAgent)."""
+
+    async def handle_input(self, text: str, images: list[ImageContent]) -> CommandResult | None:
+        """Handle one input (hooks, then a command or a model run) while the shell is busy."""
+        ...
+
+    async def run_command(self, command: SlashCommand, args: str) -> CommandResult:
+        """Run a ``while_running`` command typed while busy."""
+        ...
+
+    @property
+    def is_compacting(self) -> bool:
+        """A compaction is running (the policy reports the ``compacting`` state)."""
+        ...
 
 
 class InputPolicy:
@@ -47,27 +62,21 @@ class InputPolicy:
     Args:
         queue: the shell's input queue.
         commands: to recognise commands typed while busy.
-        handle: handles one input while the policy holds the shell busy.
-        run_command: runs a ``while_running`` command typed while busy.
+        handler: the shell, which handles inputs and commands.
         emit: where state changes and returned queues go.
-        compacting: whether a compaction is running (it reports the ``compacting`` state).
     """
 
     def __init__(
         self,
         queue: InputQueue,
         commands: SlashCommandRegistry,
-        handle: Handle,
-        run_command: RunCommand,
+        handler: InputHandler,
         emit: Callable[[ShellEvent], None],
-        compacting: Callable[[], bool],
     ) -> None:
         self.queue = queue
         self.commands = commands
-        self._handle = handle
-        self._run_command = run_command
+        self._handler = handler
         self._emit = emit
-        self._compacting = compacting
         self._activity: Activity | None = None
         self._run_live = False  # between agent_start and agent_end
         self._run_failed = False  # the last run ended with an error (or the loop crashed)
@@ -85,7 +94,7 @@ class InputPolicy:
         """What the shell is doing now."""
         if self._run_live:
             return "running"
-        if self._compacting():
+        if self._handler.is_compacting:
             return "compacting"
         return self._activity or "idle"
 
@@ -158,13 +167,15 @@ class InputPolicy:
         """
         loop = asyncio.get_running_loop()
         if not self.busy:
-            return self.begin("preparing", lambda: self._handle(text, list(images or [])))
+            return self.begin(
+                "preparing", lambda: self._handler.handle_input(text, list(images or []))
+            )
         found = self.commands.lookup(text)
         done: asyncio.Future[CommandResult | None] = loop.create_future()
         if found is not None:
             command, args = found
             if command.while_running:
-                return asyncio.ensure_future(self._run_command(command, args))
+                return asyncio.ensure_future(self._handler.run_command(command, args))
             if not self.streaming:  # the shell only finishes (snapshot, compaction): next
                 self.queue.add(text, "held", images)
                 done.set_result(None)
@@ -221,7 +232,7 @@ class InputPolicy:
 
     async def _replay(self, item: QueuedInput) -> None:
         try:
-            result = await self._handle(item.text, list(item.images))
+            result = await self._handler.handle_input(item.text, list(item.images))
         except Exception as exc:  # nobody awaits a replay: report it here
             log.exception("a held input failed")
             self._emit(Notice(text=f"{type(exc).__name__}: {exc}", level="error"))

@@ -10,7 +10,10 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen, ScreenResultCallbackType, ScreenResultType
+    from textual.widget import AwaitMount
+    from textual.theme import Theme
     from textual.worker import Worker
 
     from pi_cli.shell import CodingAgent
@@ -25,7 +28,7 @@ class TuiHost(Protocol):
 
     shell: CodingAgent | None
     options: TuiOptions
-    pi_themes: dict[str, Any]
+    pi_themes: dict[str, Theme]
     theme: str
 
     @property
@@ -43,11 +46,15 @@ class TuiHost(Protocol):
     def switch_theme(self, name: str) -> None: ...
     def refresh_status(self) -> None: ...
     def refresh_queue(self) -> None: ...
-    def notify(self, message: str, *, severity: Any = "information") -> None: ...
+    def notify(self, message: str, *, severity: SeverityLevel = "information") -> None: ...
     def exit(self, result: Any = None, return_code: int = 0) -> None: ...
     def copy_to_clipboard(self, text: str) -> None: ...
     async def push_screen_wait(self, screen: Screen[Any]) -> Any: ...
-    def push_screen(self, screen: Any, callback: Any = None) -> Any: ...
+    def push_screen(
+        self,
+        screen: Screen[ScreenResultType],
+        callback: ScreenResultCallbackType[ScreenResultType] | None = None,
+    ) -> AwaitMount: ...
     def run_worker(
         self, work: Coroutine[Any, Any, None], *, group: str = "default", exit_on_error: bool = True
     ) -> Worker[None]: ...
