@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.screen import Screen, ScreenResultCallbackType, ScreenResultType
-    from textual.widget import AwaitMount
     from textual.theme import Theme
+    from textual.widget import AwaitMount
     from textual.worker import Worker
 
     from pi_cli.shell import CodingAgent
