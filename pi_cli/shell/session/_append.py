@@ -10,8 +10,10 @@ size says about other writers is returned: the caller detects them and says so.
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import os
-from collections.abc import Iterator
+import uuid
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,3 +66,16 @@ def append_line(path: Path, line: bytes, *, header: bytes, sync: bool = True) ->
             return Appended(size + len(prefix), size)
     finally:
         os.close(fd)
+
+
+def iso_now() -> str:
+    """Now, as a session entry's ``timestamp`` (UTC, milliseconds)."""
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_entry_id(existing: Container[str]) -> str:
+    """A short id no entry of ``existing`` has."""
+    while True:
+        candidate = uuid.uuid4().hex[:8]
+        if candidate not in existing:
+            return candidate

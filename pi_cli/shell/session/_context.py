@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from agent_core import Message, user_message
+from agent_core import Message, message_from_wire, user_message
+from pi_cli.shell.session.bash_messages import bash_message_from_wire
 from pi_cli.shell.session.index import EntryRef
 
 
@@ -13,6 +14,7 @@ def context_refs(
     entries: dict[str, EntryRef],
     leaf_id: str | None,
     read: Callable[[EntryRef], dict[str, Any] | None],
+    stand_ins: Mapping[str, str] | None = None,
 ) -> tuple[list[EntryRef], dict[str, Any] | None]:
     """(entries of the context in order, the last compaction entry on the path or None).
 
@@ -35,6 +37,8 @@ def context_refs(
             if entry is not None:
                 compaction, compaction_at = entry, len(refs) - 1
                 first_kept = entry.get("firstKeptEntryId")
+                if first_kept and stand_ins and first_kept not in entries:  # a lost line
+                    first_kept = stand_ins.get(first_kept, first_kept)
                 if not first_kept:
                     break
         elif compaction is not None and ref.id == first_kept:
@@ -72,3 +76,15 @@ BRANCH_SUMMARY_PREFIX = (
 def branch_summary_message(summary: str) -> Message:
     """The user message that stands for a branch left behind (pi's ``branchSummary``)."""
     return user_message(f"{BRANCH_SUMMARY_PREFIX}{summary}</summary>")
+
+
+def entry_message(data: dict[str, Any]) -> Message | None:
+    """The message a ``message`` entry puts into the context (``None``: none, e.g. ``!!cmd``).
+
+    pi's ``bashExecution`` records (a command the user ran) become the user message the model
+    reads; the others are parsed as they are (raises on an invalid one).
+    """
+    message = data["message"]
+    if isinstance(message, dict) and message.get("role") == "bashExecution":
+        return None if message.get("excludeFromContext") else bash_message_from_wire(message)
+    return message_from_wire(message)

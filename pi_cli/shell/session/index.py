@@ -31,6 +31,9 @@ class EntryRef:
 
 
 CHUNK = 8 * 1024 * 1024
+DAMAGED = "damaged"
+"""The type given to an unreadable line whose id and parent could still be read: it carries no
+content, but the tree goes on over it (its children keep their parent)."""
 SIDECAR_TYPES = frozenset({b"partial", b"queue"})
 """Entry types that are no tree nodes (see :mod:`pi_cli.shell.session.entries`)."""
 _ENTRY_LINE = re.compile(
@@ -54,6 +57,8 @@ class Scan:
         self.partials: dict[str | None, list[EntryRef]] = {}
         self.sidecars: dict[str, EntryRef] = {}  # the newest of each other sidecar type
         self.warnings: list[str] = []
+        self.damaged: dict[str, str] = {}  # id -> the type its unreadable line said it was
+        self.damaged_partials: dict[str, list[EntryRef]] = {}  # a damaged answer's partials
         self.line_no = 0
         self._moved = 0  # partial entries taken out of ``order`` (line counting)
 
@@ -144,8 +149,28 @@ class Scan:
                 if self.partials or ref.type.encode() in SIDECAR_TYPES:
                     self._route(ref)
             elif line.strip():
-                self.warnings.append(f"{self.path.name}: skipped unreadable line {self.line_no}")
+                self._damaged(line, offset + start)
             start = end
+
+    def _damaged(self, line: bytes, offset: int) -> None:
+        """An unreadable line: skipped, but if its id and parent can be read it stays a link."""
+        where = f"{self.path.name}: skipped unreadable line {self.line_no}"
+        match = _ENTRY_PREFIX.match(line)
+        kind = match.group(1) if match else b""
+        if match is None or kind in SIDECAR_TYPES or match.group(2).decode() in self.entries:
+            self.warnings.append(where)
+            return
+        parent = match.group(3).decode() if match.group(3) else None
+        ref = EntryRef(match.group(2).decode(), parent, DAMAGED, offset, len(line))
+        self.entries[ref.id] = ref
+        self.order.append(ref.id)
+        self.damaged[ref.id] = kind.decode()
+        pending = self.partials.pop(parent, None)
+        if pending and kind == b"message":  # what had streamed of this very answer
+            self.damaged_partials[ref.id] = pending
+        self.warnings.append(
+            f"{where} ({kind.decode()} entry {ref.id}); the entries after it stay linked"
+        )
 
 
 @dataclass
@@ -207,3 +232,20 @@ def index_line(
             data["id"], parent if isinstance(parent, str) else None, data["type"], offset, length
         )
     return None
+
+
+_NAME_ID = re.compile(r"_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$")
+
+
+def stand_in_header(scan: Scan) -> SessionHeader | None:
+    """When the header line is unreadable but entries are not: a header from the file's name
+    (``<time>_<session id>.jsonl``), said in a warning; None when nothing in the file is pi's."""
+    if scan.header is not None or not scan.entries:
+        return scan.header
+    match = _NAME_ID.search(scan.path.name)
+    session_id = match.group(1) if match else scan.path.stem
+    scan.warnings.append(
+        f"{scan.path.name}: line 1 (the session header) is unreadable; the session id is taken "
+        "from the file name and its working directory is unknown"
+    )
+    return SessionHeader(id=session_id, cwd="", timestamp="")

@@ -3,12 +3,12 @@
 Layout: a header line, then one entry per line. Every entry has ``id`` and ``parentId``, so the
 file is a tree; the *leaf* is the entry new entries attach to (the last one written, unless the
 user moved it with /tree). Each line is flushed as it is written, so a crash loses at most the
-entry being written; a corrupt or truncated line is skipped with a warning on load.
+entry being written; a damaged line costs that line only (:mod:`._repair`).
 
 Loading scans the file once and keeps only ``(id, parentId, type, offset, length)`` per entry;
-entries are parsed (and validated, :mod:`.session_entries`) when needed, so resuming a large
-session does not parse it all. Appends are locked (:mod:`.session_append`): two pi processes
-on one file never interleave or lose a line, and each notices the other's entries.
+entries are parsed (and validated, :mod:`.entries`) when needed, so resuming a large session
+does not parse it all. Appends are locked (:mod:`._append`): two pi processes on one file never
+interleave or lose a line, and each notices the other's entries.
 """
 
 from __future__ import annotations
@@ -21,17 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_core import Message, message_from_wire, to_wire
+from agent_core import Message, to_wire
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
-from pi_cli.shell.session._append import append_line
+from pi_cli.shell.session._append import append_line, iso_now, new_entry_id
 from pi_cli.shell.session._context import (
     branch_summary_message,
     compaction_summary_message,
     compaction_summary_of,
     context_refs,
+    entry_message,
 )
-from pi_cli.shell.session.bash_messages import bash_message_from_wire
+from pi_cli.shell.session._repair import repair
 from pi_cli.shell.session.entries import (
     PARTIAL,
     entry_problem,
@@ -40,7 +41,13 @@ from pi_cli.shell.session.entries import (
     line_number,
     still_streaming,
 )
-from pi_cli.shell.session.index import SESSION_VERSION, EntryRef, Scan, SessionHeader
+from pi_cli.shell.session.index import (
+    SESSION_VERSION,
+    EntryRef,
+    Scan,
+    SessionHeader,
+    stand_in_header,
+)
 
 __all__ = [
     "EntryRef",
@@ -49,22 +56,12 @@ __all__ = [
     "SessionStore",
     "compaction_summary_message",
     "compaction_summary_of",
+    "entry_message",
 ]
 
 
 class SessionError(Exception):
     """A session file cannot be found or opened."""
-
-
-def _iso_now() -> str:
-    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _new_entry_id(existing: dict[str, EntryRef]) -> str:
-    while True:
-        candidate = uuid.uuid4().hex[:8]
-        if candidate not in existing:
-            return candidate
 
 
 @dataclass
@@ -85,6 +82,7 @@ class SessionStore:
     write_error: str | None = None  # set once a write failed; later entries stay in memory
     _sidecars: dict[str, dict[str, Any]] = field(default_factory=dict)
     _sidecar_refs: dict[str, EntryRef] = field(default_factory=dict)
+    _stand_ins: dict[str, str] = field(default_factory=dict)  # see session._repair
 
     # ------------------------------------------------------------------ creation
 
@@ -104,22 +102,15 @@ class SessionStore:
         if persist:
             path = (directory or sessions_dir(cwd)) / f"{stamp}_{session_id}.jsonl"
         header = SessionHeader(
-            id=session_id, cwd=str(cwd), timestamp=_iso_now(), parent_session=parent_session
+            id=session_id, cwd=str(cwd), timestamp=iso_now(), parent_session=parent_session
         )
         return cls(header=header, path=path)
 
     @classmethod
     def open(cls, path: Path, *, persist: bool = True) -> SessionStore:
-        """Index an existing session file; corrupt lines are skipped with a warning.
-
-        With ``persist=False`` (``--no-session`` with ``-c``/``--session``) the file is only
-        read: new entries are kept in memory and the file is never appended to.
-
-        The file is read once, in chunks: a regex over each chunk picks the id, parent id and
-        type of every well-formed entry line without parsing its JSON, so a 100 MB session
-        indexes in a fraction of a second with bounded memory. Other lines (the header,
-        hand-edited or corrupt ones) take the slow per-line path.
-        """
+        """Index an existing session file (:mod:`.index`, in one pass); a damaged line costs
+        that line only (:mod:`._repair`). With ``persist=False`` (``--no-session`` with
+        ``-c``/``--session``) the file is only read: new entries stay in memory."""
         try:
             handle = path.open("rb")
         except OSError as exc:
@@ -127,22 +118,42 @@ class SessionStore:
         with handle:
             scan = Scan(path)
             size = scan.read(handle)
-        if scan.header is None:
+        header = stand_in_header(scan)
+        if header is None:
             raise SessionError(f"{path} is not a pi session file (no header line)")
-        store = cls(header=scan.header, path=path, persist=persist)
-        store.entries, store.order, store.warnings = scan.entries, scan.order, scan.warnings
+        store = cls(header=header, path=path, persist=persist)
+        repaired = repair(scan.entries, scan.order, path.name)
+        store.entries, store.order, store.leaf_id = scan.entries, repaired.order, repaired.leaf
+        store.warnings = scan.warnings + repaired.warnings
+        store._stand_ins = repaired.stand_ins
         store._sidecar_refs = scan.sidecars
-        store.leaf_id = scan.order[-1] if scan.order else None
         store._written_header = True
         store._size = size
-        if scan.header.version > SESSION_VERSION:
+        if header.version > SESSION_VERSION:
             store.warnings.append(
                 f"{path.name} was written by a newer pi (session version "
-                f"{scan.header.version}); entries this pi does not know are kept unchanged"
+                f"{header.version}); entries this pi does not know are kept unchanged"
             )
         for anchor, refs in scan.partials.items():
             store._recover_partial(anchor, refs)
+        for entry_id, refs in scan.damaged_partials.items():
+            store._recover_damaged(entry_id, refs)
         return store
+
+    def _recover_damaged(self, entry_id: str, refs: list[EntryRef]) -> None:
+        """An unreadable answer whose text had been saved while it streamed: that text stands
+        in for it (in memory; the file is not rewritten), marked incomplete."""
+        entries = [e for e in (self.read_entry_at(ref) for ref in refs) if e is not None]
+        message = incomplete_message(entries)
+        if message is None:
+            return
+        self.entries[entry_id].type = "message"
+        self._memory[entry_id] = {"type": "message", "id": entry_id, "message": message}
+        chars = sum(len(b.get("text") or b.get("thinking") or "") for b in message["content"])
+        self.warnings.append(
+            f"{self.where(self.entries[entry_id])}: the answer in this line is unreadable; the "
+            f"{chars} characters saved while it streamed stand in for it, marked incomplete"
+        )
 
     def _recover_partial(self, anchor: str | None, refs: list[EntryRef]) -> None:
         """An answer that never finished (a kill mid-stream): make it a message, incomplete."""
@@ -174,12 +185,12 @@ class SessionStore:
     def _add(
         self, entry_type: str, parent: str | None, fields: dict[str, Any], *, move_leaf: bool
     ) -> str:
-        entry_id = _new_entry_id(self.entries)
+        entry_id = new_entry_id(self.entries)
         data: dict[str, Any] = {
             "type": entry_type,
             "id": entry_id,
             "parentId": parent,
-            "timestamp": _iso_now(),
+            "timestamp": iso_now(),
             **fields,
         }
         line = dumps_line(data)
@@ -217,7 +228,7 @@ class SessionStore:
             "type": entry_type,
             "id": uuid.uuid4().hex[:8],
             "parentId": self.leaf_id,
-            "timestamp": _iso_now(),
+            "timestamp": iso_now(),
             **fields,
         }
         self._sidecars[entry_type] = data
@@ -345,7 +356,9 @@ class SessionStore:
         then to the entry it kept first, so a long session with compactions resumes without
         visiting (or parsing) its whole history.
         """
-        refs, compaction = context_refs(self.entries, self.leaf_id, self._first_valid)
+        refs, compaction = context_refs(
+            self.entries, self.leaf_id, self._first_valid, self._stand_ins
+        )
         messages: list[Message] = []
         if compaction is not None:
             messages.append(compaction_summary_message(str(compaction.get("summary", ""))))
@@ -377,15 +390,3 @@ class SessionStore:
                 if entry is not None:
                     return entry
         return None
-
-
-def entry_message(data: dict[str, Any]) -> Message | None:
-    """The message a ``message`` entry puts into the context (``None``: none, e.g. ``!!cmd``).
-
-    pi's ``bashExecution`` records (a command the user ran) become the user message the model
-    reads; the others are parsed as they are (raises on an invalid one).
-    """
-    message = data["message"]
-    if isinstance(message, dict) and message.get("role") == "bashExecution":
-        return None if message.get("excludeFromContext") else bash_message_from_wire(message)
-    return message_from_wire(message)
