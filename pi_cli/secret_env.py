@@ -34,8 +34,11 @@ KEY_ENV_NAMES: tuple[str, ...] = (
     "AZURE_API_KEY",
     "FIREWORKS_AI_API_KEY",
     "PERPLEXITYAI_API_KEY",
+    # web_search's keyed backends (kept from tools and sessions like the provider keys)
+    "BRAVE_API_KEY",
+    "TAVILY_API_KEY",
 )
-"""The provider key variables pi reads (tests check this against the provider tables)."""
+"""The key variables pi reads: the providers' and web_search's."""
 KEY_FLAGS = ("--api-key",)
 _MAX_PIPE = 60_000  # stays below the pipe buffer, so writing before exec never blocks
 

@@ -23,7 +23,11 @@ FORBIDDEN_FOR_CORE = {"pi_cli", "tools", "textual", "typer", "rich", "litellm"}
 # Beyond the standard library and agent_core, the only package the tools may import.
 TOOLS_MAY_IMPORT = {"agent_core", "pydantic"}
 # web_fetch's two modules, and only they, import one library more each (lazily: see below).
-TOOLS_MODULE_MAY_IMPORT = {"tools._web_http": {"httpx"}, "tools._web_markdown": {"trafilatura"}}
+TOOLS_MODULE_MAY_IMPORT = {
+    "tools._web_http": {"httpx"},
+    "tools._web_markdown": {"trafilatura"},
+    "tools._search_backends": {"httpx"},
+}
 
 
 def _loaded_top_modules(code: str) -> set[str]:

@@ -40,6 +40,7 @@ from tools.services import ToolServices
 from tools.task import TaskTool, create_task_tool
 from tools.todo import TodoTool, create_todo_tool
 from tools.web_fetch import WebFetchTool, create_web_fetch_tool
+from tools.web_search import WebSearchTool, create_web_search_tool
 from tools.write import WriteTool, create_write_tool
 
 ToolFactory = Callable[..., Tool]
@@ -48,6 +49,7 @@ ServiceFactory = Callable[[str | Path, ToolServices], Tool]
 
 _WITH_SERVICES: dict[str, ServiceFactory] = {
     "web_fetch": lambda cwd, s: create_web_fetch_tool(cwd, s.web_fetch),
+    "web_search": lambda cwd, s: create_web_search_tool(cwd, s.web_search),
     "todo_write": lambda cwd, s: create_todo_tool(cwd, s.todo_changed),
     "task": lambda cwd, s: create_task_tool(cwd, s.agent_profiles, s.task_runner),
     "exit_plan_mode": lambda cwd, s: create_exit_plan_mode_tool(cwd, s.plan_approver),
@@ -64,6 +66,7 @@ TOOL_FACTORIES: dict[str, ToolFactory] = {
     "find": create_find_tool,
     "ls": create_ls_tool,
     "web_fetch": create_web_fetch_tool,
+    "web_search": create_web_search_tool,
     "todo_write": create_todo_tool,
     "task": create_task_tool,
     "exit_plan_mode": create_exit_plan_mode_tool,
@@ -146,6 +149,7 @@ __all__ = [
     "ToolFactory",
     "ToolServices",
     "WebFetchTool",
+    "WebSearchTool",
     "OutputBuffer",
     "ShellInfo",
     "display_path",
@@ -168,5 +172,6 @@ __all__ = [
     "create_todo_tool",
     "create_tools",
     "create_web_fetch_tool",
+    "create_web_search_tool",
     "create_write_tool",
 ]

@@ -13,6 +13,7 @@ from tools.exit_plan_mode import PlanApprover
 from tools.task import AgentProfileInfo, TaskRunner
 from tools.todo import TodoChanged
 from tools.web_fetch import WebFetchConfig
+from tools.web_search import WebSearchConfig
 
 
 @dataclass
@@ -25,6 +26,7 @@ class ToolServices:
         agent_profiles: the agents ``task`` offers (``general-purpose`` is always there).
         plan_approver: asks the user to approve a plan (``exit_plan_mode``).
         web_fetch: how ``web_fetch`` fetches (its allow-list, limits, resolver).
+        web_search: ``web_search``'s backend (none: not configured) and domain veto.
     """
 
     todo_changed: TodoChanged | None = None
@@ -32,3 +34,4 @@ class ToolServices:
     agent_profiles: Sequence[AgentProfileInfo] = ()
     plan_approver: PlanApprover | None = None
     web_fetch: WebFetchConfig = field(default_factory=WebFetchConfig)
+    web_search: WebSearchConfig = field(default_factory=WebSearchConfig)

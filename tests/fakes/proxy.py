@@ -90,9 +90,9 @@ class _Handler(socketserver.StreamRequestHandler):
         head = [f"{method} {path} HTTP/1.1"]
         head += [f"{k}: {v}" for k, v in headers.items() if not k.startswith("proxy-")]
         upstream.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
-        pending = self.rfile.peek(0) if hasattr(self.rfile, "peek") else b""
-        if pending:
-            upstream.sendall(self.rfile.read(len(pending)))
+        length = int(headers.get("content-length") or 0)
+        if length:  # the body the client sent with its head (read whole: it is buffered here)
+            upstream.sendall(self.rfile.read(length))
         _pipe(self.connection, upstream, self.server.owner.stop)
 
 

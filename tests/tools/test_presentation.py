@@ -35,6 +35,8 @@ GUIDELINES = {
     "ls": "Use ls to list a directory.",
     "web_fetch": "Use web_fetch to read documentation or pages the user points you to; page "
     "through long ones with offset instead of fetching again.",
+    "web_search": "Use web_search for current information or to find pages, then web_fetch the "
+    "ones worth reading; cite the URLs you rely on.",
     "todo_write": "For work with several steps, keep a plan with todo_write: mark one item "
     "in_progress when you start it and completed as soon as it is done; skip it for a single "
     "quick task.",

@@ -169,6 +169,7 @@ async def test_aborted_signal_refuses_to_start(tmp_path: Path) -> None:
             "find": {"pattern": "*"},
             "ls": {},
             "web_fetch": {"url": "https://example.com/"},
+            "web_search": {"query": "anything"},
             "todo_write": {"todos": []},
             "task": {"description": "x", "prompt": "y"},
             "exit_plan_mode": {"plan": "p"},
@@ -180,7 +181,7 @@ async def test_aborted_signal_refuses_to_start(tmp_path: Path) -> None:
 def test_registry_and_create_tools(tmp_path: Path) -> None:
     assert set(TOOL_FACTORIES) == {
         *("read", "write", "edit", "bash", "bash_output", "bash_kill", "grep", "find", "ls"),
-        *("web_fetch", "todo_write", "task", "exit_plan_mode"),
+        *("web_fetch", "web_search", "todo_write", "task", "exit_plan_mode"),
     }
     assert DEFAULT_TOOL_NAMES == [
         *("read", "bash", "bash_output", "bash_kill", "edit", "write"),

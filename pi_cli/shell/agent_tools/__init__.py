@@ -73,6 +73,7 @@ class AgentTools:
         self.todos = TodoState(shell.emit, lambda: shell.session)
         self.plans = PlanApproval(shell)
         self.runner = SubagentRunner(shell, models, self.profiles, self.budget)
+        self.web_search: Any = None  # tools.web_search.WebSearchConfig, made with the services
 
     def system_prompt_parts(self) -> list[str]:
         """Sections the system prompt needs for these tools (``--output-schema``'s format)."""
@@ -93,7 +94,15 @@ class AgentTools:
             agent_profiles=[AgentProfileInfo(p.name, p.description) for p in self.profiles],
             plan_approver=self.plans,
             web_fetch=self._web_fetch_config(),
+            web_search=self._web_search(),
         )
+
+    def _web_search(self) -> Any:
+        from pi_cli.shell.agent_tools.web_search import web_search_config
+
+        if self.web_search is None:
+            self.web_search = web_search_config(self.shell)
+        return self.web_search
 
     def _web_fetch_config(self) -> Any:
         from pi_cli.shell.config.network import network_config
@@ -126,6 +135,10 @@ class AgentTools:
         agent.subscribe(self._on_agent_event)
         self.shell.subscribe(self._on_shell_event)
         self.todos.restore()
+        if self.web_search is not None:
+            from pi_cli.shell.agent_tools.web_search import attach_web_search
+
+            attach_web_search(self.shell, self.web_search)
 
     def start_run(self) -> None:
         """An input starts the model: budgets count from here."""

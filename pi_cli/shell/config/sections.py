@@ -212,6 +212,25 @@ class WebFetchSettings(SettingsSection):
     )
 
 
+class WebSearchSettings(SettingsSection):
+    """``webSearch``: the web_search tool's backend (the tool is off without one)."""
+
+    backend: Literal["searxng", "brave", "tavily"] | None = Field(
+        default=None,
+        description="`searxng` (a self-hosted instance, no account), `brave` or `tavily` (keyed "
+        "APIs: `BRAVE_API_KEY` / `TAVILY_API_KEY`, held like provider keys); unset: no "
+        "web_search tool.",
+    )
+    url: str | None = Field(
+        default=None,
+        description="The SearXNG instance's URL (required for `searxng`; it must allow the json "
+        "format), or another endpoint for the keyed APIs.",
+    )
+    max_results: int = Field(
+        default=5, ge=1, le=10, description="Results a search returns unless the model asks."
+    )
+
+
 class NetworkSettings(SettingsSection):
     """``network``: the proxy and extra CAs of everything pi sends out (web_fetch: see
     ``docs/network.md``)."""

@@ -24,6 +24,7 @@ from pi_cli.shell.config.sections import (
     TimeoutSettings,
     ToolEnvSettings,
     WebFetchSettings,
+    WebSearchSettings,
 )
 from pi_cli.shell.paths import pi_home, project_dir
 
@@ -42,6 +43,7 @@ __all__ = [
     "TimeoutSettings",
     "ToolEnvSettings",
     "WebFetchSettings",
+    "WebSearchSettings",
     "load_settings",
     "save_global_setting",
     "settings_paths",
@@ -169,6 +171,10 @@ class Settings(SettingsSection):
     web_fetch: WebFetchSettings = Field(
         default_factory=WebFetchSettings,
         description="The web_fetch tool's private hosts, size cap and timeout.",
+    )
+    web_search: WebSearchSettings = Field(
+        default_factory=WebSearchSettings,
+        description="The web_search tool's backend (off without one).",
     )
     network: NetworkSettings = Field(
         default_factory=NetworkSettings,

@@ -321,9 +321,12 @@ def create_shell_tools(
     import tools
 
     names = options.tools if options.tools is not None else settings.tools
+    chosen = list(names or tools.DEFAULT_TOOL_NAMES)
+    if not names and settings.web_search.backend is not None:
+        chosen.append("web_search")  # on by default only once a backend is configured
     try:
         return tools.create_tools(
-            list(names or tools.DEFAULT_TOOL_NAMES),
+            chosen,
             cwd,
             env=env,
             sandbox=sandbox,

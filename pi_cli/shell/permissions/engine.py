@@ -30,7 +30,15 @@ from pi_cli.shell.permissions.rules import (
     path_regex,
 )
 from pi_cli.shell.permissions.suggest import Suggestion, bash_suggestions
-from pi_cli.shell.permissions.web import AGENT_TOOLS, WEB_TOOL, TypedHosts, host_of, rule_hits
+from pi_cli.shell.permissions.web import (
+    AGENT_TOOLS,
+    SEARCH_TOOL,
+    WEB_TOOL,
+    TypedHosts,
+    host_of,
+    rule_hits,
+    search_verdict,
+)
 from pi_cli.shell.permissions.workspace import Workspace, is_protected, real
 from tools import resolve_path
 
@@ -134,6 +142,7 @@ class PermissionEngine:
         self.sandbox_active = sandbox_active
         self.effects_of = effects_of
         self.builtin = builtin
+        self.search_url: str | None = None  # where web_search sends queries (set by the shell)
         self.read_only = read_only
         self.home = home or os.path.expanduser("~")
         self.typed_hosts = TypedHosts()  # hosts of URLs the user typed: web_fetch may go there
@@ -190,6 +199,8 @@ class PermissionEngine:
             return Decision("allow", "a PreToolUse hook allowed it")
         if call.tool in self.builtin and (call.tool == WEB_TOOL or call.tool in AGENT_TOOLS):
             return self._agent_tool(call)
+        if call.tool in self.builtin and call.tool == SEARCH_TOOL:
+            return self._web_search(call)
         allowed = self._allowed(call)
         if allowed is not None and not (self.mode == "plan" and call.tool == "bash"):
             return Decision("allow", f"allowed by the permission rule {allowed.describe()}")
@@ -250,6 +261,12 @@ class PermissionEngine:
             f"it fetches from {host}, a domain no rule allows",
             suggestions=[Suggestion("WebFetch", "domain", host)],
         )
+
+    def _web_search(self, call: _Call) -> Decision:
+        """web_search by the domain its queries go to (:func:`.web.search_verdict`)."""
+        behavior, reason, suggest = search_verdict(self.rules, self.search_url)
+        suggestions = [Suggestion("WebSearch", "tool")] if suggest else []
+        return Decision(behavior, reason, suggestions=suggestions)
 
     def _bash(self, call: _Call) -> Decision:
         if call.commands is None:

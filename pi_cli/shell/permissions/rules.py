@@ -41,6 +41,8 @@ _TOOLS = {
     "ls": "ls",
     "webfetch": "web_fetch",
     "web_fetch": "web_fetch",
+    "websearch": "web_search",
+    "web_search": "web_search",
     "task": "task",
     "todowrite": "todo_write",
     "todo_write": "todo_write",

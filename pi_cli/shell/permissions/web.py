@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 WEB_TOOL = "web_fetch"
+SEARCH_TOOL = "web_search"
 AGENT_TOOLS = frozenset({"todo_write", "task", "exit_plan_mode"})
 _URL = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+", re.IGNORECASE)
 _DOMAIN = re.compile(r"^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$")
@@ -109,3 +110,19 @@ class TypedHosts:
         """Whether the call's URL is on a host the user typed."""
         host = host_of(args.get("url"))
         return host is not None and host in self.hosts
+
+
+def search_verdict(rules: Any, search_url: str | None) -> tuple[Any, str, bool]:
+    """(behavior, reason, offer a ``WebSearch`` rule) for a web_search call.
+
+    A bare ``WebSearch`` allow rule, or a ``WebFetch(domain:...)`` allow rule naming the
+    backend's host, lets queries go there; otherwise the user is asked (which host).
+    """
+    if any(r.specifier is None for r in rules.of("allow") if r.covers_tool(SEARCH_TOOL)):
+        return "allow", "allowed by the permission rule WebSearch", False
+    target = {"url": search_url or ""}
+    for rule in rules.of("allow"):
+        if rule.covers_tool(WEB_TOOL) and rule_hits(rule.specifier, target, subdomains=False):
+            return "allow", f"allowed by the permission rule {rule.describe()}", False
+    host = host_of(search_url) or "the search backend"
+    return "ask", f"it sends the query to {host}, a domain no rule allows", True
