@@ -24,6 +24,9 @@ from tools._background import ShellInfo
 from tools._output import OutputBuffer
 from tools._paths import display_path, resolve_path
 from tools._rg import find_rg
+from tools._search_backends import DEFAULT_URLS as SEARCH_DEFAULT_URLS
+from tools._search_backends import KEY_ENVS as SEARCH_KEY_ENVS
+from tools._search_backends import SearchBackend
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from tools._web_guard import parse_entry as parse_web_fetch_entry
 from tools.bash import BashTool, create_bash_tool
@@ -150,6 +153,9 @@ __all__ = [
     "ToolServices",
     "WebFetchTool",
     "WebSearchTool",
+    "SEARCH_DEFAULT_URLS",
+    "SEARCH_KEY_ENVS",
+    "SearchBackend",
     "OutputBuffer",
     "ShellInfo",
     "display_path",

@@ -25,7 +25,7 @@ KEY = "tvly-SECRETKEY-0123456789"
 class _Backend(BaseHTTPRequestHandler):
     server: Any
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _reply(self) -> None:
@@ -40,8 +40,8 @@ class _Backend(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    do_GET = _reply  # noqa: N815 - stdlib naming
-    do_POST = _reply  # noqa: N815 - stdlib naming
+    do_GET = _reply
+    do_POST = _reply
 
 
 @contextmanager

@@ -10,7 +10,9 @@ from pi_cli.shell.config.network import network_config
 
 def web_search_config(shell: Any) -> Any:
     """A :class:`tools.web_search.WebSearchConfig` (no backend: not configured, or unusable)."""
-    from tools._search_backends import DEFAULT_URLS, KEY_ENVS, SearchBackend
+    from tools import SEARCH_DEFAULT_URLS as DEFAULT_URLS
+    from tools import SEARCH_KEY_ENVS as KEY_ENVS
+    from tools import SearchBackend
     from tools.web_search import WebSearchConfig
 
     settings = shell.settings.web_search
@@ -39,18 +41,9 @@ def web_search_config(shell: Any) -> Any:
 
 
 def _denied(shell: Any, host: str) -> bool:
-    """Whether a ``WebFetch(domain:...)`` (or ``WebSearch(domain:...)``) deny rule covers host."""
-    from pi_cli.shell.permissions.web import rule_hits
-
+    """Whether a deny rule of the permission engine covers results from ``host``."""
     engine = getattr(shell.safety, "engine", None)
-    if engine is None or not host:
-        return False
-    args = {"url": f"https://{host}/"}
-    for rule in engine.rules.of("deny"):
-        if rule.specifier and (rule.covers_tool("web_fetch") or rule.covers_tool("web_search")):
-            if rule_hits(rule.specifier, args, subdomains=True):
-                return True
-    return False
+    return bool(engine is not None and host and engine.result_denied(host))
 
 
 def attach_web_search(shell: Any, config: Any) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_core import FileEffect
+from pi_cli.shell.permissions import web as web_rules
 from pi_cli.shell.permissions.bash_parse import ParseError, SimpleCommand, parse
 from pi_cli.shell.permissions.modes import DEFAULT_MODE, Mode
 from pi_cli.shell.permissions.readonly import Context, classify_commands
@@ -30,15 +31,7 @@ from pi_cli.shell.permissions.rules import (
     path_regex,
 )
 from pi_cli.shell.permissions.suggest import Suggestion, bash_suggestions
-from pi_cli.shell.permissions.web import (
-    AGENT_TOOLS,
-    SEARCH_TOOL,
-    WEB_TOOL,
-    TypedHosts,
-    host_of,
-    rule_hits,
-    search_verdict,
-)
+from pi_cli.shell.permissions.web import AGENT_TOOLS, WEB_TOOL, TypedHosts, host_of, rule_hits
 from pi_cli.shell.permissions.workspace import Workspace, is_protected, real
 from tools import resolve_path
 
@@ -199,8 +192,11 @@ class PermissionEngine:
             return Decision("allow", "a PreToolUse hook allowed it")
         if call.tool in self.builtin and (call.tool == WEB_TOOL or call.tool in AGENT_TOOLS):
             return self._agent_tool(call)
-        if call.tool in self.builtin and call.tool == SEARCH_TOOL:
-            return self._web_search(call)
+        if (
+            call.tool in self.builtin and call.tool == web_rules.SEARCH_TOOL
+        ):  # by the backend's domain
+            behavior, reason, offers = web_rules.search_verdict(self.rules, self.search_url)
+            return Decision(behavior, reason, suggestions=offers)
         allowed = self._allowed(call)
         if allowed is not None and not (self.mode == "plan" and call.tool == "bash"):
             return Decision("allow", f"allowed by the permission rule {allowed.describe()}")
@@ -262,11 +258,9 @@ class PermissionEngine:
             suggestions=[Suggestion("WebFetch", "domain", host)],
         )
 
-    def _web_search(self, call: _Call) -> Decision:
-        """web_search by the domain its queries go to (:func:`.web.search_verdict`)."""
-        behavior, reason, suggest = search_verdict(self.rules, self.search_url)
-        suggestions = [Suggestion("WebSearch", "tool")] if suggest else []
-        return Decision(behavior, reason, suggestions=suggestions)
+    def result_denied(self, host: str) -> bool:
+        """A web_search result on ``host`` is hidden (:func:`.web.denied_host`)."""
+        return web_rules.denied_host(self.rules, host)
 
     def _bash(self, call: _Call) -> Decision:
         if call.commands is None:

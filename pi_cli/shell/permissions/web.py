@@ -112,17 +112,33 @@ class TypedHosts:
         return host is not None and host in self.hosts
 
 
-def search_verdict(rules: Any, search_url: str | None) -> tuple[Any, str, bool]:
-    """(behavior, reason, offer a ``WebSearch`` rule) for a web_search call.
+def search_verdict(rules: Any, search_url: str | None) -> tuple[Any, str, list[Any]]:
+    """(behavior, reason, rules to offer) for a web_search call.
 
     A bare ``WebSearch`` allow rule, or a ``WebFetch(domain:...)`` allow rule naming the
     backend's host, lets queries go there; otherwise the user is asked (which host).
     """
     if any(r.specifier is None for r in rules.of("allow") if r.covers_tool(SEARCH_TOOL)):
-        return "allow", "allowed by the permission rule WebSearch", False
+        return "allow", "allowed by the permission rule WebSearch", []
     target = {"url": search_url or ""}
     for rule in rules.of("allow"):
         if rule.covers_tool(WEB_TOOL) and rule_hits(rule.specifier, target, subdomains=False):
-            return "allow", f"allowed by the permission rule {rule.describe()}", False
+            return "allow", f"allowed by the permission rule {rule.describe()}", []
     host = host_of(search_url) or "the search backend"
-    return "ask", f"it sends the query to {host}, a domain no rule allows", True
+    from pi_cli.shell.permissions.suggest import Suggestion
+
+    return (
+        "ask",
+        f"it sends the query to {host}, a domain no rule allows",
+        [Suggestion("WebSearch", "tool")],
+    )
+
+
+def denied_host(rules: Any, host: str) -> bool:
+    """Whether a ``WebFetch``/``WebSearch`` ``domain:`` deny rule covers ``host``."""
+    args = {"url": f"https://{host}/"}
+    for rule in rules.of("deny"):
+        if rule.specifier and (rule.covers_tool(WEB_TOOL) or rule.covers_tool(SEARCH_TOOL)):
+            if rule_hits(rule.specifier, args, subdomains=True):
+                return True
+    return False
