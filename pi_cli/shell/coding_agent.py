@@ -59,6 +59,7 @@ from pi_cli.shell.session.branching import TreeEntry, fork, navigate_to, tree_en
 from pi_cli.shell.session.load import adopt, open_startup_session, switch_to
 from pi_cli.shell.session.record import StreamRecorder
 from pi_cli.shell.session.store import SessionError, SessionStore
+from pi_cli.shell.telemetry import attach_telemetry
 from pi_cli.shell.tool_info import describe_call
 
 if TYPE_CHECKING:
@@ -125,6 +126,7 @@ class CodingAgent:
         register_commands(self.commands, self.sources)
         self._mcp = setup_mcp(self)  # servers start now, on their own thread
         self.checkpoints, self.durable_queue = attach_session_features(self)  # after the gate
+        self.telemetry = attach_telemetry(self)  # None unless telemetry is enabled
         for problem in self.sources.problems:
             self.notify(problem, "warning")
         self.rebuild_system_prompt()
@@ -368,6 +370,8 @@ class CodingAgent:
             self.stream_fns.aclose(self.agent.stream_fn),
             asyncio.to_thread(self.mcp.close),  # servers' process groups are killed
         )
+        if self.telemetry is not None:  # the last spans and metrics are sent
+            await asyncio.to_thread(self.telemetry.shutdown)
 
     def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
         """Answer a :class:`~pi_cli.shell.events.PermissionRequested` (False: not pending)."""

@@ -231,6 +231,32 @@ class WebSearchSettings(SettingsSection):
     )
 
 
+class TelemetrySettings(SettingsSection):
+    """``telemetry``: OpenTelemetry export of runs, model and tool calls (off by default)."""
+
+    enabled: bool = Field(
+        default=False,
+        description="Export traces and metrics over OTLP/HTTP (`PI_TELEMETRY=1` also turns it on).",
+    )
+    endpoint: str | None = Field(
+        default=None,
+        description="The OTLP/HTTP base URL (`/v1/traces` and `/v1/metrics` are added); unset: "
+        "`OTEL_EXPORTER_OTLP_ENDPOINT`, else `http://localhost:4318`.",
+    )
+    headers: dict[str, str] = Field(
+        default_factory=dict, description="Headers sent with each export (an API key, a tenant)."
+    )
+    log_prompts: bool = Field(
+        default=False,
+        description="Also export prompts, answers, tool arguments and tool output (off: only "
+        "names, ids, durations, tokens, cost and outcomes leave the machine).",
+    )
+    service_name: str = Field(default="pi", description="The `service.name` of the resource.")
+    metrics_interval_s: int = Field(
+        default=60, ge=1, description="Seconds between metric exports (and one at exit)."
+    )
+
+
 class NetworkSettings(SettingsSection):
     """``network``: the proxy and extra CAs of everything pi sends out (web_fetch: see
     ``docs/network.md``)."""

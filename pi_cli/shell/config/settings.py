@@ -21,6 +21,7 @@ from pi_cli.shell.config.sections import (
     SandboxSettings,
     SettingsSection,
     SubagentSettings,
+    TelemetrySettings,
     TimeoutSettings,
     ToolEnvSettings,
     WebFetchSettings,
@@ -40,6 +41,7 @@ __all__ = [
     "Settings",
     "SettingsError",
     "SubagentSettings",
+    "TelemetrySettings",
     "TimeoutSettings",
     "ToolEnvSettings",
     "WebFetchSettings",
@@ -175,6 +177,10 @@ class Settings(SettingsSection):
     web_search: WebSearchSettings = Field(
         default_factory=WebSearchSettings,
         description="The web_search tool's backend (off without one).",
+    )
+    telemetry: TelemetrySettings = Field(
+        default_factory=TelemetrySettings,
+        description="OpenTelemetry export (off unless enabled).",
     )
     network: NetworkSettings = Field(
         default_factory=NetworkSettings,
