@@ -381,6 +381,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         ("trust", "pi_cli.trust_cli"),
         ("mcp", "pi_cli.mcp_cli"),
         ("rewind", "pi_cli.rewind_cli"),
+        ("login", "pi_cli.login_cli"),
+        ("logout", "pi_cli.logout_cli"),
     ]
 }
 """Registered subcommands by name (features add theirs)."""

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     )
     from pi_cli.shell.compaction import CompactionError
     from pi_cli.shell.compaction.branch_summary import abandoned
+    from pi_cli.shell.config.auth import AuthError, AuthStore
+    from pi_cli.shell.config.oauth import OAUTH_PROVIDERS, device_login, pkce_login
     from pi_cli.shell.config.settings import SettingsError, load_settings, save_global_setting
     from pi_cli.shell.config.trust import (
         TrustCheck,
@@ -162,6 +164,11 @@ _EXPORTS: dict[str, str] = {
     "REDACTOR": "pi_cli.shell.redaction",
     "dumps_line": "pi_cli.shell.jsonl",
     # settings and trust
+    "AuthError": "pi_cli.shell.config.auth",
+    "AuthStore": "pi_cli.shell.config.auth",
+    "device_login": "pi_cli.shell.config.oauth",
+    "pkce_login": "pi_cli.shell.config.oauth",
+    "OAUTH_PROVIDERS": "pi_cli.shell.config.oauth",
     "load_settings": "pi_cli.shell.config.settings",
     "save_global_setting": "pi_cli.shell.config.settings",
     "TrustCheck": "pi_cli.shell.config.trust",
@@ -224,6 +231,8 @@ __all__ = [
     "abandoned",
     "AgentToolEvent",
     "ApprovalAnswer",
+    "AuthError",
+    "AuthStore",
     "AutoRetryEnd",
     "AutoRetryStart",
     "BackgroundShellsChanged",
@@ -231,6 +240,7 @@ __all__ = [
     "BudgetExceeded",
     "check_trust",
     "clean",
+    "device_login",
     "CodingAgent",
     "CommandResult",
     "compaction_summary_of",
@@ -266,8 +276,10 @@ __all__ = [
     "MODES",
     "NeedsConfirmation",
     "Notice",
+    "OAUTH_PROVIDERS",
     "OwnEvent",
     "parse_command_line",
+    "pkce_login",
     "PermissionModeChanged",
     "PermissionRequested",
     "PermissionResolved",

@@ -89,7 +89,11 @@ class ModelResolver:
 
         env = self.env()
         chosen = spec or self.settings.model or providers.default_model_spec(env)
+        chosen = chosen or (SUBSCRIPTION_DEFAULT if signed_in("anthropic") else None)
         api_key, api_base = self.credentials_for(chosen)
+        oauth = subscription_headers(chosen, api_key, api_base, env, self.network)
+        if oauth is not None:
+            api_key = "subscription"  # replaced by the bearer token below
         if chosen is None:
             # No model and no key: a local server (Ollama, llama.cpp, ...) before giving up.
             from pi_cli.shell.models.local import announce, detect_local_model
@@ -112,6 +116,10 @@ class ModelResolver:
             )
         except providers.ModelConfigError as exc:
             raise ConfigError(str(exc)) from None
+        if oauth is not None:
+            model = model.model_copy(
+                update={"api_key": None, "headers": {**model.headers, **oauth}}
+            )
         if self.check is not None:
             self.check(model.id, model)  # raises ConfigError before any client exists
         model = _explicit_key(model)
@@ -164,6 +172,48 @@ class ModelResolver:
         if api_base is None and (same or chosen == self.settings.model):
             api_base = self.settings.api_base
         return api_key, api_base
+
+
+SUBSCRIPTION_DEFAULT = "anthropic/claude-sonnet-4-5"
+"""The model of a Claude subscription when no model and no key say otherwise."""
+
+
+def signed_in(provider: str) -> bool:
+    """Whether ``pi login`` stored tokens for ``provider`` (no network, no refresh)."""
+    from pi_cli.shell.config.auth import AuthError, AuthStore
+
+    try:
+        return AuthStore().get(provider) is not None
+    except AuthError:
+        return False
+
+
+def subscription_headers(
+    chosen: str | None,
+    api_key: str | None,
+    api_base: str | None,
+    env: Mapping[str, str],
+    network: Callable[[], Any],
+) -> dict[str, str] | None:
+    """The headers of a Claude subscription for an ``anthropic/`` model without an API key
+    (the token refreshed first when it is about to expire), or None."""
+    if not chosen or not chosen.startswith("anthropic/") or api_key or api_base:
+        return None
+    if env.get("ANTHROPIC_API_KEY") or not signed_in("anthropic"):
+        return None
+    from pi_cli.shell.config.auth import AuthError, AuthStore
+    from pi_cli.shell.config.oauth import PROVIDERS, refresher
+
+    try:
+        credentials = AuthStore().access_token(
+            "anthropic", refresher(PROVIDERS["anthropic"], network())
+        )
+    except AuthError as exc:
+        raise ConfigError(str(exc)) from None
+    from pi_cli.shell.redaction import REDACTOR
+
+    REDACTOR.add(credentials.access)  # scrubbed from output and sessions like an API key
+    return {"Authorization": f"Bearer {credentials.access}", "anthropic-beta": "oauth-2025-04-20"}
 
 
 def startup_spec(options: ShellOptions) -> str | None:
