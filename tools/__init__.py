@@ -18,15 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from agent_core import Tool
 from tools._background import ShellInfo
 from tools._output import OutputBuffer
 from tools._paths import display_path, resolve_path
 from tools._rg import find_rg
-from tools._search_backends import DEFAULT_URLS as SEARCH_DEFAULT_URLS
-from tools._search_backends import KEY_ENVS as SEARCH_KEY_ENVS
-from tools._search_backends import SearchBackend
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 from tools._web_guard import parse_entry as parse_web_fetch_entry
 from tools.bash import BashTool, create_bash_tool
@@ -43,8 +41,31 @@ from tools.services import ToolServices
 from tools.task import TaskTool, create_task_tool
 from tools.todo import TodoTool, create_todo_tool
 from tools.web_fetch import WebFetchTool, create_web_fetch_tool
-from tools.web_search import WebSearchTool, create_web_search_tool
 from tools.write import WriteTool, create_write_tool
+
+_LAZY = {  # web_search loads when it is built or named: it is off unless configured
+    "WebSearchTool": ("tools.web_search", "WebSearchTool"),
+    "create_web_search_tool": ("tools.web_search", "create_web_search_tool"),
+    "SearchBackend": ("tools._search_backends", "SearchBackend"),
+    "SEARCH_DEFAULT_URLS": ("tools._search_backends", "DEFAULT_URLS"),
+    "SEARCH_KEY_ENVS": ("tools._search_backends", "KEY_ENVS"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'tools' has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _LAZY[name]
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _web_search_tool(cwd: str | Path, config: Any) -> Tool:
+    from tools.web_search import create_web_search_tool
+
+    return create_web_search_tool(cwd, config)
+
 
 ToolFactory = Callable[..., Tool]
 """``factory(cwd)``; the process tools also take ``sandbox=`` (and bash ``env=``)."""
@@ -52,7 +73,7 @@ ServiceFactory = Callable[[str | Path, ToolServices], Tool]
 
 _WITH_SERVICES: dict[str, ServiceFactory] = {
     "web_fetch": lambda cwd, s: create_web_fetch_tool(cwd, s.web_fetch),
-    "web_search": lambda cwd, s: create_web_search_tool(cwd, s.web_search),
+    "web_search": lambda cwd, s: _web_search_tool(cwd, s.web_search),
     "todo_write": lambda cwd, s: create_todo_tool(cwd, s.todo_changed),
     "task": lambda cwd, s: create_task_tool(cwd, s.agent_profiles, s.task_runner),
     "exit_plan_mode": lambda cwd, s: create_exit_plan_mode_tool(cwd, s.plan_approver),
@@ -69,7 +90,7 @@ TOOL_FACTORIES: dict[str, ToolFactory] = {
     "find": create_find_tool,
     "ls": create_ls_tool,
     "web_fetch": create_web_fetch_tool,
-    "web_search": create_web_search_tool,
+    "web_search": lambda cwd, config=None: _web_search_tool(cwd, config),
     "todo_write": create_todo_tool,
     "task": create_task_tool,
     "exit_plan_mode": create_exit_plan_mode_tool,

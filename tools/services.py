@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from tools.exit_plan_mode import PlanApprover
 from tools.task import AgentProfileInfo, TaskRunner
 from tools.todo import TodoChanged
 from tools.web_fetch import WebFetchConfig
-from tools.web_search import WebSearchConfig
 
 
 @dataclass
@@ -34,4 +34,4 @@ class ToolServices:
     agent_profiles: Sequence[AgentProfileInfo] = ()
     plan_approver: PlanApprover | None = None
     web_fetch: WebFetchConfig = field(default_factory=WebFetchConfig)
-    web_search: WebSearchConfig = field(default_factory=WebSearchConfig)
+    web_search: Any = None  # tools.web_search.WebSearchConfig (None: not configured)

@@ -11,11 +11,13 @@ import ipaddress
 import ssl
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from agent_core.messages import AssistantMessage, Usage
-from agent_core.net import NetworkConfig, describe_failure, proxy_for, ssl_context
+
+if TYPE_CHECKING:
+    from agent_core.net import NetworkConfig
 from agent_core.providers._http_source import sse_json_source
 from agent_core.providers._httpx import async_client, httpx
 from agent_core.providers._stall import Timeouts
@@ -80,19 +82,27 @@ class TransportConfig:
         # No read timeout here: the stall watch of each response does it (first byte, idle).
         timeout = httpx.Timeout(None, connect=self.connect_timeout_s, write=60.0)
         # Loading the CA bundle costs ~0.1 s; a plain-http endpoint (local server) never uses it.
-        verify: Any = (
-            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            if self.plain_http
-            else ssl_context(self.network)
-        )
+        verify: Any = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        if not self.plain_http:
+            from agent_core.net import ssl_context  # the system store (+ network.caFile)
+
+            verify = ssl_context(self.network)
         # Local endpoints are reached directly; others through network.proxy or *_PROXY.
-        self.proxy = proxy_for(self.base_url, self.network) if self.trust_env else None
+        self.proxy = None
+        if self.trust_env:
+            from agent_core.net import proxy_for
+
+            self.proxy = proxy_for(self.base_url, self.network)
         client = async_client(timeout=timeout, trust_env=False, verify=verify, proxy=self.proxy)
         self._clients[id(loop)] = (loop, client)
         return client
 
     def explain(self, exc: BaseException) -> str | None:
         """A proxy or certificate failure in words (see :func:`agent_core.net.describe_failure`)."""
+        if self.plain_http and self.proxy is None:
+            return None  # a local server: no proxy, no certificate
+        from agent_core.net import describe_failure
+
         return describe_failure(exc, self.base_url, self.proxy, self.network)
 
     async def aclose(self) -> None:

@@ -11,7 +11,6 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.messages import Cost, Usage
-from agent_core.providers._api_choice import speaks_responses
 from agent_core.providers.catalog import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_OUTPUT,
@@ -271,7 +270,15 @@ def resolve_model(
         )
     if native is not None:
         entry = lookup_metadata(provider, name)
-        api = _RESPONSES if speaks_responses(provider, entry, openai_api, env) else native.api
+        api = native.api
+        if provider == "openai" and (
+            openai_api != "auto"
+            or env.get("PI_OPENAI_API")
+            or (entry or {}).get("mode") == "responses"
+        ):  # two APIs to choose from (the module loads only when it has a choice to make)
+            from agent_core.providers._api_choice import speaks_responses
+
+            api = _RESPONSES if speaks_responses(provider, entry, openai_api, env) else api
         base_url = (
             api_base or (env.get(native.base_env) if native.base_env else None) or native.base_url
         )

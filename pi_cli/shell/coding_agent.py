@@ -30,7 +30,7 @@ from pi_cli.shell.events import (
     ShellState,
 )
 from pi_cli.shell.events.bus import EventBus
-from pi_cli.shell.features import attach_session_features, register_commands
+from pi_cli.shell.features import attach_session_features, attach_telemetry, register_commands
 from pi_cli.shell.hooks.lifecycle import run_session_end
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
@@ -59,7 +59,6 @@ from pi_cli.shell.session.branching import TreeEntry, fork, navigate_to, tree_en
 from pi_cli.shell.session.load import adopt, open_startup_session, switch_to
 from pi_cli.shell.session.record import StreamRecorder
 from pi_cli.shell.session.store import SessionError, SessionStore
-from pi_cli.shell.telemetry import attach_telemetry
 from pi_cli.shell.tool_info import describe_call
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from pi_cli.shell.builtin_commands import builtin_commands
 from pi_cli.shell.checkpoints.commands import rewind_commands
@@ -48,6 +48,18 @@ def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQue
     queue = DurableQueue(shell, offer=shell.options.offer_stored_queue)
     shell.commands.register_all(session_commands(), export_commands(), rewind_commands())
     return checkpoints, queue
+
+
+def attach_telemetry(shell: FeatureHost) -> Any:
+    """OpenTelemetry export when ``telemetry`` is enabled (or ``PI_TELEMETRY=1``), else None;
+    nothing of it is imported otherwise."""
+    import os
+
+    if not (shell.settings.telemetry.enabled or os.environ.get("PI_TELEMETRY") == "1"):
+        return None
+    from pi_cli.shell.telemetry import attach_telemetry as attach
+
+    return attach(shell)
 
 
 def register_commands(commands: SlashCommandRegistry, sources: PromptSources) -> None:

@@ -98,14 +98,13 @@ class AgentTools:
         )
 
     def _web_search(self) -> Any:
-        from pi_cli.shell.agent_tools.web_search import web_search_config
+        if self.web_search is None and self.shell.settings.web_search.backend is not None:
+            from pi_cli.shell.agent_tools.web_search import web_search_config
 
-        if self.web_search is None:
             self.web_search = web_search_config(self.shell)
         return self.web_search
 
     def _web_fetch_config(self) -> Any:
-        from pi_cli.shell.config.network import network_config
         from tools import parse_web_fetch_entry as parse_entry
         from tools.web_fetch import WebFetchConfig
 
@@ -122,8 +121,8 @@ class AgentTools:
             allowed,
             settings.max_bytes,
             settings.timeout_s,
-            network=network_config(
-                self.shell.settings, self.shell.notify, "web_fetch's TLS checks"
+            network=self.shell.settings.network.config_for(
+                self.shell.notify, "web_fetch's TLS checks"
             ),
         )
 
@@ -135,7 +134,7 @@ class AgentTools:
         agent.subscribe(self._on_agent_event)
         self.shell.subscribe(self._on_shell_event)
         self.todos.restore()
-        if self.web_search is not None:
+        if self.web_search is not None:  # configured: the engine asks about its host
             from pi_cli.shell.agent_tools.web_search import attach_web_search
 
             attach_web_search(self.shell, self.web_search)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_cli.shell.config.network import network_config
-
 
 def web_search_config(shell: Any) -> Any:
     """A :class:`tools.web_search.WebSearchConfig` (no backend: not configured, or unusable)."""
@@ -35,7 +33,7 @@ def web_search_config(shell: Any) -> Any:
         if not key:
             shell.notify(f"webSearch: {name} is not set; web_search is off", "warning")
             return WebSearchConfig()
-    network = network_config(shell.settings, shell.notify, "web_search")
+    network = shell.settings.network.config_for(shell.notify, "web_search")
     backend = SearchBackend(settings.backend, url, key, network)
     return WebSearchConfig(backend, settings.max_results, lambda host: _denied(shell, host))
 

@@ -285,6 +285,18 @@ class NetworkSettings(SettingsSection):
 
         return NetworkConfig(proxy=self.proxy, no_proxy=tuple(self.no_proxy), ca_file=self.ca_file)
 
+    def config_for(self, notify: Any, who: str) -> Any:
+        """:meth:`config` for ``who``'s clients; a bad value is said and the defaults used."""
+        if not (self.proxy or self.no_proxy or self.ca_file):
+            return None  # nothing set: agent_core.net is not even imported
+        from agent_core.net import NetworkConfigError
+
+        try:
+            return self.config()
+        except NetworkConfigError as exc:
+            notify(f"{who} ignore the network settings: {exc}", "warning")
+            return None
+
 
 class SubagentSettings(SettingsSection):
     """``subagents``: how many turns one sub-agent may run."""

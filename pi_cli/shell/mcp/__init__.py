@@ -11,7 +11,6 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
 from agent_core import AssistantMessage, MessageEnd, TurnStart
-from pi_cli.shell.config.network import network_config
 from pi_cli.shell.mcp.commands import mcp_commands, mention_transform, register_prompts
 from pi_cli.shell.mcp.config import ServerConfig, collect
 from pi_cli.shell.mcp.manager import McpManager
@@ -57,7 +56,7 @@ def setup_mcp(shell: McpHost) -> McpManager:
         shell.notify,
         shell.emit,
         lambda: set(own),
-        network=network_config(shell.settings, shell.notify, "MCP servers over HTTP"),
+        network=shell.settings.network.config_for(shell.notify, "MCP servers over HTTP"),
     )
     shell.commands.register_all(mcp_commands())
     if not manager.configured:

@@ -147,10 +147,13 @@ class ModelResolver:
 
     def network(self) -> Any:
         """The ``network`` settings for a client (a bad proxy URL or CA file: ConfigError)."""
+        network = self.settings.network
+        if not (network.proxy or network.no_proxy or network.ca_file):
+            return None  # nothing set: agent_core.net loads with the first remote client only
         from agent_core.net import NetworkConfigError, ssl_context
 
         try:
-            config = self.settings.network.config()
+            config = network.config()
             if config is not None and config.ca_file:
                 ssl_context(config)  # a missing or broken CA file is said now, not per request
             return config
