@@ -32,6 +32,7 @@ from agent_core.messages import (
     ImageContent,
     Message,
     UserMessage,
+    freeze,
     user_message,
 )
 from agent_core.stream import OnRetry, OnRetryEnd, StreamFn
@@ -121,7 +122,7 @@ class Agent:
         self.should_stop: ShouldStop | None = None
         self._external_steering = get_steering_messages
         self._external_follow_ups = get_follow_up_messages
-        self.state = AgentState(messages=list(messages or []))
+        self.state = AgentState(messages=[freeze(message) for message in messages or []])
         self._listeners: list[Listener] = []
         self._signal: AbortSignal | None = None
         self._idle = asyncio.Event()
@@ -268,7 +269,7 @@ class Agent:
 
     def replace_messages(self, messages: list[Message]) -> None:
         """Replace the conversation (session resume, compaction, branching)."""
-        self.state.messages = list(messages)
+        self.state.messages = [freeze(message) for message in messages]
 
     def reset(self) -> None:
         """Forget the conversation and both queues."""

@@ -13,8 +13,8 @@ from typing import Literal
 from agent_core.abort import AbortSignal
 from agent_core.events import AgentEvent
 from agent_core.messages import Message
-from agent_core.stream import OnRetry, OnRetryEnd, StreamFn
-from agent_core.tool import AfterToolCall, BeforeToolCall, Tool
+from agent_core.stream import OnRetry, OnRetryEnd, StreamFn, ToolSpec
+from agent_core.tool import AfterToolCall, BeforeToolCall, Tool, frozen_tool_spec, spec_key
 
 Emit = Callable[[AgentEvent], None]
 """Receives every event, synchronously, in order. Must not raise (the Agent guards listeners)."""
@@ -39,6 +39,30 @@ class AgentContext:
     system_prompt: str = ""
     messages: list[Message] = field(default_factory=list)
     tools: list[Tool] = field(default_factory=list)
+    # id(tool) -> (tool, its spec key, its frozen spec): see tool_specs.
+    _specs: dict[int, tuple[Tool, tuple[object, ...], ToolSpec]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """What the model sees of ``tools``, the same (frozen) objects every turn.
+
+        A spec is made once per tool while its name, description and schema stay the same
+        (:func:`~agent_core.tool.spec_key`), so a turn neither rebuilds nor copies the
+        schemas and providers can cache their form of the list by the specs' identity.
+        """
+        specs: list[ToolSpec] = []
+        for tool in self.tools:
+            key = spec_key(tool)
+            held = self._specs.get(id(tool))
+            if key is None:
+                specs.append(frozen_tool_spec(tool))
+                continue
+            if held is None or held[0] is not tool or held[1] != key:
+                held = (tool, key, frozen_tool_spec(tool))
+                self._specs[id(tool)] = held
+            specs.append(held[2])
+        return specs
 
 
 @dataclass

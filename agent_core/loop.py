@@ -17,9 +17,8 @@ from agent_core.events import (
     TurnEnd,
     TurnStart,
 )
-from agent_core.messages import AssistantMessage, Message
+from agent_core.messages import AssistantMessage, Message, freeze
 from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions
-from agent_core.tool import tool_spec
 from agent_core.tool_execution import execute_tool_calls
 
 # Defined in agent_core.context (a leaf, so tool_execution needs no import of this module);
@@ -53,7 +52,7 @@ def _deliver(
     queued: list[Message], context: AgentContext, new_messages: list[Message], emit: Emit
 ) -> None:
     for message in queued:
-        context.messages.append(message)
+        context.messages.append(freeze(message))
         new_messages.append(message)
         emit(MessageStart(message=message))
         emit(MessageEnd(message=message))
@@ -78,7 +77,7 @@ async def run_agent_loop(
     emit(AgentStart())
     emit(TurnStart())
     for prompt in prompts:
-        context.messages.append(prompt)
+        context.messages.append(freeze(prompt))
         emit(MessageStart(message=prompt))
         emit(MessageEnd(message=prompt))
     await run_loop(
@@ -205,7 +204,7 @@ async def stream_assistant_response(
             llm_context = LlmContext(
                 system_prompt=context.system_prompt,
                 messages=list(messages),
-                tools=[tool_spec(tool) for tool in context.tools],
+                tools=context.tool_specs(),
             )
             stream = config.stream_fn(llm_context, options)
             try:
@@ -236,6 +235,6 @@ async def stream_assistant_response(
             )
     if not final.model:
         final.model = config.model
-    context.messages.append(final)
+    context.messages.append(freeze(final))  # finished: its provider form may be cached
     emit(MessageEnd(message=final))
     return final

@@ -8,8 +8,9 @@ Use :func:`to_wire` / :func:`message_from_wire` for a lossless round trip.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
+from agent_core._frozen import Freezable, FrozenList, frozen_value, is_frozen, mark_frozen
 from agent_core._pydantic_plugins import skip_discovery_without_plugins
 
 skip_discovery_without_plugins()  # before the first model is built (~15 ms of start-up)
@@ -38,14 +39,14 @@ class WireModel(BaseModel):
 # ---------------------------------------------------------------------------- content blocks
 
 
-class TextContent(WireModel):
+class TextContent(Freezable, WireModel):
     """A block of plain text."""
 
     type: Literal["text"] = "text"
     text: str
 
 
-class ImageContent(WireModel):
+class ImageContent(Freezable, WireModel):
     """A base64-encoded image."""
 
     type: Literal["image"] = "image"
@@ -53,7 +54,7 @@ class ImageContent(WireModel):
     mime_type: str
 
 
-class ThinkingContent(WireModel):
+class ThinkingContent(Freezable, WireModel):
     """Model reasoning. ``signature`` carries Anthropic's thinking signature for replay."""
 
     type: Literal["thinking"] = "thinking"
@@ -62,7 +63,7 @@ class ThinkingContent(WireModel):
     redacted: bool = False
 
 
-class ToolCall(WireModel):
+class ToolCall(Freezable, WireModel):
     """A tool call requested by the model.
 
     ``raw_arguments`` is set only when the model's argument JSON could not be parsed; the loop
@@ -123,7 +124,7 @@ def _coerce_text(value: Any) -> Any:
     return value
 
 
-class UserMessage(WireModel):
+class UserMessage(Freezable, WireModel):
     """A message from the user (typed, steered, queued as follow-up, or injected by the shell)."""
 
     role: Literal["user"] = "user"
@@ -138,7 +139,7 @@ class UserMessage(WireModel):
         return "".join(b.text for b in self.content if isinstance(b, TextContent))
 
 
-class AssistantMessage(WireModel):
+class AssistantMessage(Freezable, WireModel):
     """One model response: text, thinking and tool-call blocks plus stop reason and usage.
 
     ``refusal`` is set with ``stop_reason`` ``refusal``: the refusal as the provider worded it
@@ -168,7 +169,7 @@ class AssistantMessage(WireModel):
         return [b for b in self.content if isinstance(b, ToolCall)]
 
 
-class ToolResultMessage(WireModel):
+class ToolResultMessage(Freezable, WireModel):
     """The result of one tool call, always fed back to the model (errors included)."""
 
     role: Literal["toolResult"] = "toolResult"
@@ -208,6 +209,29 @@ class ToolResult(WireModel):
     def text(self) -> str:
         """All text blocks joined."""
         return "".join(b.text for b in self.content if isinstance(b, TextContent))
+
+
+# ---------------------------------------------------------------------------- freezing
+
+AnyMessage = TypeVar("AnyMessage", bound=UserMessage | AssistantMessage | ToolResultMessage)
+
+
+def freeze(message: AnyMessage) -> AnyMessage:
+    """Make a finished message immutable (see :mod:`agent_core._frozen`); returns it.
+
+    Its attributes, its content blocks' attributes, its content list and a tool call's
+    arguments can no longer change in place (a change raises ``FrozenMessageError``), so the
+    providers may cache what they make of it. Idempotent.
+    """
+    if is_frozen(message):
+        return message
+    for block in message.content:
+        if isinstance(block, ToolCall) and not is_frozen(block):
+            block.__dict__["arguments"] = frozen_value(block.arguments)
+        mark_frozen(block)
+    message.__dict__["content"] = FrozenList(message.content)
+    mark_frozen(message)
+    return message
 
 
 # ---------------------------------------------------------------------------- wire helpers

@@ -9,6 +9,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from agent_core._frozen import frozen_value
 from agent_core.abort import AbortSignal
 from agent_core.messages import AssistantMessage, Message, ToolCall, ToolResult
 from agent_core.stream import ToolSpec
@@ -177,10 +178,34 @@ def _copied(value: Any) -> Any:
 
 
 def tool_spec(tool: Tool) -> ToolSpec:
-    """The name, description and JSON schema the model sees for ``tool``."""
+    """The name, description and JSON schema the model sees for ``tool`` (a copy to edit)."""
     schema = _parameters_schema(tool.parameters)
     schema.pop("title", None)
     return ToolSpec(name=tool.name, description=tool.description, parameters=schema)
+
+
+def spec_key(tool: Tool) -> tuple[object, ...] | None:
+    """What ``tool``'s spec is made of (``None``: unknown, make it each time).
+
+    The name, description, parameters type and the object its schema comes from (pydantic's
+    core schema, replaced by ``model_rebuild``; a raw schema's ``json_schema``, replaced when
+    the tool's server changes it). A spec is reused while this key is the same.
+    """
+    parameters = tool.parameters
+    if getattr(parameters.model_json_schema, "__func__", None) is _PYDANTIC_SCHEMA:
+        source = parameters.__dict__.get("__pydantic_core_schema__")
+    else:
+        source = getattr(parameters, "json_schema", None)
+    if source is None:
+        return None
+    return (tool.name, tool.description, parameters, id(source), source)
+
+
+def frozen_tool_spec(tool: Tool) -> ToolSpec:
+    """:func:`tool_spec` with its schema frozen (deeply), to be shared: nobody may edit it."""
+    spec = tool_spec(tool)
+    spec.parameters = frozen_value(spec.parameters)
+    return spec
 
 
 def validate_arguments(tool: Tool, call: ToolCall) -> tuple[BaseModel | None, str | None]:

@@ -19,7 +19,14 @@ from agent_core.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
-from agent_core.messages import AssistantMessage, Message, ToolCall, ToolResult, ToolResultMessage
+from agent_core.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResult,
+    ToolResultMessage,
+    freeze,
+)
 from agent_core.tool import (
     AfterToolCallContext,
     Tool,
@@ -240,12 +247,14 @@ class _BatchRunner:
                 tool_call_id=call.id, tool_name=call.name, result=result, is_error=is_error
             )
         )
-        message = ToolResultMessage(
-            tool_call_id=call.id,
-            tool_name=call.name,
-            content=result.content,
-            details=result.details,
-            is_error=is_error,
+        message = freeze(
+            ToolResultMessage(
+                tool_call_id=call.id,
+                tool_name=call.name,
+                content=result.content,
+                details=result.details,
+                is_error=is_error,
+            )
         )
         if is_error or not result.terminate:
             self.all_terminate = False

@@ -13,6 +13,7 @@ from typing import Any
 from agent_core.messages import (
     AssistantMessage,
     ImageContent,
+    Message,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -64,10 +65,16 @@ def openai_messages(context: LlmContext, ids: ToolIds | None = None) -> list[dic
 
     ``ids`` maps our tool-call ids to the provider's form (calls and results alike).
     """
-    tool_id = ids or _same
     out: list[dict[str, Any]] = []
     if context.system_prompt:
         out.append({"role": "system", "content": context.system_prompt})
+    out.extend(openai_entries(normalize_history(context.messages), ids or _same))
+    return out
+
+
+def openai_entries(messages: list[Message], tool_id: ToolIds) -> list[dict[str, Any]]:
+    """The Chat Completions entries of normalised ``messages`` (images after their results)."""
+    out: list[dict[str, Any]] = []
     pending_images: list[ImageContent] = []
 
     def flush_images() -> None:
@@ -85,39 +92,15 @@ def openai_messages(context: LlmContext, ids: ToolIds | None = None) -> list[dic
             )
             pending_images.clear()
 
-    for msg in normalize_history(context.messages):
+    for msg in messages:
         if not isinstance(msg, ToolResultMessage):
             flush_images()
         if isinstance(msg, UserMessage):
             out.append({"role": "user", "content": _openai_parts(msg.content)})
         elif isinstance(msg, AssistantMessage):
-            # One pass over the blocks (this runs for every message of the history each turn).
-            texts: list[str] = []
-            calls: list[dict[str, Any]] = []
-            for block in msg.content:
-                if isinstance(block, TextContent):
-                    texts.append(block.text)
-                elif isinstance(block, ToolCall):
-                    arguments = block.raw_arguments
-                    calls.append(
-                        {
-                            "id": tool_id(block.id),
-                            "type": "function",
-                            "function": {
-                                "name": block.name,
-                                "arguments": json.dumps(block.arguments)
-                                if arguments is None
-                                else arguments,
-                            },
-                        }
-                    )
-            text = "".join(texts)
-            if not text and not calls:
-                continue
-            entry: dict[str, Any] = {"role": "assistant", "content": text or None}
-            if calls:
-                entry["tool_calls"] = calls
-            out.append(entry)
+            entry = _openai_assistant(msg, tool_id)
+            if entry is not None:
+                out.append(entry)
         else:
             text = _text_of(msg.content)
             images = [b for b in msg.content if isinstance(b, ImageContent)]
@@ -127,6 +110,36 @@ def openai_messages(context: LlmContext, ids: ToolIds | None = None) -> list[dic
             out.append({"role": "tool", "tool_call_id": tool_id(msg.tool_call_id), "content": text})
     flush_images()
     return out
+
+
+def _openai_assistant(msg: AssistantMessage, tool_id: ToolIds) -> dict[str, Any] | None:
+    # One pass over the blocks (its text and its calls); None when it holds neither.
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for block in msg.content:
+        if isinstance(block, TextContent):
+            texts.append(block.text)
+        elif isinstance(block, ToolCall):
+            arguments = block.raw_arguments
+            calls.append(
+                {
+                    "id": tool_id(block.id),
+                    "type": "function",
+                    "function": {
+                        "name": block.name,
+                        "arguments": json.dumps(block.arguments)
+                        if arguments is None
+                        else arguments,
+                    },
+                }
+            )
+    text = "".join(texts)
+    if not text and not calls:
+        return None
+    entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        entry["tool_calls"] = calls
+    return entry
 
 
 def openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
@@ -206,38 +219,18 @@ def anthropic_messages(
 
     ``ids`` maps our tool-call ids to Anthropic's form (default: a fresh Anthropic mapping).
     """
-    tool_id = ids or OutgoingIds("anthropic")
     system: list[dict[str, Any]] = []
     if context.system_prompt:
         system.append({"type": "text", "text": context.system_prompt})
     out: list[dict[str, Any]] = []
-
-    def add(role: str, blocks: list[dict[str, Any]]) -> None:
-        if not blocks:
-            return
+    entries = anthropic_entries(
+        normalize_history(context.messages), ids or OutgoingIds("anthropic")
+    )
+    for role, blocks in entries:
         if out and out[-1]["role"] == role:  # merge: tool results + a steered message, etc.
             out[-1]["content"].extend(blocks)
         else:
             out.append({"role": role, "content": blocks})
-
-    for msg in normalize_history(context.messages):
-        if isinstance(msg, UserMessage):
-            add("user", _anthropic_blocks(msg.content))
-        elif isinstance(msg, AssistantMessage):
-            add("assistant", _anthropic_assistant(msg, tool_id))
-        else:
-            content = _anthropic_blocks(msg.content) or [{"type": "text", "text": "(no output)"}]
-            add(
-                "user",
-                [
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": tool_id(msg.tool_call_id),
-                        "content": content,
-                        "is_error": msg.is_error,
-                    }
-                ],
-            )
     if cache:
         if system:
             system[-1]["cache_control"] = dict(_EPHEMERAL)
@@ -246,6 +239,32 @@ def anthropic_messages(
                 entry["content"][-1]["cache_control"] = dict(_EPHEMERAL)
                 break
     return system, out
+
+
+def anthropic_entries(
+    messages: list[Message], tool_id: ToolIds
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """(role, content blocks) of each normalised message that has any, in order (unmerged)."""
+    out: list[tuple[str, list[dict[str, Any]]]] = []
+    for msg in messages:
+        if isinstance(msg, UserMessage):
+            role, blocks = "user", _anthropic_blocks(msg.content)
+        elif isinstance(msg, AssistantMessage):
+            role, blocks = "assistant", _anthropic_assistant(msg, tool_id)
+        else:
+            content = _anthropic_blocks(msg.content) or [{"type": "text", "text": "(no output)"}]
+            role = "user"
+            blocks = [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": tool_id(msg.tool_call_id),
+                    "content": content,
+                    "is_error": msg.is_error,
+                }
+            ]
+        if blocks:
+            out.append((role, blocks))
+    return out
 
 
 def anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:

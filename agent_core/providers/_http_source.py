@@ -13,6 +13,7 @@ from collections.abc import AsyncGenerator, Callable
 from typing import Any, Protocol
 
 from agent_core.providers._httpx import httpx
+from agent_core.providers._request_forms import encode_body
 from agent_core.providers._sse import SseLineTooLong, iter_sse, iter_sse_lines, pump
 from agent_core.providers._stall import StallWatch, Timeouts
 from agent_core.providers.errors import (
@@ -68,7 +69,7 @@ async def sse_json_source(
         watch.start()
         response: httpx.Response | None = None
         try:
-            request = client.build_request("POST", url, headers=headers, json=body)
+            request = client.build_request("POST", url, headers=headers, content=encode_body(body))
             try:
                 response = await client.send(request, stream=True)
             except httpx.TransportError as exc:

@@ -11,7 +11,7 @@ import ipaddress
 import ssl
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from agent_core.messages import AssistantMessage, Usage
@@ -25,6 +25,8 @@ from agent_core.providers.errors import Aborted, ProviderError, one_line, redact
 from agent_core.providers.models import ResolvedModel, compute_cost
 from agent_core.providers.retry import RetryConfig, with_retries
 from agent_core.stream import AssistantMessageBuilder, StreamOptions
+
+T = TypeVar("T")
 
 __all__ = ["Timeouts", "TransportConfig", "is_local_endpoint", "run_accumulated", "sse_json_source"]
 
@@ -68,6 +70,15 @@ class TransportConfig:
     base_url: str = ""
     network: NetworkConfig | None = None
     proxy: str | None = field(default=None, init=False)
+    # The conversation's cached request forms (:mod:`._request_forms`), one per wire format.
+    _forms: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def forms(self, kind: str, make: Callable[[], T]) -> T:
+        """The request-form cache ``kind`` of this stream function (made on first use)."""
+        held = self._forms.get(kind)
+        if held is None:
+            held = self._forms[kind] = make()
+        return held
 
     def client(self) -> httpx.AsyncClient:
         """An AsyncClient for the running loop, reused across calls (keeps connections warm)."""

@@ -17,6 +17,7 @@ from agent_core.events import (
 )
 from agent_core.messages import AssistantMessage, TextContent, ThinkingContent, Usage
 from agent_core.providers._convert import anthropic_messages, anthropic_tools
+from agent_core.providers._request_forms import AnthropicForms, dumps
 from agent_core.providers._tool_ids import IncomingIds
 from agent_core.providers._transport import (
     TransportConfig,
@@ -27,7 +28,7 @@ from agent_core.providers._transport import (
 from agent_core.providers._whole_body import anthropic_message_items
 from agent_core.providers.errors import ProviderError, one_line, redact, stream_error
 from agent_core.providers.models import DEFAULT_MAX_TOKENS_CAP, ResolvedModel
-from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions
+from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions, ToolSpec
 
 API_VERSION = "2023-06-01"
 REDACTED_TEXT = "[Redacted thinking]"
@@ -219,16 +220,30 @@ def _refusal_reason(details: Any) -> str | None:
 
 
 def build_request(
-    model: ResolvedModel, context: LlmContext, options: StreamOptions
+    model: ResolvedModel,
+    context: LlmContext,
+    options: StreamOptions,
+    forms: AnthropicForms | None = None,
 ) -> dict[str, Any]:
-    """The Messages API request body (streaming, cache breakpoints, thinking budget)."""
-    system, messages = anthropic_messages(context)
+    """The Messages API request body (streaming, cache breakpoints, thinking budget).
+
+    With ``forms`` (a conversation's cache) ``messages`` and ``tools`` are encoded JSON text
+    (:class:`~._request_forms.Raw`): write the body with :func:`~._request_forms.encode_body`.
+    """
+    messages: Any
+    if forms is None:
+        system, messages = anthropic_messages(context)
+    else:
+        system, _ = anthropic_messages(LlmContext(context.system_prompt, []))
+        messages = forms.messages(context.messages)
     max_tokens = options.max_tokens or min(model.max_output_tokens, DEFAULT_MAX_TOKENS_CAP)
     body: dict[str, Any] = {"model": model.name, "messages": messages, "stream": True}
     if system:
         body["system"] = system
     if context.tools:
-        body["tools"] = anthropic_tools(context.tools)
+        body["tools"] = (
+            anthropic_tools(context.tools) if forms is None else forms.tools.text(context.tools)
+        )
     budget = THINKING_BUDGETS.get(options.thinking or "off")
     if budget and model.supports_reasoning:
         if max_tokens <= budget:  # the budget must leave room for the answer
@@ -257,7 +272,8 @@ async def stream_anthropic(
         }
         if model.api_key:
             headers["x-api-key"] = model.api_key
-        body = build_request(model, context, options)
+        forms = config.forms("anthropic", lambda: AnthropicForms(_encoded_tools))
+        body = build_request(model, context, options, forms)
         base = (model.base_url or "").removesuffix("/v1")
         url = f"{base}/v1/messages"
         return sse_json_source(model, url, headers, body, options, config, anthropic_message_items)
@@ -266,3 +282,7 @@ async def stream_anthropic(
         model, lambda: MessagesAccumulator(model), items, config.retry, options
     ):
         yield item
+
+
+def _encoded_tools(tools: list[ToolSpec]) -> str:
+    return dumps(anthropic_tools(tools))
