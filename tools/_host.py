@@ -154,6 +154,8 @@ class ProcessHost:
         self._sock: socket.socket | None = None
         self._stderr: IO[bytes] | None = None
         self._lock = asyncio.Lock()
+        self._ready = False  # the handshake was read: commands may be sent
+        self._spawned_at = 0.0
         self.start_ms = 0.0
         """How long the last start took (bwrap set-up plus the helper's start-up)."""
 
@@ -172,15 +174,40 @@ class ProcessHost:
             argv += ["--parent", str(os.getpid())]
         return argv
 
+    def start_early(self) -> None:
+        """Spawn the helper now, without waiting for it (no event loop needed): its start-up
+        overlaps pi's, and :meth:`ensure` reads its handshake when the first command needs it.
+        Raises :class:`HelperError` if it cannot be spawned."""
+        if self._proc is None:
+            self._spawn()
+
     async def ensure(self) -> None:
         """Start the helper unless it runs; raises :class:`HelperError` with the reason."""
         async with self._lock:
+            if self.alive and not self._ready:
+                try:
+                    await self._finish_start()  # spawned early: read its handshake
+                    return
+                except HelperError:
+                    self._discard()  # start it once more, the usual way (and say why it fails)
             if not self.alive:
                 self._discard()
-                await self._start()
+                self._spawn()
+                await self._finish_start()
 
-    async def _start(self) -> None:
-        started = time.perf_counter()
+    async def _finish_start(self) -> None:
+        assert self._sock is not None
+        try:
+            await self._handshake(self._sock)
+        except HelperError:
+            self._discard()
+            raise
+        self._sock.settimeout(_SEND_TIMEOUT)
+        self._ready = True
+        self.start_ms = (time.perf_counter() - self._spawned_at) * 1000
+
+    def _spawn(self) -> None:
+        self._spawned_at = time.perf_counter()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         if self.keep:
             self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -211,13 +238,6 @@ class ProcessHost:
         finally:
             theirs.close()
         self._sock = ours
-        try:
-            await self._handshake(ours)
-        except HelperError:
-            self._discard()
-            raise
-        ours.settimeout(_SEND_TIMEOUT)
-        self.start_ms = (time.perf_counter() - started) * 1000
 
     async def _handshake(self, sock: socket.socket) -> None:
         sock.setblocking(False)
@@ -262,7 +282,7 @@ class ProcessHost:
         ``out_read_fd`` (the pipe's read end) lets a kept background command's output be
         drained by the helper once pi has gone. Raises :class:`HelperError` if it is gone.
         """
-        if not self.alive or self._sock is None:
+        if not self.alive or self._sock is None or not self._ready:
             raise HelperError(self._failure("is not running"))
         status_r, status_w = os.pipe()
         fds = [out_fd, status_w]
@@ -325,6 +345,9 @@ class ProcessHost:
         """Stop every command (kept background ones excepted) and the helper."""
         if self._proc is None:
             return
+        if not self._ready:
+            self._discard()  # spawned early and never used: nothing runs in it to wait for
+            return
         if self.keep:
             waiting = [job for job in self.jobs.values() if not job.background]
             for job in waiting:
@@ -339,6 +362,7 @@ class ProcessHost:
         self._discard()
 
     def _close_socket(self) -> None:
+        self._ready = False
         if self._sock is not None:
             self._sock.close()
             self._sock = None

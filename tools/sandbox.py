@@ -15,6 +15,7 @@ import itertools
 import logging
 import os
 import tempfile
+import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
@@ -110,7 +111,7 @@ class Sandbox:
         self._ids = itertools.count(1)
         self._said_unavailable = False
         self._probing = asyncio.Lock()
-        self._prestart: asyncio.Task[None] | None = None
+        self._probe_lock = threading.Lock()
         self.used = False
         """A bash tool runs on this sandbox (set by the tool): :meth:`prestart` starts it."""
         self.extra_writable: Callable[[], Sequence[Path]] = lambda: ()
@@ -148,9 +149,10 @@ class Sandbox:
         return tuple(self._placeholders)
 
     def _probed(self) -> _bwrap.Probe:
-        if self._probe is None:
-            self._probe = _bwrap.probe(self._bwrap)
-        return self._probe
+        with self._probe_lock:  # the shell's build thread and the event loop's worker
+            if self._probe is None:
+                self._probe = _bwrap.probe(self._bwrap)
+            return self._probe
 
     def _say(self, text: str, level: Literal["info", "warning", "error"] = "warning") -> None:
         if self.notify is not None:
@@ -209,9 +211,7 @@ class Sandbox:
         async with self._probing:
             if self._probe is None and self.mode != "off":
                 # A few subprocess runs: off the event loop, which keeps serving keys meanwhile.
-                probe = await asyncio.to_thread(self._probed)
-                if probe.ok and probe.weaker:
-                    self._say("Sandbox active with weaker isolation: " + "; ".join(probe.weaker))
+                await asyncio.to_thread(self._probe_now)
         inside = sandboxed and self.mode != "off" and self.status.active
         if sandboxed and not inside and self.mode == "required":
             raise SandboxUnavailable(
@@ -233,20 +233,22 @@ class Sandbox:
         return await self._ensure(False), False
 
     async def _ensure(self, inside: bool) -> ProcessHost:
-        host = self._hosts.get(inside)
-        if host is None:
-            prefix: list[str] = []
-            if inside:
-                prefix = self._bwrap_prefix()
-            # Only a kept shell's output goes there (after pi has gone): no directory otherwise.
-            keep = self.keep_background
-            base = self.temp_dir if inside or keep else Path(tempfile.gettempdir())
-            log_dir = base / ("kept-in" if inside else "kept-out")
-            host = ProcessHost(prefix, log_dir, keep=self.keep_background)
-            self._hosts[inside] = host
+        host = self._hosts.get(inside) or self._new_host(inside)
         if not host.alive and inside:
             host.prefix = self._bwrap_prefix()
         await host.ensure()
+        return host
+
+    def _new_host(self, inside: bool) -> ProcessHost:
+        prefix: list[str] = []
+        if inside:
+            prefix = self._bwrap_prefix()
+        # Only a kept shell's output goes there (after pi has gone): no directory otherwise.
+        keep = self.keep_background
+        base = self.temp_dir if inside or keep else Path(tempfile.gettempdir())
+        log_dir = base / ("kept-in" if inside else "kept-out")
+        host = ProcessHost(prefix, log_dir, keep=self.keep_background)
+        self._hosts[inside] = host
         return host
 
     def _bwrap_prefix(self) -> list[str]:
@@ -285,20 +287,39 @@ class Sandbox:
         return any(host.alive for host in self._hosts.values())
 
     def prestart(self) -> None:
-        """Start the helper (and the sandbox) in the background, once: the shell calls this
-        when a run begins, so the first bash call does not wait for it."""
-        if not self.used or self._prestart is not None or self._hosts or self.mode == "off":
-            return  # the helper alone starts in ~30 ms: only bubblewrap is worth starting early
-        if self.skip() is not None and self.mode != "required":
+        """Start the process helper (inside the sandbox when it is on) now, once, so the first
+        bash call does not wait for it (a second interpreter: 30-60 ms). The shell calls this
+        when it is built and again when a run begins.
+
+        On the main thread (the event loop's, which a sandbox started with ``--die-with-parent``
+        must not outlive) the helper is spawned at once and its handshake read when the first
+        command needs it. On another thread (a TUI building its shell off its loop) only the
+        bubblewrap probe runs; the next call, from the loop, spawns it. Never raises: a failure
+        is said when a command needs the helper.
+        """
+        if not self.used or self._hosts:
             return
         try:
-            self._prestart = asyncio.get_running_loop().create_task(self._start_early())
-        except RuntimeError:  # no loop: the first command starts it
-            pass
+            if self.mode != "off":
+                self._probe_now()
+            if threading.current_thread() is not threading.main_thread():
+                return
+            inside = self.mode != "off" and self.status.active
+            if self.mode == "required" and not inside:
+                return  # commands refuse to run: nothing to start
+            host = self._new_host(inside)
+            try:
+                host.start_early()
+            except HelperError:
+                self._hosts.pop(inside, None)
+        except Exception:  # noqa: BLE001 - an early start is an optimisation; the command retries
+            log.debug("starting the process helper early failed", exc_info=True)
 
-    async def _start_early(self) -> None:
-        with suppress(Exception):  # its reason is said (once) when a command needs the sandbox
-            await self.host(True)
+    def _probe_now(self) -> None:
+        if self._probe is None:
+            probe = self._probed()
+            if probe.ok and probe.weaker:
+                self._say("Sandbox active with weaker isolation: " + "; ".join(probe.weaker))
 
     async def aclose(self) -> None:
         """Stop every command (kept background shells excepted: they are reported through
@@ -313,9 +334,6 @@ class Sandbox:
             log.exception("closing the sandbox failed")
 
     async def _close(self) -> None:
-        if self._prestart is not None:
-            with suppress(Exception):
-                await self._prestart
         await self.shells.aclose(keep=self.keep_background)
         for host in self._hosts.values():
             await host.aclose()

@@ -15,14 +15,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from agent_core.providers.catalog import ModelConfigError
+from agent_core.providers.catalog import ModelConfigError, pi_home
 from agent_core.providers.errors import CONTEXT_OVERFLOW_PREFIX, is_context_overflow
 from agent_core.providers.models import (
     ResolvedModel,
     compute_cost,
     default_model_spec,
     list_models,
-    pi_home,
     resolve_model,
 )
 from agent_core.providers.retry import RetryConfig

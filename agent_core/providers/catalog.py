@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
+import marshal
+import os
+import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ _COST_MAP_FILES = (
     "model_prices_and_context_window_backup.json",
     "model_prices_and_context_window.json",
 )
-_lock = threading.Lock()
+_lock = threading.RLock()  # _load_index may read the whole map under it
 _cost_map: dict[str, dict[str, Any]] | None = None
 
 CustomApi = Literal["openai-completions", "openai-responses", "anthropic-messages"]
@@ -33,6 +35,17 @@ _API_ALIASES: Final = {"responses": "openai-responses", "completions": "openai-c
 
 DEFAULT_CONTEXT_WINDOW: Final = 128_000
 DEFAULT_MAX_OUTPUT: Final = 16_384
+
+
+def pi_home(env: Mapping[str, str] | None = None) -> Path:
+    """``$PI_HOME`` (``~`` expanded, as ``pi_cli.shell.paths.pi_home`` does) or ``~/.pi``.
+
+    Only the default for ``models_file``: the TUI's model picker still calls
+    :func:`list_models` without one.
+    """
+    env = os.environ if env is None else env
+    value = env.get("PI_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".pi"
 
 
 class ModelConfigError(ValueError):
@@ -71,52 +84,98 @@ def _load_cost_map() -> dict[str, dict[str, Any]]:
     return {}
 
 
-# One model's entry without parsing the whole 3.4 MB map (~30 ms and ~15 MiB). A key absent
-# from the text (not even quoted somewhere) is not in the map. A key named once, as a member
-# of json.dump(indent=4) layout (``\n    "key": ``), is decoded alone from there. Anything
-# else (no such layout, repeated, a value that does not decode, an unreadable file, \u
-# escapes that could spell a key differently) reads the whole map, as before.
-_entries: dict[str, dict[str, Any] | None] = {}
-_WHOLE: Final[dict[str, Any]] = {}  # marker: this key needs the whole map
+# One model's entry without parsing the whole 3.4 MB map (~30 ms and ~15 MiB) or scanning it
+# (a regex over 3.4 MB: ~20 ms a start). The map is indexed once per installed version (the
+# file's size and mtime): a file beside pi's other caches holds each entry as its own JSON
+# text, with a header (marshal) giving where each one lies and the providers the map names. A
+# lookup reads the header (~0.5 ms) and decodes the one entry. Without a usable index (an
+# unwritable cache) the whole map is read, as before.
+_INDEX_VERSION: Final = 2
+_index: dict[str, Any] | None = None
 
 
-def _find_entry(data: bytes, key: str) -> dict[str, Any] | None:
-    quoted = json.dumps(key).encode()
-    if quoted not in data:
-        return None if b"\\u" not in data else _WHOLE
-    if key == "sample_spec" or len(re.findall(re.escape(quoted) + rb"\s*:", data)) != 1:
-        return _WHOLE
-    member = b"\n    " + quoted + b": "
-    at = data.find(member)
-    if at < 0 or not data.startswith(b'{\n    "'):
-        return _WHOLE
-    at += len(member)
-    end = data.find(b'\n    "', at)  # the next member (or the end): the value is before it
+def _index_path(stat: os.stat_result) -> Path:
+    tag = f"{stat.st_size}-{stat.st_mtime_ns}-{sys.version_info[0]}{sys.version_info[1]}"
+    return pi_home() / "cache" / f"model-catalog-{tag}.index"
+
+
+def _write_index(path: Path, table: dict[str, dict[str, Any]]) -> None:
+    """The index file: 8 bytes giving the header's size, the header, the entries' JSON."""
+    offsets: dict[str, tuple[int, int]] = {}
+    chunks: list[bytes] = []
+    size = 0
+    for key, entry in table.items():
+        chunk = json.dumps(entry, separators=(",", ":")).encode()
+        offsets[key] = (size, size + len(chunk))
+        chunks.append(chunk)
+        size += len(chunk)
+    header = {
+        "version": _INDEX_VERSION,
+        "offsets": offsets,
+        "providers": sorted(_providers_of(table)),
+    }
+    raw = marshal.dumps(header)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_bytes(len(raw).to_bytes(8, "big") + raw + b"".join(chunks))
+    os.replace(partial, path)  # whole or not at all, also with two pi starting at once
+
+
+def _read_header(path: Path) -> dict[str, Any] | None:
     try:
-        value, _ = json.JSONDecoder().raw_decode(data[at : end if end >= 0 else None].decode())
-    except ValueError:
-        return _WHOLE
-    return value if isinstance(value, dict) else _WHOLE
+        with open(path, "rb") as file:
+            size = int.from_bytes(file.read(8), "big")
+            header = marshal.loads(file.read(size))
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(header, dict) or header.get("version") != _INDEX_VERSION:
+        return None
+    return {**header, "file": path, "base": 8 + size}
+
+
+def _load_index() -> dict[str, Any] | None:
+    """The catalogue's index (built and saved the first time), or None without one."""
+    global _index
+    if _index is not None:
+        return _index or None
+    _index = {}
+    files = _cost_map_files()
+    if not files:
+        return None
+    try:
+        path = _index_path(files[0].stat())
+        header = _read_header(path)
+        if header is None:
+            _write_index(path, cost_map())
+            header = _read_header(path)
+        _index = header or {}
+    except OSError:
+        pass  # no index: the whole map
+    return _index or None
+
+
+def _indexed_entry(index: dict[str, Any], key: str) -> dict[str, Any] | None:
+    span = index["offsets"].get(key)
+    if span is None:
+        return None
+    start, end = span
+    with open(index["file"], "rb") as file:
+        file.seek(index["base"] + start)
+        value = json.loads(file.read(end - start))
+    return value if isinstance(value, dict) else None
 
 
 def _entries_for(keys: tuple[str, ...]) -> list[dict[str, Any] | None]:
-    with _lock:
-        missing = [key for key in keys if key not in _entries]
-        if missing and _cost_map is None:
-            files = _cost_map_files()
+    if _cost_map is None:
+        with _lock:
+            index = _load_index()
+        if index is not None:
             try:
-                data = files[0].read_bytes() if files else b""
-            except OSError:
-                data = b""
-            for key in missing:
-                if not files:
-                    _entries[key] = None
-                else:
-                    _entries[key] = _find_entry(data, key) if data else _WHOLE
-    if _cost_map is not None or any(_entries.get(key) is _WHOLE for key in keys):
-        table = cost_map()
-        return [table.get(key) for key in keys]
-    return [_entries[key] for key in keys]
+                return [_indexed_entry(index, key) for key in keys]
+            except (OSError, ValueError):
+                pass  # the file changed under us: read it whole
+    table = cost_map()
+    return [table.get(key) for key in keys]
 
 
 def lookup_metadata(provider: str, name: str) -> dict[str, Any] | None:
@@ -137,19 +196,30 @@ def _provider_matches(entry: dict[str, Any], provider: str) -> bool:
 
 def known_providers() -> frozenset[str]:
     """Every provider the cost map names (``litellm_provider`` values and ``provider/`` keys)."""
+    if _cost_map is None:
+        with _lock:
+            index = _load_index()
+        if index is not None:
+            return frozenset(index["providers"])
+    return frozenset(_providers_of(cost_map()))
+
+
+def _providers_of(table: Mapping[str, Any]) -> set[str]:
     names: set[str] = set()
-    for key, entry in cost_map().items():
+    for key, entry in table.items():
+        if not isinstance(entry, dict) or key == "sample_spec":
+            continue
         owner = str(entry.get("litellm_provider") or "").split("-")[0]
         if owner:
             names.add(owner)
         if "/" in key:
             names.add(key.partition("/")[0])
-    return frozenset(names)
+    return names
 
 
 def provider_of_bare_name(name: str) -> str | None:
     """The provider litellm records for a bare model name such as ``gpt-4o``."""
-    entry = cost_map().get(name)
+    entry = _entries_for((name,))[0]
     if entry is None:
         return None
     owner = str(entry.get("litellm_provider", ""))

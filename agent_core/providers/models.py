@@ -21,6 +21,7 @@ from agent_core.providers.catalog import (
     custom_metadata,
     load_models_file,
     lookup_metadata,
+    pi_home,
     provider_of_bare_name,
 )
 from agent_core.providers.errors import secrets_of
@@ -125,17 +126,6 @@ class ResolvedModel(BaseModel):
     def secrets(self) -> tuple[str, ...]:
         """Everything to scrub from provider text (the key, litellm's env key, auth headers)."""
         return secrets_of(self.api_key, self.env_secret, self.headers)
-
-
-def pi_home(env: Mapping[str, str] | None = None) -> Path:
-    """``$PI_HOME`` (``~`` expanded, as ``pi_cli.shell.paths.pi_home`` does) or ``~/.pi``.
-
-    Only the default for ``models_file``: the TUI's model picker still calls
-    :func:`list_models` without one.
-    """
-    env = os.environ if env is None else env
-    value = env.get("PI_HOME")
-    return Path(value).expanduser() if value else Path.home() / ".pi"
 
 
 def compute_cost(model: ResolvedModel, usage: Usage) -> Cost:

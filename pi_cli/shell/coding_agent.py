@@ -120,6 +120,7 @@ class CodingAgent:
         self.sandbox_active: Callable[[], bool] = lambda: self.sandbox.active
         self.hooks, self.gate = self.safety.wire(self, lambda: self.permissions.mode)
         self.permissions = PermissionControl(self.gate, self.emit)
+        self.sandbox.prestart()  # the process helper starts while the rest of pi does
         self.agent_tools.attach()
         self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
         register_commands(self.commands, self.sources)

@@ -85,9 +85,10 @@ def build_sandbox(
     events: Events,
     extra_writable: list[Path] | None = None,
 ) -> Sandbox:
-    """The sandbox of a shell in ``cwd``. Nothing starts before the first run: then it starts
-    in the background while the model thinks (the first bash call does not wait for it). Its
-    background shells' changes are emitted as :class:`BackgroundShellsChanged`."""
+    """The sandbox of a shell in ``cwd``. Its process helper starts while the shell is built
+    (``Sandbox.prestart``), or when the first run begins if the shell is built off the event
+    loop's thread, so the first bash call does not wait for it. Its background shells'
+    changes are emitted as :class:`BackgroundShellsChanged`."""
     from agent_core import AgentStart
     from pi_cli.shell.events import BackgroundShellsChanged
     from pi_cli.shell.permissions import PROTECTED_PATHS

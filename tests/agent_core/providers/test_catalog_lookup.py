@@ -1,4 +1,5 @@
-"""One model's cost-map entry, found without parsing the whole map, is exactly the map's entry."""
+"""One model's cost-map entry, found through the catalogue's index without parsing or scanning the
+whole map, is exactly the map's entry."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from agent_core.providers import catalog
 
 
 @pytest.fixture
-def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No map parsed and nothing remembered yet."""
+def fresh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No map parsed, no index loaded, an empty cache folder."""
     monkeypatch.setattr(catalog, "_cost_map", None)
-    monkeypatch.setattr(catalog, "_entries", {})
+    monkeypatch.setattr(catalog, "_index", None)
+    monkeypatch.setenv("PI_HOME", str(tmp_path / "pi-home"))
 
 
 def use_file(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
@@ -29,15 +31,17 @@ def test_real_map_entries_match_the_whole_map(fresh: None) -> None:
     keys = random.Random(5).sample(sorted(whole), min(300, len(whole)))
     keys += ["no-such-model-anywhere", "sample_spec", "openai/no-such-model"]
     for key in keys:
-        catalog._cost_map, catalog._entries = None, {}
+        catalog._cost_map, catalog._index = None, None
         assert catalog._entries_for((key,)) == [whole.get(key)], key
 
 
 def test_a_miss_parses_nothing(fresh: None) -> None:
     if not catalog._cost_map_files():
         pytest.skip("litellm's cost map is not installed")
+    catalog._load_index()  # the first start after an install builds the index
+    catalog._cost_map, catalog._index = None, None
     assert catalog.lookup_metadata("openai", "no-such-model-anywhere") is None
-    assert catalog._cost_map is None  # answered from the text alone
+    assert catalog._cost_map is None  # answered from the index alone
 
 
 def test_a_known_model_parses_nothing_else(fresh: None) -> None:
@@ -45,8 +49,10 @@ def test_a_known_model_parses_nothing_else(fresh: None) -> None:
     name = next((k for k, v in whole.items() if v.get("litellm_provider") == "openai"), None)
     if name is None:
         pytest.skip("no OpenAI model in the installed cost map")
-    catalog._cost_map = None
+    catalog._load_index()
+    catalog._cost_map, catalog._index = None, None
     assert catalog.lookup_metadata("openai", name.removeprefix("openai/")) == whole[name]
+    assert catalog._cost_map is None
 
 
 @pytest.mark.parametrize(
@@ -83,3 +89,43 @@ def test_unreadable_or_broken_files_fall_back(
     broken.write_text('{\n    "m": {\n        "max_tokens": ')
     use_file(monkeypatch, broken)
     assert catalog._entries_for(("m",)) == [None]  # the whole map is {}: nothing parses
+
+
+def test_the_index_is_built_once_and_read_after(
+    fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps({"a/m": {"max_tokens": 1, "litellm_provider": "a"}}, indent=4))
+    use_file(monkeypatch, path)
+    assert catalog.lookup_metadata("a", "m") == {"max_tokens": 1, "litellm_provider": "a"}
+    saved = list((tmp_path / "pi-home" / "cache").glob("model-catalog-*.index"))
+    assert len(saved) == 1
+
+    def no_build(path: Path, table: object) -> None:
+        raise AssertionError("the saved index should have been used")
+
+    monkeypatch.setattr(catalog, "_index", None)
+    monkeypatch.setattr(catalog, "_cost_map", None)
+    monkeypatch.setattr(catalog, "_write_index", no_build)
+    assert catalog.known_providers() == frozenset({"a"})
+    assert catalog.provider_of_bare_name("a/m") == "a"
+    assert catalog._cost_map is None
+    # A new version of the map (another size or mtime) gets its own index.
+    path.write_text(json.dumps({"b/m": {"max_tokens": 2}, "a/m": {"max_tokens": 1}}, indent=4))
+    monkeypatch.setattr(catalog, "_index", None)
+    monkeypatch.undo()
+    monkeypatch.setattr(catalog, "_cost_map", None)
+    monkeypatch.setattr(catalog, "_index", None)
+    monkeypatch.setenv("PI_HOME", str(tmp_path / "pi-home"))
+    use_file(monkeypatch, path)
+    assert catalog._entries_for(("b/m", "a/m", "c")) == [{"max_tokens": 2}, {"max_tokens": 1}, None]
+
+
+def test_an_unwritable_cache_reads_the_whole_map(
+    fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "pi-home").write_text("a file where the folder would be")
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps({"m": {"max_tokens": 1}}, indent=4))
+    use_file(monkeypatch, path)
+    assert catalog._entries_for(("m", "x")) == [{"max_tokens": 1}, None]

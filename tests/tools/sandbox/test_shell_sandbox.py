@@ -149,24 +149,54 @@ def test_event_counts_running_shells() -> None:
     assert event.running == 1
 
 
-async def test_the_first_run_starts_the_sandbox_before_any_bash_call(tmp_path: Path) -> None:
-    if not _bwrap.probe().ok:
-        pytest.skip(f"no sandbox here: {_bwrap.probe().reason}")
+@pytest.mark.parametrize("mode", ["auto", "off"])
+async def test_the_helper_starts_while_the_shell_is_built(tmp_path: Path, mode: str) -> None:
+    """The process helper (in bubblewrap when it works here) is spawned as the shell is built,
+    also with the sandbox off, so the first bash call does not wait for a second interpreter."""
+    settings = Settings.model_validate({"sandbox": {"mode": mode}})
     shell, _, _ = make_shell(
-        tmp_path, reply(text("no tools needed")), settings=Settings.model_validate({})
+        tmp_path,
+        reply(tool_call("c1", "bash", {"command": "echo early"})),
+        reply(text("done")),
+        settings=settings,
     )
     try:
-        assert not shell.sandbox.started  # nothing at start-up
-        await shell.submit("hello")
+        assert shell.sandbox.started  # before any run
+        assert shell.sandbox.status.active == (mode == "auto" and _bwrap.probe().ok)
+        await shell.submit("run it")
         await shell.wait_idle()
-        for _ in range(200):
-            if shell.sandbox.started:
-                break
-            await asyncio.sleep(0.02)
-        assert shell.sandbox.started  # started while the model answered
+        results = [m for m in shell.agent.state.messages if getattr(m, "tool_name", "") == "bash"]
+        assert results and results[0].text.strip() == "early"
     finally:
         await shell.aclose()
     assert not shell.sandbox.started
+
+
+async def test_an_unused_early_helper_is_stopped_at_once(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path, mode="off")
+    create_bash_tool(tmp_path, box)  # a bash tool uses this sandbox
+    box.prestart()
+    assert box.started
+    await asyncio.wait_for(box.aclose(), 1.0)  # no wait for a helper that never ran a command
+    assert not box.started
+
+
+async def test_a_shell_built_off_the_main_thread_starts_its_helper_on_the_loop(
+    tmp_path: Path,
+) -> None:
+    """A TUI builds its shell on a worker thread: a sandbox spawned there would die with the
+    thread (bubblewrap's --die-with-parent), so only the probe runs there."""
+    box = Sandbox(tmp_path, mode="auto")
+    bash = create_bash_tool(tmp_path, box)
+    await asyncio.to_thread(box.prestart)
+    assert not box.started
+    box.prestart()  # the first run, on the loop's (main) thread
+    assert box.started
+    try:
+        assert (await run(bash, command="echo ok")).text.strip() == "ok"
+    finally:
+        await box.aclose()
+    assert not box.started
 
 
 async def test_no_bash_tool_no_prestart(tmp_path: Path) -> None:
