@@ -210,11 +210,13 @@ MCP_ACP_MODULES = {"mcp", "mcp_types", "acp", "jsonschema", "httpx2"}  # (anyio:
 WEB_FETCH_MODULES = {"trafilatura", "lxml", "justext", "htmldate", "courlan"}
 
 
-def _cli_modules(argv: list[str], home: Path, cwd: Path) -> set[str]:
+def _cli_modules(argv: list[str], home: Path, cwd: Path, *, full: bool = False) -> set[str]:
+    """The top-level packages (``full``: every module) a ``pi`` run with ``argv`` loaded."""
+    name = "m" if full else "m.split('.')[0]"
     probe = (  # main(argv) directly: no re-exec (that would hide the modules loaded)
         "import sys\nfrom pi_cli.cli import main\n"
         f"main({argv!r})\n"
-        "print('LOADED', ' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n"
+        f"print('LOADED', ' '.join(sorted({{{name} for m in sys.modules}})), file=sys.stderr)\n"
     )
     env = {
         "PI_HOME": str(home),
@@ -242,3 +244,28 @@ def test_mcp_and_acp_are_not_loaded_without_servers(tmp_path: Path) -> None:
         assert len(server.requests) == 4  # the seed scenario really ran
     assert not loaded & MCP_ACP_MODULES, loaded & MCP_ACP_MODULES
     assert not loaded & WEB_FETCH_MODULES, loaded & WEB_FETCH_MODULES
+
+
+# This wave's features stay off the one-shot path unless configured (issue 25): a one-shot that
+# uses none of them loads none of their modules (nor anything under them).
+WAVE_FEATURES = (
+    "pi_cli.shell.lsp",
+    "pi_cli.server",
+    "pi_cli.shell.extensions",
+    "pi_cli.shell.plugins",
+)
+
+
+def test_the_one_shot_loads_no_lsp_server_extensions_or_plugins(tmp_path: Path) -> None:
+    from tests.fakes.provider_server import FakeProviderServer
+    from tests.fakes.script import seed_script
+
+    (tmp_path / "package.json").write_text('{"name": "hello"}\n')
+    with FakeProviderServer() as server:
+        server.add(*seed_script())
+        argv = ["--model", "openai/fake", "--api-base", server.openai_base_url, "--api-key", "sk-x"]
+        loaded = _cli_modules([*argv, "-p", "explain this project"], tmp_path, tmp_path, full=True)
+        assert len(server.requests) == 4  # the seed scenario really ran
+    assert "pi_cli.shell.coding_agent" in loaded  # the probe sees the shell's own modules
+    features = sorted(m for m in loaded for f in WAVE_FEATURES if m == f or m.startswith(f + "."))
+    assert not features, f"on the one-shot path: {features}"

@@ -58,7 +58,7 @@ from pi_cli.shell.session.bash_messages import BashResult
 from pi_cli.shell.session.branching import TreeEntry, fork, navigate_to, tree_entries
 from pi_cli.shell.session.load import adopt, open_startup_session, switch_to
 from pi_cli.shell.session.record import StreamRecorder
-from pi_cli.shell.session.store import SessionError, SessionStore
+from pi_cli.shell.session.store import SessionError, SessionStore, flush_syncs
 from pi_cli.shell.tool_info import describe_call
 
 if TYPE_CHECKING:
@@ -362,7 +362,8 @@ class CodingAgent:
         return describe_call(self.tools, tool_name, args)
 
     async def aclose(self) -> None:
-        """Run SessionEnd hooks, stop the tools and MCP servers, close provider clients; once."""
+        """Run SessionEnd hooks, stop the tools and MCP servers, close provider clients, wait
+        until the session is on disk; once."""
         await run_session_end(self.hooks, "other")
         await asyncio.gather(
             self.checkpoints.aclose(),
@@ -372,6 +373,7 @@ class CodingAgent:
         )
         if self.telemetry is not None:  # the last spans and metrics are sent
             await asyncio.to_thread(self.telemetry.shutdown)
+        await asyncio.to_thread(flush_syncs)
 
     def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
         """Answer a :class:`~pi_cli.shell.events.PermissionRequested` (False: not pending)."""

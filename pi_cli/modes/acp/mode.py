@@ -15,12 +15,11 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, RequestError, helpers, run_agent, schema
-
 from agent_core import AssistantMessage, ImageContent, ToolResultMessage, UserMessage
 from pi_cli import __version__
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.acp.fs import ClientEditTool, ClientFiles, ClientWriteTool
+from pi_cli.modes.acp.sdk import PROTOCOL_VERSION, RequestError, helpers, run_agent, schema
 from pi_cli.modes.acp.updates import AcpSession, tool_kind
 from pi_cli.modes.common import try_build_shell
 from pi_cli.shell import MODE_DESCRIPTIONS, MODES

@@ -17,8 +17,6 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, assert_never
 
-from acp import helpers, schema
-
 from agent_core import (
     AgentEnd,
     AgentStart,
@@ -34,6 +32,7 @@ from agent_core import (
     TurnEnd,
     TurnStart,
 )
+from pi_cli.modes.acp.sdk import helpers, schema
 from pi_cli.shell import (
     AutoRetryEnd,
     AutoRetryStart,

@@ -25,6 +25,7 @@ from agent_core import Message, to_wire
 from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
 from pi_cli.shell.session._append import append_line, iso_now, new_entry_id
+from pi_cli.shell.session._append import flush_syncs as flush_syncs  # the shell waits on it
 from pi_cli.shell.session._context import (
     branch_summary_message,
     compaction_summary_message,
