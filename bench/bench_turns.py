@@ -1,14 +1,19 @@
 """Cost per turn as the conversation grows: a 200-turn scripted one-shot run of the real ``pi``.
 
-Each of the first 199 turns streams a sentence and one ``read`` call; turn 200 answers. The
-fake server samples pi's CPU time (``/proc/<pid>/task/*/schedstat``: nanoseconds, summed over
-its threads; load-independent) and the wall clock when each request arrives, so turn k costs
-the CPU pi spent between request k and request k+1: reading answer k, running its tool,
-saving it in the session, building and sending request k+1. The gap is the wall time from the
-server's last byte of answer k to request k+1. Reported at turns 1-10 and 190-199.
+Each of the first 199 turns streams a sentence and one tool call, alternating ``bash``
+(``echo marker-k; ls -la``) and ``read``; turn 200 answers (the scenario perf-3 measured the
+peers with). The fake server samples the agent's CPU time (``/proc/<pid>/task/*/schedstat``:
+nanoseconds, summed over its threads; load-independent) and the wall clock when each request
+arrives, so turn k costs the CPU the agent spent between request k and request k+1: reading
+answer k, running its tool, saving it, building and sending request k+1. The gap is the wall
+time from the server's last byte of answer k to request k+1 (a bash turn / a read turn).
 
-Run: ``.venv/bin/python bench/bench_turns.py`` (``make bench``). Goal: <= 3 ms of pi's CPU per
-turn at turn 200, flat. Prints numbers; asserts nothing.
+Reported: CPU per turn by blocks of 20 turns, turns 1-10 against 190-199, the gaps, the first
+bash turn against the later ones; the TypeScript pi in the same harness when it is installed.
+Targets (issue 25): turn 200 <= 1.1x turn 10 and <= 5 ms; a bash turn <= pi-ts's; the first
+bash turn as fast as the later ones. Prints numbers; asserts nothing.
+
+Run: ``.venv/bin/python bench/bench_turns.py`` (``make bench``).
 """
 
 from __future__ import annotations
@@ -19,19 +24,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._peer import pi_ts_argv, pi_ts_available, pi_ts_env  # noqa: E402
 from bench._util import bench_env, fake_pi_argv  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer  # noqa: E402
 from tests.fakes.script import ToolCallSpec, Turn, UsageSpec  # noqa: E402
 
 TURNS = 200
 RUNS = 3
-FINAL = "All 199 files read."
+FINAL = "All 199 tool turns done."
 
 
 def cpu_ns(pid: int) -> int:
@@ -46,7 +53,7 @@ def cpu_ns(pid: int) -> int:
 
 
 class SamplingServer(FakeProviderServer):
-    """The fake server, noting pi's CPU time and the wall clock as each request arrives."""
+    """The fake server, noting the agent's CPU time and the wall clock as each request arrives."""
 
     pid: int | None = None
 
@@ -60,36 +67,73 @@ class SamplingServer(FakeProviderServer):
         return super()._take(body, path, headers)
 
 
+def is_bash(turn: int) -> bool:
+    """Turn ``turn`` (0-based) calls bash (even) or read (odd)."""
+    return turn % 2 == 0
+
+
 def script() -> list[Turn]:
-    turns = [
-        Turn(
-            text=f"Step {i}: reading the next file.",
-            tool_calls=[ToolCallSpec("read", {"path": f"f{i % 20}.txt"}, id=f"call_{i}")],
-            usage=UsageSpec(input=100 + 60 * i, output=20),
-        )
-        for i in range(TURNS - 1)
-    ]
+    turns = []
+    for i in range(TURNS - 1):
+        if is_bash(i):
+            call = ToolCallSpec("bash", {"command": f"echo marker-{i}; ls -la"}, id=f"call_{i}")
+        else:
+            call = ToolCallSpec("read", {"path": "package.json"}, id=f"call_{i}")
+        usage = UsageSpec(input=100 + 60 * i, output=20)
+        turns.append(Turn(text=f"Step {i}: the next tool.", tool_calls=[call], usage=usage))
     return [*turns, Turn(text=FINAL, usage=UsageSpec(input=100 + 60 * TURNS, output=8))]
 
 
-def one_run(project: Path, env: dict[str, str]) -> tuple[list[float], list[float], bool]:
-    """(CPU ms per turn, gap ms per turn, answered) for turns 1..TURNS-1."""
+class Run:
+    """One agent run: CPU ms and gap ms per turn (turns 1..TURNS-1), and whether it answered."""
+
+    def __init__(self, cpu: list[float], gaps: list[float], ok: bool) -> None:
+        self.cpu, self.gaps, self.ok = cpu, gaps, ok
+
+
+def one_run(make_argv: Callable[[str], list[str]], project: Path, env: dict[str, str]) -> Run:
     with SamplingServer(script()) as server:
-        argv = fake_pi_argv(
-            server.openai_base_url,
-            "-p",
-            "read the files one by one",
-        )
+        argv = make_argv(server.openai_base_url)
         process = subprocess.Popen(
             argv, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
         server.pid = process.pid
-        out, _ = process.communicate(timeout=300)
-        samples = server.samples
-        ends = server.stream_end_times
+        out, _ = process.communicate(timeout=600)
+        samples, ends = server.samples, server.stream_end_times
     cpu = [(b[1] - a[1]) / 1e6 for a, b in zip(samples, samples[1:], strict=False)]
     gaps = [(samples[k + 1][0] - ends[k]) * 1000 for k in range(len(samples) - 1)]
-    return cpu, gaps, out.decode().strip() == FINAL and len(samples) == TURNS
+    return Run(cpu, gaps, out.decode().strip().endswith(FINAL) and len(samples) == TURNS)
+
+
+def per_turn(runs: list[Run], kind: str) -> list[float]:
+    """The median over runs of each turn's value (turn k at index k-1)."""
+    return [statistics.median(getattr(r, kind)[k] for r in runs) for k in range(TURNS - 1)]
+
+
+def block(values: list[float], lo: int, hi: int, pick: Any = None) -> float:
+    """Median of turns lo..hi (1-based), optionally only those ``pick(turn index)`` keeps."""
+    chosen = [values[k - 1] for k in range(lo, hi + 1) if pick is None or pick(k - 1)]
+    return statistics.median(chosen)
+
+
+def report(label: str, runs: list[Run]) -> dict[str, float]:
+    cpu, gaps = per_turn(runs, "cpu"), per_turn(runs, "gaps")
+    blocks = [block(cpu, lo, min(lo + 19, TURNS - 1)) for lo in range(1, TURNS, 20)]
+    first, last = block(cpu, 1, 10), block(cpu, 190, 199)
+    bash = block(gaps, 2, TURNS - 1, is_bash)  # turn 1 (the first bash call) apart
+    reads = block(gaps, 1, TURNS - 1, lambda k: not is_bash(k))
+    status = "" if all(r.ok for r in runs) else "   [FAILED: wrong answer or missing turns]"
+    print(f"  {label}{status}")
+    print("    CPU per turn by blocks of 20 (ms): " + ", ".join(f"{b:.2f}" for b in blocks))
+    print(
+        f"    CPU per turn, turns 1-10 {first:.2f} ms -> 190-199 {last:.2f} ms "
+        f"({last / first:.2f}x)"
+    )
+    print(
+        f"    gap (answer's last byte -> next request): bash turn {bash:.2f} ms, read turn "
+        f"{reads:.2f} ms; the first bash turn {gaps[0]:.2f} ms"
+    )
+    return {"first": first, "last": last, "bash": bash, "first_bash": gaps[0]}
 
 
 def main() -> None:
@@ -97,26 +141,44 @@ def main() -> None:
         root = Path(tmp)
         project = root / "project"
         project.mkdir()
-        for i in range(20):
-            (project / f"f{i}.txt").write_text(f"file {i}\n" + "some content line\n" * 20)
+        (project / "package.json").write_text('{"name": "hello", "main": "hello.mjs"}\n')
+        for i in range(12):
+            (project / f"file{i}.txt").write_text(f"file {i}\n")
         env = bench_env(root / "home")
-        runs = [one_run(project, env) for _ in range(RUNS)]
-    ok = all(r[2] for r in runs)
+        peer = pi_ts_available()
 
-    def at(kind: int, lo: int, hi: int) -> float:
-        # Turn k (1-based) costs index k-1; the median over runs of each turn, then over turns.
-        per_turn = [statistics.median(r[kind][k - 1] for r in runs) for k in range(lo, hi + 1)]
-        return statistics.median(per_turn)
+        def pi_argv(base: str) -> list[str]:
+            return fake_pi_argv(base, "-p", "run the tools one by one")
 
-    print(f"{TURNS}-turn scripted one-shot (read tool each turn, session saved, {RUNS} runs):")
+        def ts_argv(base: str) -> list[str]:
+            return pi_ts_argv(base, root / "pi-ts-agent", "--no-session", "-p", "go")
+
+        ts_env = pi_ts_env(env, root)
+        pi_runs: list[Run] = []
+        ts_runs: list[Run] = []
+        for _ in range(RUNS):  # interleaved: both see the same load
+            pi_runs.append(one_run(pi_argv, project, env))
+            if peer:
+                ts_runs.append(one_run(ts_argv, project, ts_env))
+    print(f"{TURNS}-turn scripted one-shot (bash and read alternating, session saved, {RUNS} runs):")
+    ours = report("pi", pi_runs)
+    theirs = report("pi-ts 0.73.1 (same harness)", ts_runs) if ts_runs else None
+    flat = ours["last"] <= 1.1 * ours["first"] and ours["last"] <= 5
     print(
-        f"  pi CPU per turn: turns 1-10 {at(0, 1, 10):.2f} ms, turns 190-199 "
-        f"{at(0, 190, 199):.2f} ms   (goal <= 3 ms at turn 200, flat)"
+        f"  target: turn 200 <= 1.1x turn 10 and <= 5 ms: {ours['last'] / ours['first']:.2f}x, "
+        f"{ours['last']:.2f} ms [{'met' if flat else 'NOT met'}]"
     )
+    if theirs is not None:
+        met = "met" if ours["bash"] <= theirs["bash"] else "NOT met"
+        print(
+            f"  target: a bash turn <= pi-ts's: {ours['bash']:.2f} vs {theirs['bash']:.2f} ms "
+            f"(ratio {ours['bash'] / theirs['bash']:.2f}) [{met}]"
+        )
+    else:
+        print("  pi-ts not installed (.ci/run installs it): no peer comparison")
     print(
-        f"  gap (answer's last byte -> next request, wall, under load): turns 1-10 "
-        f"{at(1, 1, 10):.2f} ms, turns 190-199 {at(1, 190, 199):.2f} ms"
-        + ("" if ok else "   [FAILED: wrong answer or missing turns]")
+        f"  target: the first bash turn costs what later ones do: {ours['first_bash']:.2f} vs "
+        f"{ours['bash']:.2f} ms"
     )
 
 
