@@ -160,7 +160,9 @@ def main() -> None:
             pi_runs.append(one_run(pi_argv, project, env))
             if peer:
                 ts_runs.append(one_run(ts_argv, project, ts_env))
-    print(f"{TURNS}-turn scripted one-shot (bash and read alternating, session saved, {RUNS} runs):")
+    print(
+        f"{TURNS}-turn scripted one-shot (bash and read alternating, session saved, {RUNS} runs):"
+    )
     ours = report("pi", pi_runs)
     theirs = report("pi-ts 0.73.1 (same harness)", ts_runs) if ts_runs else None
     flat = ours["last"] <= 1.1 * ours["first"] and ours["last"] <= 5

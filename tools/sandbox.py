@@ -312,7 +312,7 @@ class Sandbox:
                 host.start_early()
             except HelperError:
                 self._hosts.pop(inside, None)
-        except Exception:  # noqa: BLE001 - an early start is an optimisation; the command retries
+        except Exception:  # an early start is an optimisation: the first command starts it again
             log.debug("starting the process helper early failed", exc_info=True)
 
     def _probe_now(self) -> None:
