@@ -50,5 +50,7 @@ def fake_pi_argv(base_url: str, *args: str) -> list[str]:
 def bench_env(home: Path) -> dict[str, str]:
     """A clean environment: temp PI_HOME, no provider keys, no local probing."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({"PI_HOME": str(home), "PYTHONPATH": str(REPO), "PI_NO_LOCAL_PROBE": "1"})
+    # PI_BENCH_REPO: measure another checkout's pi with this harness (run with its venv's python).
+    repo = os.environ.get("PI_BENCH_REPO") or str(REPO)
+    env.update({"PI_HOME": str(home), "PYTHONPATH": repo, "PI_NO_LOCAL_PROBE": "1"})
     return env

@@ -38,11 +38,11 @@ def main(argv: list[str] | None = None) -> int:
             return subcommand.run(args[1:])
         launch_args = parse_fast(args)
         if launch_args is not None:  # every valid command line: no typer on the hot path
-            if launch_args.mode != "acp":
-                # Start-up builds ~300k objects that live as long as the process: collecting
-                # while they are made finds nothing and cost 20-50 ms. The shell's start-up
-                # freezes them and turns collection back on (modes.common.try_build_shell).
-                gc.disable()
+            # Start-up builds ~300k objects that live as long as the process: collecting
+            # while they are made finds nothing and cost 20-50 ms. The shell's start-up
+            # freezes them and turns collection back on (modes.common.try_build_shell); ACP,
+            # which builds shells later, once its modules are imported (modes.acp.mode).
+            gc.disable()
             from pi_cli.launch import launch
 
             return launch(launch_args)

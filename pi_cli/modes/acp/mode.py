@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ _STOP = {"refusal": "refusal", "length": "max_tokens", "aborted": "cancelled"}
 
 def run_acp(args: LaunchArgs) -> int:
     """Serve ACP on stdin/stdout until the client closes it."""
+    gc.freeze()  # what the imports made lives as long as the process (see pi_cli.cli)
+    gc.enable()
     try:
         asyncio.run(_serve(args))
     except KeyboardInterrupt:
