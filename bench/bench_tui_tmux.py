@@ -1,5 +1,11 @@
 """The streamed-answer figure END TO END: the real ``pi`` in tmux against the fake server.
 
+First the reference document of the issue (``../shared/fixtures/perf/long-answer-20000-words.md``:
+headings, paragraphs, nested lists, fenced code) streamed as its README says (3 words per SSE
+chunk, whitespace kept, no delay): the server's last chunk -> the document's last line on screen
+(target <= 0.5 s) and pi's CPU over the whole answer (target <= 1 CPU-s); the TypeScript pi in
+the same harness where it is installed. Then pi's own paragraph-and-heading document:
+
 A 20,000-word Markdown answer is streamed as fast as the server can write it (about 6,700 SSE
 chunks). Measured per run: the server's last chunk -> the answer's last line on the tmux screen
 (``capture-pane`` polled every 5 ms), the whole stream's duration, and the CPU time the pi
@@ -101,6 +107,86 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU of ``pid`` and its threads so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def fixture_answer(tui: str) -> tuple[list[float], list[float], int]:
+    """The reference document in ``tui`` ("pi" or "pi-ts"): (last chunk -> last line on screen,
+    CPU of the agent's process tree from the prompt to then) per run, and the SSE chunk count."""
+    from bench._tui_harness import (
+        FIXTURE,
+        openai_sse,
+        pi_ts_tui,
+        pi_tui,
+        tree_cpu_seconds,
+        word_chunks,
+    )
+    from bench._tui_harness import Pane as AgentPane
+
+    assert FIXTURE is not None
+    text = FIXTURE.read_text()
+    last_line = [line for line in text.splitlines() if line.strip()][-1].lstrip("-*0123456789. ")
+    events = openai_sse(word_chunks(text, 3))
+    tails, cpus = [], []
+    with tempfile.TemporaryDirectory() as top:
+        for run in range(RUNS):
+            cwd, home = Path(top) / f"run{run}", Path(top) / f"home{run}"
+            cwd.mkdir()
+            home.mkdir()
+            with FakeProviderServer([Turn(raw=events)]) as server:
+                if tui == "pi":
+                    argv, env, ready = pi_tui(cwd, home, server.port)
+                else:
+                    argv, env, ready = pi_ts_tui(home, server.port)
+                pane = AgentPane(cwd, env)
+                try:
+                    pid = pane.start(argv, lambda screen, ready=ready: ready in screen)
+                    time.sleep(0.5)
+                    before = tree_cpu_seconds(pid)
+                    pane.keys("-l", "write the long answer")
+                    pane.keys("Enter")
+                    try:
+                        seen = pane.wait(lambda screen: last_line in screen, 60)
+                    except RuntimeError as exc:
+                        print(f"  (a run lost: {str(exc).strip().splitlines()[-3:]})")
+                        continue
+                    cpus.append(tree_cpu_seconds(pid) - before)
+                    (ended,) = server.stream_end_times
+                    tails.append(seen - ended)
+                finally:
+                    pane.close()
+    return tails, cpus, len(events)
+
+
+def report_fixture() -> None:
+    from bench._tui_harness import FIXTURE, pi_ts_available
+
+    if FIXTURE is None:
+        print(
+            "the reference document (../shared/fixtures/perf) is not beside the checkout: skipped"
+        )
+        return
+    tails, cpus, chunks = fixture_answer("pi")
+    print(f"the reference 20,000-word document in tmux ({chunks} SSE chunks of 3 words):")
+    if tails:
+        print(
+            f"  pi: last chunk -> last line on screen median {statistics.median(tails):.3f} s "
+            f"(min {min(tails):.3f}, max {max(tails):.3f}; target <= 0.5 s), CPU "
+            f"{statistics.median(cpus):.2f} s (target <= 1.0 s)"
+        )
+    if not pi_ts_available():
+        print("  (pi-ts is not installed: .ci/run installs it)")
+        return
+    ts_tails, ts_cpus, _ = fixture_answer("pi-ts")
+    if ts_tails:
+        print(
+            f"  pi-ts 0.73.1: last chunk -> last line on screen median "
+            f"{statistics.median(ts_tails):.3f} s, CPU {statistics.median(ts_cpus):.2f} s"
+        )
+        if tails:
+            print(
+                f"  ratio pi / pi-ts: on screen {statistics.median(tails) / statistics.median(ts_tails):.2f}"
+                f", CPU {statistics.median(cpus) / statistics.median(ts_cpus):.2f}"
+            )
 
 
 def streamed_answer(*flags: str) -> tuple[list[float], list[float], list[float], int]:
@@ -266,6 +352,7 @@ def main() -> None:
     if shutil.which("tmux") is None:
         print("tmux is not installed: skipped")
         return
+    report_fixture()
     tails, durations, cpus, chunks = streamed_answer()
     print(f"20,000-word answer in tmux ({chunks} SSE chunks, {len(tails)} of {RUNS} runs):")
     if tails:
