@@ -204,10 +204,8 @@ async def streamed_answer() -> tuple[float, float, list[float]]:
             await typing
             while True:
                 turns = app.transcript.turns
-                if app.is_settled and turns:
-                    markdown = turns[0].query("Markdown.assistant-text")
-                    if markdown and markdown.first().source == stream.text:
-                        break
+                if app.is_settled and turns and turns[0].text == stream.text:
+                    break
                 await asyncio.sleep(0.005)
             await pilot.pause()  # one more refresh: it is painted
             done = time.perf_counter()
@@ -221,7 +219,7 @@ async def resumed_turns(turns: int = 500, runs: int = 3) -> tuple[list[float], l
     from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
     from pi_cli.tui import messages as m
     from pi_cli.tui.app import PiApp, TuiOptions
-    from pi_cli.tui.widgets.turn_panel import TurnPanel
+    from pi_cli.tui.document.turn import TurnBlock
 
     history: list[Any] = []
     for i in range(turns):
@@ -244,7 +242,7 @@ async def resumed_turns(turns: int = 500, runs: int = 3) -> tuple[list[float], l
             for _ in range(runs):
                 started, cpu_started = time.perf_counter(), time.process_time()
                 app.post_message(m.SessionSwitched("resume"))
-                while not app.query(TurnPanel):
+                while not any(isinstance(b, TurnBlock) for b in app.transcript.view.entries):
                     await asyncio.sleep(0.001)
                 await pilot.pause()  # laid out and painted
                 times.append(time.perf_counter() - started)

@@ -149,6 +149,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.todos = TodoPanels(self)
         with self.transcript:
             yield StartupHeader(*self._header_parts(), loading=self.shell is None)
+            yield self.transcript.view
         yield self.marker
         yield self.queue_view
         yield self.menu
@@ -173,7 +174,7 @@ class PiApp(App[int], inherit_bindings=False):
             exit_on_signals(self)
         self.editor.focus()
         for warning in self.startup_warnings:
-            await self.transcript.notice(warning, "warning")
+            self.transcript.notice(warning, "warning")
         if self.shell is not None:
             self.attach_shell(self.shell)  # after compose: the bridge posts to the transcript
             await self.show_history("")
@@ -188,7 +189,7 @@ class PiApp(App[int], inherit_bindings=False):
         assert self._shell_factory is not None
         try:
             result = self._shell_factory()
-            import pi_cli.tui.widgets.turn_panel  # noqa: F401 - warm Markdown for the first turn
+            import pi_cli.tui.document.turn  # noqa: F401 - warm Markdown for the first turn
 
             if self._extended is None:
                 self._extended = has_extended_keys()
@@ -339,7 +340,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.scroller.edge(bottom=True)
 
     async def on_session_switched(self, message: m.SessionSwitched) -> None:
-        await self.transcript.reset()
+        self.transcript.reset()
         self.cursor.clear()
         await self.show_history(message.reason)
         self.refresh_status()

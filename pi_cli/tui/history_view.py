@@ -1,9 +1,9 @@
 """A resumed conversation drawn as it was live: prompts, turn panels, thinking, tool blocks.
 
 The stored messages become *groups* (a user message, or one turn: an assistant message with
-the results of its tool calls), built without touching the DOM. The transcript mounts the last
-:data:`FIRST_GROUPS` at once and older ones in batches of :data:`BATCH_GROUPS` when the user
-scrolls to the top, so a 500-turn session opens as fast as a short one. Tool blocks are
+the results of its tool calls), then blocks of the transcript's document. The transcript draws
+the last :data:`FIRST_GROUPS` at once and older ones in batches of :data:`BATCH_GROUPS` when the
+user scrolls to the top, so a 500-turn session opens as fast as a short one. Tool blocks are
 collapsed to one line (Ctrl+O expands them); thinking blocks are collapsed.
 """
 
@@ -13,9 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from textual.widget import Widget
-from textual.widgets import Static
-
 from pi_cli.tui.messages import clean, clean_value
 
 if TYPE_CHECKING:
@@ -24,7 +21,7 @@ if TYPE_CHECKING:
 
 
 class _HistoryTarget(Protocol):
-    async def history(self, messages: list[Any], note: str | None = None) -> None: ...
+    def history(self, messages: list[Any], note: str | None = None) -> None: ...
 
 
 class _Edges(Protocol):
@@ -43,6 +40,7 @@ class HistoryHost(Protocol):
     @property
     def scroller(self) -> _Edges: ...
 
+    from pi_cli.tui.document.rows import Block
 
 FIRST_GROUPS = 12  # groups mounted at once: more than a tall screen shows
 BATCH_GROUPS = 12  # older groups mounted per scroll to the top
@@ -110,16 +108,16 @@ def build_group(
     clock: Callable[[], float],
     describe: Callable[[str, Any], str],
     markdown: bool,
-) -> Widget:
-    """The widget of one group: a user message, a summary, or a finished turn panel."""
-    from pi_cli.tui.widgets.entries import SummaryView, user_view
-    from pi_cli.tui.widgets.turn_panel import ThinkingBlock, TurnPanel, turn_title
+) -> Block:
+    """The block of one group: a user message, a summary, or a finished turn panel."""
+    from pi_cli.tui.document.entries import NoteBlock, SummaryBlock, user_block
+    from pi_cli.tui.document.turn import ThinkingBlock, TurnBlock, turn_title
 
     if group.kind == "user":
-        return user_view(group.text)
+        return user_block(group.text)
     if group.kind == "summary":
-        return SummaryView(group.text)
-    children: list[Widget] = []
+        return SummaryBlock(group.text)
+    children: list[Block] = []
     for kind, value in group.parts:
         if kind == "thinking":
             children.append(ThinkingBlock(value, collapsed=True))
@@ -129,9 +127,9 @@ def build_group(
             children.append(_tool_block(value, group.results.get(value.id), describe))
     if group.error is not None:
         note, css = _stop_note(group)
-        children.append(Static(note, classes=f"turn-note {css}", markup=False))
+        children.append(NoteBlock(note, css))
     title = turn_title(number, group.tools, group.tokens, None)
-    return TurnPanel(number, clock, live=False, children=children, title=title)
+    return TurnBlock(number, clock, live=False, children=children, title=title)
 
 
 def _stop_note(group: Group) -> tuple[str, str]:
@@ -144,17 +142,19 @@ def _stop_note(group: Group) -> tuple[str, str]:
     }.get(group.stop_reason, (f"Error: {group.error or 'the model request failed'}", "error"))
 
 
-def _answer(text: str, markdown: bool) -> Widget:
+def _answer(text: str, markdown: bool) -> Block:
     if markdown:
-        from pi_cli.tui.widgets.markdown import PiMarkdown
+        from pi_cli.tui.document.turn import AnswerBlock
 
-        return PiMarkdown(text, classes="assistant-text")
-    # Older answers: plain text first (a Markdown widget is costly to build in bulk).
-    return Static(text, classes="assistant-text plain", markup=False)
+        return AnswerBlock(text)
+    # Older answers: plain text first (Markdown costs more to build in bulk).
+    from pi_cli.tui.document.entries import PlainAnswer
+
+    return PlainAnswer(text)
 
 
-def _tool_block(call: Any, result: Any, describe: Callable[[str, Any], str]) -> Widget:
-    from pi_cli.tui.widgets.tool_block import ToolBlock
+def _tool_block(call: Any, result: Any, describe: Callable[[str, Any], str]) -> Block:
+    from pi_cli.tui.document.tool import ToolBlock
 
     name = clean(call.name)
     args = clean_value(call.arguments)
@@ -177,5 +177,5 @@ async def show_history(app: HistoryHost, reason: str) -> None:
     note = f"Resumed {len(messages)} messages of session {session}." if messages else None
     if reason and reason != "new":
         note = f"Session {session} ({reason}): {len(messages)} messages."
-    await app.transcript.history(messages, note)
+    app.transcript.history(messages, note)
     app.scroller.edge(bottom=True)

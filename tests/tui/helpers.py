@@ -180,3 +180,39 @@ def seed_tools() -> list[Any]:
             },
         ),
     ]
+
+
+# ---------------------------------------------------------------------------- the transcript
+
+
+def blocks_of(app: PiApp, kind: type[Any]) -> list[Any]:
+    """Every block of the transcript's document of type ``kind``, top to bottom."""
+    return [block for block in app.transcript.view.blocks() if isinstance(block, kind)]
+
+
+def notices(app: PiApp) -> list[str]:
+    """The text of every notice line in the transcript."""
+    from pi_cli.tui.document.entries import NoticeBlock
+
+    return [block.plain_text() for block in blocks_of(app, NoticeBlock)]
+
+
+def screen_line(app: PiApp, needle: str) -> str:
+    """The first row of the screen holding ``needle`` (fails when there is none)."""
+    from tests.tui.screen_text import screen_text
+
+    for line in screen_text(app).splitlines():
+        if needle in line:
+            return line
+    raise AssertionError(f"{needle!r} is not on screen")
+
+
+async def click_block(pilot: Any, block: Any, row: int = 0, column: int = 4) -> None:
+    """Scroll ``block`` into view and click its row ``row`` (its title for a panel)."""
+    view = pilot.app.transcript.view
+    view.scroll_to_block(block)
+    await pilot.pause()
+    region = view.region_of(block)
+    assert region is not None, "the block is folded away"
+    await pilot.click(view, offset=(column, region[0] + row))
+    await pilot.pause()

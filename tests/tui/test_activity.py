@@ -10,12 +10,22 @@ from pathlib import Path
 from pi_cli.shell.config.settings import RetrySettings, Settings
 from pi_cli.tui import messages as m
 from pi_cli.tui.controllers.attention import BEL, notification
-from pi_cli.tui.widgets.tool_block import ToolBlock
-from pi_cli.tui.widgets.turn_panel import TurnPanel
+from pi_cli.tui.document.entries import NoteBlock
+from pi_cli.tui.document.turn import AnswerBlock, TurnBlock
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import Turn
-from tests.tui.helpers import SIZE, GateTool, make_app, make_shell, type_text, wait_until
+from tests.tui.helpers import (
+    SIZE,
+    GateTool,
+    blocks_of,
+    make_app,
+    make_shell,
+    notices,
+    screen_line,
+    type_text,
+    wait_until,
+)
 from tests.tui.screen_text import screen_text
 
 
@@ -37,8 +47,7 @@ async def test_spinners_elapsed_time_and_tokens_say_what_is_going_on(tmp_path: P
             now[0] += step
             app.tick()
             await pilot.pause()
-            block = app.query_one(ToolBlock)
-            frames.append((str(block.title_view.render()), app.footer.text.splitlines()[0]))
+            frames.append((screen_line(app, "bash $ sleep 4"), app.footer.text.splitlines()[0]))
         assert frames[0] != frames[1]  # two screens a moment apart always differ
         title, activity = frames[1]
         assert "bash $ sleep 4 · 1.4s" in title
@@ -89,17 +98,16 @@ async def test_retry_notes_sit_in_their_turn_before_the_answer(tmp_path: Path) -
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.is_settled and server.remaining == 0)
             await pilot.pause()
-            panel = app.query_one(TurnPanel)
-            kinds = [" ".join(sorted(c.classes)) for c in panel.body.children]
-            texts = [str(c.render()) for c in panel.body.children if "turn-note" in c.classes]
+            (panel,) = blocks_of(app, TurnBlock)
+            texts = [c.plain_text() for c in panel.body if isinstance(c, NoteBlock)]
             assert (
                 texts[0].startswith("Retrying (1/3) in 0.0s:") and "upstream exploded" in texts[0]
             )
             assert texts[1] == "Retry 1 succeeded."
-            assert kinds[-1].startswith("-") or "assistant-text" in kinds[-1]  # the answer last
+            assert isinstance(panel.body.items[-1], AnswerBlock)  # the answer last
             screen = screen_text(app)
             assert screen.index("Retrying (1/3)") < screen.index("First turn after a 500.")
-            assert not any("Retry" in str(n.render()) for n in app.query(".notice"))
+            assert not any("Retry" in text for text in notices(app))
 
 
 async def test_a_retry_that_gives_up_says_so_once(tmp_path: Path) -> None:

@@ -6,16 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Collapsible
-
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
-from pi_cli.tui.widgets.subagent_panel import SubagentPanel
+from pi_cli.tui.document.rows import Block
+from pi_cli.tui.document.subagent import SubagentPanel
+from pi_cli.tui.document.tool import ToolBlock
+from pi_cli.tui.document.turn import TurnBlock
 from pi_cli.tui.widgets.todo_panel import TodoPanel
-from pi_cli.tui.widgets.tool_block import ToolBlock
-from pi_cli.tui.widgets.turn_panel import TurnPanel
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import ToolCallSpec, Turn
-from tests.tui.helpers import SIZE, make_app, make_project, type_text, wait_until
+from tests.tui.helpers import SIZE, blocks_of, make_app, make_project, type_text, wait_until
+from tests.tui.screen_text import screen_text
 
 PLAN = [
     {"content": "Read the code", "status": "completed"},
@@ -103,32 +103,34 @@ async def test_sub_agents_are_nested_panels_with_their_own_turns(tmp_path: Path)
             await pilot.press("enter")
 
             def live_child_turn() -> bool:
-                return any(p.has_class("-live") and p.turns for p in app.query(SubagentPanel))
+                return any(p.live and p.turns for p in blocks_of(app, SubagentPanel))
 
             await wait_until(pilot, live_child_turn)  # drawn while the child still runs
             await wait_until(pilot, lambda: app.is_settled and len(app.transcript.turns) == 2)
             await pilot.pause()
-            panels = {p.task_id: p for p in app.query(SubagentPanel)}
+            panels = {p.task_id: p for p in blocks_of(app, SubagentPanel)}
             assert set(panels) == {"t1", "t2"}
             a, b = panels["t1"], panels["t2"]
             for task_id, panel in panels.items():  # each inside its own task call's block
                 assert isinstance(panel.parent, ToolBlock) and panel.parent.call_id == task_id
             assert [t.number for t in a.turns] == [1, 2] and [t.number for t in b.turns] == [1]
             assert a.turns[1].text == "A: **two** files"
-            assert [blk.tool_name for blk in a.query(ToolBlock)] == ["ls"]
+            assert [blk.tool_name for blk in a.walk() if isinstance(blk, ToolBlock)] == ["ls"]
             assert a.collapsed and b.collapsed  # folded once done, with a summary title
             assert "2 turns" in str(a.title) and "$0.0000" in str(a.title)
-            assert not a.has_class("-live")
+            assert not a.live
+            screen = screen_text(app)
+            assert "⤷" in screen and "Both done." in screen
             # The parent's own turns are not counted with the children's.
             assert [p.number for p in app.transcript.turns] == [1, 2]
-            top = [p for p in app.query(TurnPanel) if not _inside(p, SubagentPanel)]
+            top = [p for p in blocks_of(app, TurnBlock) if not _inside(p, SubagentPanel)]
             assert len(top) == 2
 
 
-def _inside(widget: object, kind: type[Collapsible]) -> bool:
-    node = getattr(widget, "parent", None)
+def _inside(block: Block, kind: type[Block]) -> bool:
+    node = block.parent
     while node is not None:
         if isinstance(node, kind):
             return True
-        node = getattr(node, "parent", None)
+        node = node.parent
     return False

@@ -7,22 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.tui.widgets.entries import UserMessageView
-from pi_cli.tui.widgets.tool_block import ToolBlock
-from pi_cli.tui.widgets.turn_panel import TurnPanel
+from pi_cli.tui.document.entries import UserBlock
+from pi_cli.tui.document.tool import ToolBlock
+from pi_cli.tui.document.turn import TurnBlock
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import SEED_FINAL_TEXT, seed_script
 from tests.tui.helpers import (
     SIZE,
     GateTool,
+    blocks_of,
     make_app,
     make_project,
     make_shell,
     type_text,
     wait_until,
 )
-from tests.tui.screen_text import screen_text
+from tests.tui.screen_text import colour_of, screen_text
 
 
 def _user_texts(request: dict) -> list[str]:
@@ -49,19 +50,19 @@ async def test_seed_scenario_renders_four_turn_panels(tmp_path: Path) -> None:
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.is_settled and len(app.transcript.turns) == 4)
             await pilot.pause()
-            panels = list(app.query(TurnPanel))
+            panels = blocks_of(app, TurnBlock)
             assert [p.number for p in panels] == [1, 2, 3, 4]
             titles = [str(p.title) for p in panels]
             assert "bash" in titles[0] and "read" in titles[1] and "read" in titles[2]
             assert all(t.startswith(f"Turn {i}") for i, t in enumerate(titles, 1))
             assert "↑120 ↓20" in titles[0]
             assert panels[3].text == SEED_FINAL_TEXT
-            blocks = list(app.query(ToolBlock))
+            blocks = blocks_of(app, ToolBlock)
             assert [b.tool_name for b in blocks] == ["bash", "read", "read"]
-            assert all(b.has_class("-success") for b in blocks)
-            assert "hello.mjs" in str(blocks[0].query_one(".tool-output").render())
+            assert all(b.state == "success" for b in blocks)
+            assert "hello.mjs" in blocks[0].output_text
             # The prompt is shown before the first panel, once.
-            users = list(app.query(UserMessageView))
+            users = blocks_of(app, UserBlock)
             assert [u.text for u in users] == ["List files, then tell me what this project is."]
             assert "hello.mjs prints a greeting" in screen_text(app)
         assert len(server.requests) == 4
@@ -80,10 +81,10 @@ async def test_streaming_text_appears_before_the_turn_ends(tmp_path: Path) -> No
         panel = app.transcript.turns[0]
         # The title follows the body on the next tick (a loaded machine may draw text first).
         await wait_until(pilot, lambda: "running" in str(panel.title))
-        assert panel.has_class("-live")
+        assert panel.live
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.is_settled)
-        assert not panel.has_class("-live")
+        assert not panel.live
         assert "Aborted." in screen_text(app)
 
 
@@ -111,12 +112,14 @@ async def test_enter_while_live_steers_into_the_next_turn(tmp_path: Path) -> Non
         assert stream.user_texts(1) == ["go", "use make instead"]
         assert app.queue_view.steering == [] and not app.queue_view.has_class("-shown")
         # Delivered steer shows in the transcript right before the turn that received it.
-        children = list(app.transcript.children)
+        entries = app.transcript.view.entries
         steer_view = next(
-            c for c in children if isinstance(c, UserMessageView) and c.text == "use make instead"
+            c for c in entries if isinstance(c, UserBlock) and c.text == "use make instead"
         )
-        assert steer_view.has_class("-injected")
-        assert children[children.index(steer_view) + 1] is app.transcript.turns[1]
+        assert steer_view.injected
+        assert entries[entries.index(steer_view) + 1] is app.transcript.turns[1]
+        screen = screen_text(app)
+        assert screen.index("› use make instead") < screen.index("steered answer")
 
 
 @pytest.mark.parametrize("chord", ["ctrl+enter", "alt+enter", "tab"])
@@ -176,8 +179,8 @@ async def test_escape_aborts_a_slow_bash_tool_and_restores_the_queue(tmp_path: P
         await wait_until(
             pilot,
             lambda: (
-                bool(app.query(ToolBlock))
-                and "tick 2" in str(app.query_one(ToolBlock).query_one(".tool-output").render())
+                bool(blocks_of(app, ToolBlock))
+                and "tick 2" in blocks_of(app, ToolBlock)[0].output_text
             ),
         )
         await type_text(pilot, "steer me")
@@ -301,27 +304,19 @@ async def test_steer_follow_up_and_an_edited_queue_item_come_from_the_shell(
 
 
 async def test_a_finished_turn_loses_the_live_border(tmp_path: Path) -> None:
-    """Only the panel is restyled when its turn ends (not every block of a long answer): its
-    border still changes, and no rule styles anything inside a panel by ``-live``."""
-    import re
-
-    from pi_cli.tui import app as app_module
-
-    css = Path(app_module.__file__).with_name("app.tcss").read_text()
-    for selectors in re.findall(r"([^{}]+)\{", css):
-        for selector in selectors.split(","):
-            if "-live" in selector:
-                assert selector.split()[-1].endswith(".-live"), selector
-    stream = ScriptedStream(reply(text("Done ", "now.")))
+    """A live turn's bar is drawn in the active border colour, a finished one's in the plain."""
+    stream = ScriptedStream(reply(text("Done ", "now."), hang=True, hang_after=2))
     app = make_app(make_shell(tmp_path, stream, tools=[]))
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "hi")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.is_settled and bool(app.transcript.turns))
-        panel = app.transcript.turns[0]
-        await wait_until(pilot, lambda: not panel.has_class("-live"))
+        await stream.hanging.wait()
+        await wait_until(pilot, lambda: "Done" in screen_text(app))
+        variables = app.theme_variables
+        live = colour_of(app, "Turn 1", "▎")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.is_settled)
         await pilot.pause()
-        finished = panel.styles.border_left
-        panel.add_class("-live")  # the live style, for comparison
-        await pilot.pause()
-        assert panel.styles.border_left != finished
+        finished = colour_of(app, "Turn 1", "▎")
+        assert live == variables["border-active"].lower()
+        assert finished == variables["border"].lower()

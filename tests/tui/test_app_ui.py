@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pi_cli.tui.document.tool import ToolBlock
+from pi_cli.tui.document.turn import ThinkingBlock
 from pi_cli.tui.keymap import DEFAULT_KEYS, key_hints, load_user_keymap
 from pi_cli.tui.screens.picker import PickerScreen
 from pi_cli.tui.screens.resume import ResumeScreen
 from pi_cli.tui.theming import load_themes
 from pi_cli.tui.widgets.footer import Status, StatusFooter
-from pi_cli.tui.widgets.tool_block import ToolBlock
-from pi_cli.tui.widgets.turn_panel import ThinkingBlock
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, thinking, tool_call
 from tests.tui.helpers import (
     SIZE,
     GateTool,
+    blocks_of,
+    click_block,
     make_app,
     make_project,
     make_shell,
@@ -23,6 +25,7 @@ from tests.tui.helpers import (
     type_text,
     wait_until,
 )
+from tests.tui.screen_text import screen_text
 
 
 def seed_stream() -> ScriptedStream:
@@ -41,24 +44,25 @@ async def test_ctrl_o_expands_every_tool_block_and_ctrl_t_hides_thinking(tmp_pat
         await type_text(pilot, "go")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.is_settled)
-        blocks = list(app.query(ToolBlock))
-        thinking_body = app.query_one(ThinkingBlock).body
+        blocks = blocks_of(app, ToolBlock)
+        (thinking_block,) = blocks_of(app, ThinkingBlock)
         assert len(blocks) == 3 and not any(b.expanded for b in blocks)
-        assert all(b.output.display for b in blocks) and thinking_body.visible
+        assert "The entry file prints a greeting." in screen_text(app)
         await pilot.press("ctrl+o")
         await pilot.pause()
-        assert all(b.expanded and b.has_class("-expanded") for b in blocks)
+        assert all(b.expanded for b in blocks)
         assert app.transcript.tools_expanded
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert not any(b.expanded for b in blocks)
         await pilot.press("ctrl+t")
         await pilot.pause()
-        assert app.transcript.has_class("-hide-thinking")
-        assert app.query_one(ThinkingBlock).query_one("Contents").styles.display == "none"
+        assert thinking_block.hidden and app.transcript.thinking_hidden
+        screen = screen_text(app)
+        assert "Thinking" in screen and "The entry file prints a greeting." not in screen
         await pilot.press("ctrl+t")
         await pilot.pause()
-        assert app.query_one(ThinkingBlock).query_one("Contents").styles.display == "block"
+        assert "The entry file prints a greeting." in screen_text(app)
 
 
 async def test_turn_panels_collapse_and_expand(tmp_path: Path) -> None:
@@ -68,14 +72,12 @@ async def test_turn_panels_collapse_and_expand(tmp_path: Path) -> None:
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.is_settled)
         panel = app.transcript.turns[0]
-        assert not panel.collapsed
-        panel.scroll_visible(animate=False)
-        await pilot.pause()
-        await pilot.click(panel.query_one("CollapsibleTitle"))
+        assert not panel.collapsed and "$ ls -la" in screen_text(app)
+        await click_block(pilot, panel)
         assert panel.collapsed
-        assert not panel.query_one("Contents").display
-        await pilot.click(panel.query_one("CollapsibleTitle"))
-        assert not panel.collapsed
+        assert "▶ Turn 1" in screen_text(app) and "$ ls -la" not in screen_text(app)
+        await click_block(pilot, panel)
+        assert not panel.collapsed and "$ ls -la" in screen_text(app)
 
 
 async def test_theme_command_switches_theme_and_css_variables(tmp_path: Path) -> None:

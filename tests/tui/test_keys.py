@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets.collapsible import CollapsibleTitle
-
 from pi_cli.tui.controllers.key_actions import action_names
+from pi_cli.tui.document.tool import ToolBlock
 from pi_cli.tui.keymap import DEFAULT_KEYS, SCOPES
 from pi_cli.tui.screens.keys_screen import KeysScreen, keys_content
 from pi_cli.tui.screens.picker import PickerScreen
-from pi_cli.tui.widgets.tool_block import ToolBlock
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.tui.helpers import (
     SIZE,
     GateTool,
+    blocks_of,
+    click_block,
     make_app,
     make_shell,
     seed_tools,
@@ -66,11 +66,9 @@ async def test_the_editor_keeps_the_focus_and_typing_always_reaches_it(tmp_path:
         for key in ("shift+tab", "shift+tab", "tab"):
             await pilot.press(key)
             assert app.focused is app.editor
-        assert all(not title.can_focus for title in app.query(CollapsibleTitle))
+        assert not app.transcript.view.can_focus and not app.transcript.can_focus
         panel = app.transcript.turns[0]
-        panel.scroll_visible(animate=False)
-        await pilot.pause()
-        await pilot.click(panel.query_one(CollapsibleTitle))  # clicking toggles, focus stays
+        await click_block(pilot, panel)  # clicking toggles, focus stays
         assert panel.collapsed and app.focused is app.editor
         await type_text(pilot, "hello")
         assert app.editor.text == "hello"
@@ -113,7 +111,7 @@ async def test_picker_keys_stay_in_the_picker_and_main_keys_stay_out(tmp_path: P
         before = app.transcript.scroll_y
         for key in ("ctrl+o", "pageup", "ctrl+up", "alt+o"):
             await pilot.press(key)
-        assert not any(b.expanded for b in app.query(ToolBlock))
+        assert not any(b.expanded for b in blocks_of(app, ToolBlock))
         assert app.transcript.scroll_y == before and app.cursor.item is None
         await pilot.press("escape")  # the picker's Esc closes it and never aborts anything
         await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
@@ -158,7 +156,7 @@ async def test_home_and_end_scroll_only_an_empty_editor(tmp_path: Path) -> None:
     app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
     async with app.run_test(size=SIZE) as pilot:
         for i in range(60):
-            await app.transcript.notice(f"line {i}")
+            app.transcript.notice(f"line {i}")
         await pilot.pause()
         await pilot.press("home")
         await pilot.pause()

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from textual.content import Content
 
-from pi_cli.tui.widgets.entries import SkillMessageView
-from pi_cli.tui.widgets.markdown import column_widths, pi_parser, table_content
+from pi_cli.tui.document.entries import SkillBlock
+from pi_cli.tui.document.markdown_text import column_widths, pi_parser, table_content
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
-from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
+from tests.tui.helpers import SIZE, blocks_of, make_app, make_shell, type_text, wait_until
 from tests.tui.screen_text import screen_text
 
 LONG_CODE = "# a very long line that exceeds the terminal width " + "and keeps going " * 12 + "END"
@@ -79,7 +79,7 @@ async def test_a_skill_call_shows_its_short_form_live(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: app.is_settled and stream.calls == 1)
         await pilot.pause()
         assert "<skill name=" in stream.user_texts(0)[0]  # the model got the whole skill
-        view = app.query_one(SkillMessageView)
+        (view,) = blocks_of(app, SkillBlock)
         assert view.text == "/skill:greeter say hi to Bob"
         screen = screen_text(app)
         assert "› /skill:greeter say hi to Bob" in screen and "Always wave." not in screen

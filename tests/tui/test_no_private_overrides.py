@@ -26,7 +26,13 @@ HOOKS = {
     "render",
     "on_resize",
     "BLOCKS",  # Markdown's documented table of block widgets (pi's tables)
-    "get_content_height",  # documented for widgets that render themselves (pi's tables)
+    "get_content_height",  # documented for widgets that render themselves (the transcript)
+    # The line API and text selection of a widget drawing its own rows (TranscriptView).
+    "render_line",
+    "ALLOW_SELECT",
+    "get_selection",
+    "selection_updated",
+    "notify_style_update",
     "get_driver_class",  # App's documented way to choose the driver (pi's PiDriver)
     # Driver API a driver implements (pi's PiDriver: a terminal that may vanish).
     "write",

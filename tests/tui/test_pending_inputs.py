@@ -13,9 +13,9 @@ import pytest
 
 from pi_cli.shell.commands import CommandResult, SlashCommand
 from pi_cli.tui.app import PiApp, TuiOptions
-from pi_cli.tui.widgets.entries import Notice
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
 from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
+from tests.tui.helpers import notices as notice_texts
 from tests.tui.screen_text import screen_text
 
 
@@ -66,7 +66,7 @@ async def test_inputs_typed_while_starting_run_in_order_commands_as_commands(
         # Each prompt is its own run; the commands ran as commands, never reaching the model.
         assert stream.user_texts(0) == ["first q"]
         assert stream.user_texts(1) == ["first q", "second q"]
-        notices = " ".join(str(n.render()) for n in app.query(Notice))
+        notices = " ".join(notice_texts(app))
         assert "/help" in notices or "List commands" in notices
         assert app.queue_view.follow_ups == [] and not app.queue_view.has_class("-shown")
 

@@ -12,18 +12,27 @@ from agent_core import messages as M
 from pi_cli.shell.session.store import compaction_summary_message
 from pi_cli.tui import messages as m
 from pi_cli.tui.app import PiApp, TuiOptions
+from pi_cli.tui.document.entries import SkillBlock, SummaryBlock, UserBlock
+from pi_cli.tui.document.tool import ToolBlock
+from pi_cli.tui.document.turn import ThinkingBlock, TurnBlock
 from pi_cli.tui.history_view import BATCH_GROUPS, FIRST_GROUPS
-from pi_cli.tui.widgets.entries import (
-    Notice,
-    SkillMessageView,
-    SummaryView,
-    UserMessageView,
-)
-from pi_cli.tui.widgets.tool_block import ToolBlock
-from pi_cli.tui.widgets.turn_panel import ThinkingBlock, TurnPanel
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
-from tests.tui.helpers import SIZE, make_app, make_shell, seed_tools, type_text, wait_until
+from tests.tui.helpers import (
+    SIZE,
+    blocks_of,
+    make_app,
+    make_shell,
+    seed_tools,
+    type_text,
+    wait_until,
+)
+from tests.tui.helpers import notices as notice_texts
 from tests.tui.screen_text import screen_text
+
+
+def drawn(app: PiApp) -> list[Any]:
+    """The prompts and turns drawn at the top level of the transcript."""
+    return [b for b in app.transcript.view.entries if isinstance(b, UserBlock | TurnBlock)]
 
 
 def _turns(count: int, *, failing_last: bool = False) -> list[Any]:
@@ -64,28 +73,28 @@ async def test_a_resumed_conversation_is_drawn_as_it_was_live(tmp_path: Path) ->
     app = make_app(_shell(tmp_path, _turns(2, failing_last=True)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        users = [u.text for u in app.query(UserMessageView)]
+        users = [u.text for u in blocks_of(app, UserBlock)]
         assert users == ["question 0", "question 1"]
-        panels = list(app.query(TurnPanel))
+        panels = blocks_of(app, TurnBlock)
         assert [p.number for p in panels] == [1, 2, 3, 4]
         assert str(panels[0].title) == "Turn 1 · bash · ↑100 ↓7" and not panels[0].live
-        blocks = list(app.query(ToolBlock))
+        blocks = blocks_of(app, ToolBlock)
         assert [b.title for b in blocks] == ["$ make step0", "$ make step1"]
         assert all(b.rest == "collapsed" and not b.expanded for b in blocks)
-        assert blocks[0].has_class("-success") and blocks[1].has_class("-error")
+        assert blocks[0].state == "success" and blocks[1].state == "error"
         # Collapsed: one summary line; a failed call also shows its last line (the error).
-        assert str(blocks[0].output.render()) == "(30 lines, Ctrl+O to expand)"
-        assert str(blocks[1].output.render()).endswith("Command exited with code 1")
-        thinking = list(app.query(ThinkingBlock))
+        assert blocks[0].output_text == "(30 lines, Ctrl+O to expand)"
+        assert blocks[1].output_text.endswith("Command exited with code 1")
+        thinking = blocks_of(app, ThinkingBlock)
         assert [t.text for t in thinking] == ["plan 0", "plan 1"] and all(
             t.collapsed for t in thinking
         )
-        notes = [str(n.render()) for n in app.query(Notice)]
+        notes = notice_texts(app)
         assert "Resumed 8 messages of session" in " ".join(notes)
         await pilot.press("ctrl+o")  # expand every tool block
         await pilot.pause()
         assert all(b.expanded for b in blocks)
-        assert "line 29" in str(blocks[0].output.render())
+        assert "line 29" in blocks[0].output_text
 
 
 async def test_new_turns_are_numbered_after_the_resumed_ones(tmp_path: Path) -> None:
@@ -115,7 +124,7 @@ async def test_a_deferred_shell_with_messages_shows_them(tmp_path: Path) -> None
     async with app.run_test(size=SIZE) as pilot:
         release.set()
         await wait_until(pilot, lambda: app.shell is not None)
-        await wait_until(pilot, lambda: len(list(app.query(TurnPanel))) == 6)
+        await wait_until(pilot, lambda: len(blocks_of(app, TurnBlock)) == 6)
         await wait_until(pilot, lambda: "Answer 2" in screen_text(app))
         assert "## Answer" not in screen_text(app)  # Markdown, not raw text
 
@@ -127,30 +136,24 @@ async def test_a_long_session_mounts_its_tail_then_older_turns_on_scroll(tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         shell.agent.replace_messages(messages)
         app.post_message(m.SessionSwitched("resume"))  # the time it takes: bench/bench_tui.py
-        await wait_until(pilot, lambda: len(list(app.query(TurnPanel))) > 0)
+        await wait_until(pilot, lambda: len(blocks_of(app, TurnBlock)) > 0)
         await pilot.pause()
         groups = 500 * 3  # a prompt, a turn with the call, the answer's turn
-        mounted = len(list(app.query("UserMessageView, TurnPanel")))
-        assert mounted == FIRST_GROUPS
+        assert len(drawn(app)) == FIRST_GROUPS
         assert app.transcript.turns == [] and app.transcript.turn_count == 1000
-        numbers = [p.number for p in app.query(TurnPanel)]
+        numbers = [p.number for p in blocks_of(app, TurnBlock)]
         assert numbers[-1] == 1000 and numbers == sorted(numbers)
         note = app.transcript.earlier_note
-        assert note is not None and f"{groups - FIRST_GROUPS} earlier messages" in str(
-            note.render()
-        )
+        assert note is not None and f"{groups - FIRST_GROUPS} earlier messages" in note.plain_text()
         bottom_text = screen_text(app)
         await pilot.press("ctrl+home")  # to the top: one older batch is mounted
         await wait_until(
             pilot,
-            lambda: (
-                len(list(app.query("UserMessageView, TurnPanel"))) == FIRST_GROUPS + BATCH_GROUPS
-            ),
+            lambda: len(drawn(app)) == FIRST_GROUPS + BATCH_GROUPS,
         )
         await pilot.pause()
-        assert [p.number for p in app.query(TurnPanel)] == sorted(
-            p.number for p in app.query(TurnPanel)
-        )
+        numbers = [p.number for p in blocks_of(app, TurnBlock)]
+        assert numbers == sorted(numbers)
         await pilot.press("ctrl+end")
         await pilot.pause()
 
@@ -170,9 +173,9 @@ async def test_skill_calls_and_compaction_summaries_are_drawn_short(tmp_path: Pa
     app = make_app(_shell(tmp_path, messages))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        summary = app.query_one(SummaryView)
+        (summary,) = blocks_of(app, SummaryBlock)
         assert summary.collapsed and "Compacted" in str(summary.title)
-        view = app.query_one(SkillMessageView)
+        (view,) = blocks_of(app, SkillBlock)
         assert view.text == "/skill:greeter Bob" and view.collapsed
         text = screen_text(app)
         assert "› /skill:greeter Bob" in text and "Say hello." not in text
@@ -195,12 +198,12 @@ async def test_compact_says_so_once_and_its_summary_can_be_read(tmp_path: Path) 
             await wait_until(pilot, lambda: app.is_settled)
         await type_text(pilot, "/compact")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.query(SummaryView)) == 1)
+        await wait_until(pilot, lambda: len(blocks_of(app, SummaryBlock)) == 1)
         await wait_until(pilot, lambda: app.is_settled)
         await pilot.pause()
-        summary = app.query_one(SummaryView)
+        (summary,) = blocks_of(app, SummaryBlock)
         assert str(summary.title).startswith("Compacted context:") and summary.collapsed
-        notes = [str(n.render()) for n in app.query(Notice)]
+        notes = notice_texts(app)
         assert not any(n.startswith("Compacted") for n in notes)  # said once, by the block
         await pilot.press("ctrl+up")  # the cursor lands on the summary; Ctrl+O opens it
         assert app.cursor.item is summary

@@ -9,19 +9,21 @@ import pytest
 
 from agent_core import AgentStart, MessageEnd, MessageStart, TurnStart
 from pi_cli.tui.bridge import Bridge
+from pi_cli.tui.document.entries import UserBlock
+from pi_cli.tui.document.tool import ToolBlock
 from pi_cli.tui.messages import clean
-from pi_cli.tui.widgets.entries import Notice, UserMessageView
-from pi_cli.tui.widgets.tool_block import ToolBlock
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, thinking, tool_call
 from tests.tui.helpers import (
     SIZE,
     CommandArgs,
     StaticTool,
+    blocks_of,
     make_app,
     make_shell,
     type_text,
     wait_until,
 )
+from tests.tui.helpers import notices as notice_texts
 
 CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;PWNED\x07"
@@ -49,10 +51,8 @@ async def test_escape_sequences_never_reach_the_terminal(tmp_path: Path) -> None
         await wait_until(pilot, lambda: app.is_settled and len(app.transcript.turns) == 2)
         await pilot.pause()
         assert app.transcript.turns[1].text == "before[2Jafter"
-        (block,) = app.query(ToolBlock)
-        assert "\x1b" not in str(block.args) and "out]0;PWNEDput" in str(
-            block.query_one(".tool-output").render()
-        )
+        (block,) = blocks_of(app, ToolBlock)
+        assert "\x1b" not in str(block.args) and "out]0;PWNEDput" in block.output_text
         out = _terminal_output(app)
         assert "\x1b[2J" not in out and "\x1b]0;" not in out and "\x07" not in out
 
@@ -94,11 +94,11 @@ async def test_a_crashing_loop_shows_its_error_and_closes_the_turn(
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.is_settled)
         await pilot.pause()
-        notices = [str(n.render()) for n in app.query(Notice)]
+        notices = notice_texts(app)
         assert any("Run failed" in n and "loop bug" in n for n in notices), notices
         (panel,) = app.transcript.turns
-        assert not panel.has_class("-live") and "running" not in str(panel.title)
-        assert [u.text for u in app.query(UserMessageView)] == ["hi"]
+        assert not panel.live and "running" not in str(panel.title)
+        assert [u.text for u in blocks_of(app, UserBlock)] == ["hi"]
         assert not app.editor.live
 
 
@@ -134,9 +134,7 @@ async def test_a_failing_command_during_a_run_is_a_notice_not_a_crash(tmp_path: 
         await gate.started.wait()
         await type_text(pilot, "/broken")
         await pilot.press("enter")
-        await wait_until(
-            pilot, lambda: any("command bug" in str(n.render()) for n in app.query(Notice))
-        )
+        await wait_until(pilot, lambda: any("command bug" in text for text in notice_texts(app)))
         assert app.is_running and app.is_live
         gate.release.set()
         await wait_until(pilot, lambda: app.is_settled)

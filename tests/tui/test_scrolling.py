@@ -6,19 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_cli.tui import messages as m
-from pi_cli.tui.widgets.tool_block import ToolBlock
-from pi_cli.tui.widgets.turn_panel import ThinkingBlock, TurnPanel
+from pi_cli.tui.document.tool import ToolBlock
+from pi_cli.tui.document.turn import ThinkingBlock, TurnBlock
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.tui.helpers import (
     SIZE,
     GateTool,
+    blocks_of,
     make_app,
     make_shell,
     seed_tools,
     type_text,
     wait_until,
 )
-from tests.tui.screen_text import screen_text
+from tests.tui.screen_text import background_of, screen_text
 from tests.tui.test_app_ui import seed_stream
 
 
@@ -71,23 +72,27 @@ async def test_the_cursor_moves_over_blocks_and_keys_act_on_it(tmp_path: Path) -
         await wait_until(pilot, lambda: app.is_settled)
         items = app.transcript.cursor_items()
         kinds = [type(item).__name__ for item in items]
-        assert kinds == ["TurnPanel", "ToolBlock", "TurnPanel", "ToolBlock", "TurnPanel",
-                         "ToolBlock", "TurnPanel", "ThinkingBlock"]  # fmt: skip
+        assert kinds == ["TurnBlock", "ToolBlock", "TurnBlock", "ToolBlock", "TurnBlock",
+                         "ToolBlock", "TurnBlock", "ThinkingBlock"]  # fmt: skip
         await pilot.press("ctrl+up")  # from nothing: the last block
-        assert app.cursor.item is items[-1] and items[-1].has_class("-cursor")
+        assert app.cursor.item is items[-1] and items[-1].cursor
+        await pilot.pause()
+        cursor_bg = app.theme_variables["cursor-bg"].lower()
+        assert background_of(app, "Thinking") == cursor_bg  # drawn: the block is tinted
         await pilot.press("ctrl+o")  # on a thinking block: collapses it
         assert isinstance(items[-1], ThinkingBlock) and items[-1].collapsed
         await pilot.press("ctrl+up")  # up to the last turn's panel
-        assert isinstance(app.cursor.item, TurnPanel) and app.cursor.item.number == 4
+        assert isinstance(app.cursor.item, TurnBlock) and app.cursor.item.number == 4
         await pilot.press("ctrl+up")
         block = app.cursor.item
         assert isinstance(block, ToolBlock) and block.call_id == "c3"
         await pilot.press("ctrl+o")  # only this block expands
-        assert block.expanded and [b.expanded for b in app.query(ToolBlock)] == [False, False, True]
+        tool_blocks = blocks_of(app, ToolBlock)
+        assert block.expanded and [b.expanded for b in tool_blocks] == [False, False, True]
         await pilot.press("alt+o")  # collapses the turn holding the cursor
         assert app.transcript.turns[2].collapsed and not app.transcript.turns[3].collapsed
         await pilot.press("escape")  # first Esc: the cursor goes away
-        assert app.cursor.item is None and not block.has_class("-cursor")
+        assert app.cursor.item is None and not block.cursor
         await pilot.press("alt+o")  # no cursor: the last turn
         assert app.transcript.turns[3].collapsed
         await pilot.press("ctrl+down")  # from nothing: the first block
@@ -113,4 +118,4 @@ async def test_esc_clears_the_cursor_before_it_aborts(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: app.is_settled)
         assert "Aborted." in screen_text(app)
         # The abort between two turns draws no empty extra panel: "Aborted." joins turn 1.
-        assert len(app.query(TurnPanel)) == 1
+        assert len(blocks_of(app, TurnBlock)) == 1

@@ -22,6 +22,7 @@ from tests.tui.helpers import (
     type_text,
     wait_until,
 )
+from tests.tui.screen_text import screen_text
 
 SIZE = (100, 40)
 DIFF = '--- a/hello.mjs\n+++ b/hello.mjs\n@@ -1 +1 @@\n-console.log("Hello, world!");\n+console.log("Hi!");\n'
@@ -77,7 +78,7 @@ def test_mid_run_with_queued_messages(snap_compare: Any, tmp_path: Path) -> None
         await _send(pilot, "use ninja")
         await type_text(pilot, "then run the tests")
         await pilot.press("tab")
-        await wait_until(pilot, lambda: "compiling" in str(app.query_one(".tool-output").render()))
+        await wait_until(pilot, lambda: "compiling" in screen_text(app))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

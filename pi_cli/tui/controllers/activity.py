@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from pi_cli.tui.host import TuiHost
+from pi_cli.tui.document.tool import spinner_frame
 from pi_cli.tui.widgets.footer import Item, short_tokens
-from pi_cli.tui.widgets.tool_block import spinner_frame
 
 if TYPE_CHECKING:
     from pi_cli.tui.bridge import Bridge

@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from textual.widget import Widget
-
+    from pi_cli.tui.document.rows import Block
     from pi_cli.tui.widgets.transcript import Transcript
 
 
@@ -19,15 +18,16 @@ class TranscriptCursor:
 
     def __init__(self, transcript: Transcript) -> None:
         self.transcript = transcript
-        self.item: Widget | None = None
+        self.item: Block | None = None
 
-    def _set(self, item: Widget | None) -> None:
+    def _set(self, item: Block | None) -> None:
         if self.item is not None:
-            self.item.remove_class("-cursor")
+            _mark(self.item, False)
         self.item = item
         if item is not None:
-            item.add_class("-cursor")
-            item.scroll_visible(animate=False)
+            _mark(item, True)
+            view = self.transcript.view
+            view.call_after_refresh(view.scroll_to_block, item)
 
     def move(self, step: int) -> None:
         """To the previous (-1) or next (+1) block; from nothing, up starts at the last one."""
@@ -47,43 +47,48 @@ class TranscriptCursor:
         return had
 
     def toggle_tools(self) -> None:
-        """Ctrl+O: the block under the cursor (any collapsible block), else all tool blocks."""
-        from pi_cli.tui.widgets.tool_block import ToolBlock
-        from pi_cli.tui.widgets.turn_panel import TurnPanel
+        """Ctrl+O: the block under the cursor (any folding block), else all tool blocks."""
+        from pi_cli.tui.document.turn import TurnBlock
 
         item = self._live_item()
-        if item is not None and not isinstance(item, TurnPanel):
-            item_toggle(item)
+        if item is not None and not isinstance(item, TurnBlock):
+            item.toggle()
             return
-        scope: Any = item if item is not None else self.transcript
-        blocks = list(scope.query(ToolBlock))
         if item is None:
             self.transcript.set_tools_expanded(not self.transcript.tools_expanded)
-        elif blocks:
+            return
+        blocks = self.transcript.tool_blocks(item)
+        if blocks:
             expand = not all(block.expanded for block in blocks)
             for block in blocks:
                 block.set_expanded(expand)
 
     def toggle_turn(self) -> None:
-        """Alt+O: collapse or expand the turn under the cursor (or holding it), else the last."""
-        from pi_cli.tui.widgets.turn_panel import TurnPanel
+        """Alt+O: fold or unfold the turn under the cursor (or holding it), else the last."""
+        from pi_cli.tui.document.turn import TurnBlock
 
         item = self._live_item()
-        panel: Any = item
-        while panel is not None and not isinstance(panel, TurnPanel):
+        panel: Block | None = item
+        while panel is not None and not isinstance(panel, TurnBlock):
             panel = panel.parent
         if panel is None:
-            turns = list(self.transcript.query(TurnPanel))
+            turns = [b for b in self.transcript.view.entries if isinstance(b, TurnBlock)]
             panel = turns[-1] if turns else None
         if panel is not None:
             panel.toggle()
 
-    def _live_item(self) -> Widget | None:
-        if self.item is not None and not self.item.is_attached:
-            self._set(None)
+    def _live_item(self) -> Block | None:
+        """The cursor's block, dropped if it left the transcript (a /new, a removed turn)."""
+        item = self.item
+        if item is not None:
+            node: Block | None = item
+            while node is not None and node.parent is not None:
+                node = node.parent
+            if node is not self.transcript.view.root:
+                self._set(None)
         return self.item
 
 
-def item_toggle(item: Any) -> None:
-    """Toggle one block (each cursor item has ``toggle()``)."""
-    item.toggle()
+def _mark(item: Any, on: bool) -> None:
+    """Show or hide the cursor on a block (each cursor item has ``set_cursor``)."""
+    item.set_cursor(on)

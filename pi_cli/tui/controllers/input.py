@@ -74,7 +74,7 @@ class InputControl:
             if result is not None:
                 await self.command_result(result, text)
         except Exception as exc:  # noqa: BLE001 - keep the app alive, show the reason
-            await self.host.transcript.notice(clean(f"{type(exc).__name__}: {exc}"), "error")
+            self.host.transcript.notice(clean(f"{type(exc).__name__}: {exc}"), "error")
         self.host.refresh_status()
 
     async def send_startup(self) -> None:
@@ -105,7 +105,7 @@ class InputControl:
             pick_commands.open_picker(host, result.action)
         elif result.output and not (_is_compact(text) and not result.error):
             # /compact's own line would repeat the compaction block the event drew.
-            await host.transcript.notice(clean(result.output), "error" if result.error else "info")
+            host.transcript.notice(clean(result.output), "error" if result.error else "info")
 
     # ------------------------------------------------------------------ keys
 

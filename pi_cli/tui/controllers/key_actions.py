@@ -50,7 +50,7 @@ def _handlers(app: KeyActionHost) -> dict[str, Callable[..., object]]:
         "cursor_move": app.cursor.move,
         "toggle_tools": app.cursor.toggle_tools,
         "toggle_turn": app.cursor.toggle_turn,
-        "toggle_thinking": lambda: app.transcript.toggle_class("-hide-thinking"),
+        "toggle_thinking": lambda: app.transcript.toggle_thinking(),
         "show_keys": lambda: show_keys(app),
         "cycle_permission_mode": lambda: app.shell.permissions.cycle() if app.shell else None,
         "toggle_todos": app.todos.toggle,

@@ -70,7 +70,7 @@ class ScrollControl:
             return
         self.loading = True
         try:
-            await transcript.load_earlier()
+            transcript.load_earlier()
         finally:
             # After the transcript kept the view in place (its own after-refresh callback):
             # until then the view still looks "at the top" and would load batch after batch.

@@ -15,8 +15,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from pi_cli.tui.document.tool import diff_content
 from pi_cli.tui.keymap import bindings
-from pi_cli.tui.widgets.tool_block import diff_content
 
 
 @dataclass

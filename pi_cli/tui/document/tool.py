@@ -2,20 +2,20 @@
 
 A block rests in ``preview`` (live calls: the last lines, the exact number of earlier lines and
 how to see them) or ``collapsed`` (resumed calls: one summary line); Ctrl+O, or a click, expands
-it to the whole result (up to :data:`EXPANDED_LINES`) and back.
+it to the whole result (up to :data:`EXPANDED_LINES`) and back. A ``task`` call holds its
+sub-agent's panel below its output.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from textual import events, on
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
+
+from pi_cli.tui.document import styles
+from pi_cli.tui.document.rows import Block, Row, Stack, fit, wrap
 
 LIVE_LINES = 12  # while running: the tail, like a terminal
 PREVIEW_LINES = 10  # a finished result: its last lines
@@ -80,7 +80,7 @@ def diff_content(diff: str, limit: int) -> Content:
             style = "$diff-context"
         parts.append(Content.styled(_cut(line), style))
     if len(lines) > limit:
-        parts.append(Content.styled(f"… {len(lines) - limit} more diff lines", "$tool-hint"))
+        parts.append(Content.styled(f"… {len(lines) - limit} more diff lines", styles.TOOL_HINT))
     return Content("\n").join(parts)
 
 
@@ -88,9 +88,10 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-class ToolBlock(Vertical):
-    """A tool call block; its state shows through ``-pending``, ``-success``, ``-error`` and
-    ``-expanded``."""
+class ToolBlock(Block):
+    """A tool call: its state is ``pending``, ``success`` or ``error``; ``expanded`` or resting."""
+
+    margin_bottom = 1
 
     def __init__(
         self,
@@ -101,7 +102,7 @@ class ToolBlock(Vertical):
         clock: Callable[[], float] | None = None,
         rest: Rest = "preview",
     ) -> None:
-        super().__init__(classes="tool-block -pending")
+        super().__init__()
         self.call_id = call_id
         self.tool_name = name
         self.args = args
@@ -113,16 +114,22 @@ class ToolBlock(Vertical):
         self.expanded = False
         self.is_error = False
         self.finished = False
+        self.cursor = False
         self.text = ""  # the live output, then the result the model read
         self.details: Any = None
-        self.title_view = Static(self._title_content(), classes="tool-title", markup=False)
-        self.output = Static("", classes="tool-output", markup=False)
-
-    def compose(self) -> ComposeResult:
-        yield self.title_view
-        yield self.output
+        self.subagents = Stack(self)  # a task call's sub-agent panels
+        self._title = self._title_content()
+        self._output = Content("")
+        self._rows: tuple[int, list[Row]] | None = None
 
     # ------------------------------------------------------------------ state
+
+    @property
+    def state(self) -> str:
+        """``pending``, ``success`` or ``error``."""
+        if not self.finished:
+            return "pending"
+        return "error" if self.is_error else "success"
 
     def _title_content(self, now: float | None = None) -> Content:
         if not self.finished:
@@ -134,24 +141,34 @@ class ToolBlock(Vertical):
         parts: list[tuple[str, str] | str] = [(f"{glyph} ", style), (f"{self.tool_name} ", "bold")]
         parts.append(self.title)
         if self.finished and self.duration is not None:
-            parts.append((f" · {self.duration:.1f}s", "$tool-hint"))
+            parts.append((f" · {self.duration:.1f}s", styles.TOOL_HINT))
         elif not self.finished and now is not None:
-            parts.append((f" · {max(0.0, now - self.started):.1f}s", "$tool-hint"))
-        return Content.assemble(*parts)
+            parts.append((f" · {max(0.0, now - self.started):.1f}s", styles.TOOL_HINT))
+        return Content.assemble(*parts).stylize_before("$tool-title")
+
+    def _show(self, title: Content | None = None, output: Content | None = None) -> None:
+        if title is not None:
+            self._title = title
+        if output is not None:
+            self._output = output
+        self._rows = None
+        self.changed()
 
     def tick(self, now: float) -> None:
         """Spinner and elapsed time while the call runs (called a few times a second)."""
         if not self.finished:
-            self.title_view.update(self._title_content(now))
+            self._show(title=self._title_content(now))
 
     def progress(self, text: str) -> None:
         """Show the output so far (bash streams)."""
         self.text = text
         lines, hidden = tail(text, LIVE_LINES)
         head = (
-            [Content.styled(f"… {_plural(hidden, 'earlier line')}", "$tool-hint")] if hidden else []
+            [Content.styled(f"… {_plural(hidden, 'earlier line')}", styles.TOOL_HINT)]
+            if hidden
+            else []
         )
-        self.output.update(Content("\n").join([*head, *map(Content, lines)]))
+        self._show(output=Content("\n").join([*head, *map(Content, lines)]))
 
     def finish(
         self, text: str, is_error: bool, details: Any, duration: float | None = None
@@ -165,31 +182,42 @@ class ToolBlock(Vertical):
             self.duration = duration
         elif self.clock is not None:
             self.duration = max(0.0, self.clock() - self.started)
-        self.set_class(False, "-pending")
-        self.set_class(is_error, "-error")
-        self.set_class(not is_error, "-success")
-        self.title_view.update(self._title_content())
+        self._title = self._title_content()
         self.render_output()
 
     def set_expanded(self, expanded: bool) -> None:
         """Show the whole result (``True``) or its resting form."""
         if expanded != self.expanded:
             self.expanded = expanded
-            self.set_class(expanded, "-expanded")
             if self.finished:
                 self.render_output()
             elif not expanded:
                 self.progress(self.text)
             else:
-                self.output.update(Content("\n".join(tail(self.text, EXPANDED_LINES)[0])))
+                self._show(output=Content("\n".join(tail(self.text, EXPANDED_LINES)[0])))
 
     def toggle(self) -> None:
         """Expand or go back to the resting form."""
         self.set_expanded(not self.expanded)
 
-    @on(events.Click)
-    def _clicked(self, event: events.Click) -> None:
-        self.toggle()
+    def set_cursor(self, on: bool) -> None:
+        """Show or hide the transcript cursor on this block."""
+        if on != self.cursor:
+            self.cursor = on
+            self._show()
+
+    def hit(self, index: int) -> bool:
+        return True  # a click anywhere on the block toggles it
+
+    def children(self) -> Sequence[Block]:
+        return self.subagents.items
+
+    def child_changed(self, child: Block) -> None:
+        self.subagents.dirty(child.slot + 1)
+        self.changed()
+
+    def plain_text(self) -> str:
+        return f"{self.tool_name} {self.title}\n{self.text}"
 
     # ------------------------------------------------------------------ drawing
 
@@ -199,10 +227,15 @@ class ToolBlock(Vertical):
         diff = self.details.get("diff") if isinstance(self.details, dict) else None
         return str(diff) if diff and not self.is_error else None
 
+    @property
+    def output_text(self) -> str:
+        """What the output area shows now, as text."""
+        return self._output.plain
+
     def _full_output_note(self, shown: str) -> Content | None:
         path = self.details.get("full_output_path") if isinstance(self.details, dict) else None
         if path and str(path) not in shown:
-            return Content.styled(f"Full output: {path}", "$tool-hint")
+            return Content.styled(f"Full output: {path}", styles.TOOL_HINT)
         return None
 
     def render_output(self) -> None:
@@ -211,18 +244,17 @@ class ToolBlock(Vertical):
             lines = diff.count("\n") + 1
             limit = 100_000 if self.expanded else DIFF_PREVIEW_LINES
             if self.rest == "collapsed" and not self.expanded:
-                self.output.update(self._summary(lines, "diff line"))
+                self._show(output=self._summary(lines, "diff line"))
             else:
-                self.output.update(diff_content(diff, limit))
+                self._show(output=diff_content(diff, limit))
             return
         if self.expanded:
             shown, hidden = tail(self.text, EXPANDED_LINES)
         elif self.rest == "collapsed":
             total = tail(self.text, 0)[1]
             last = tail(self.text, 1)[0] if self.is_error else []
-            self.output.update(
-                Content("\n").join([self._summary(total, "line"), *map(Content, last)])
-            )
+            summary = Content("\n").join([self._summary(total, "line"), *map(Content, last)])
+            self._show(output=summary)
             return
         else:
             shown, hidden = tail(self.text, PREVIEW_LINES)
@@ -230,12 +262,59 @@ class ToolBlock(Vertical):
         if hidden:
             hint = "" if self.expanded else ", Ctrl+O to expand"
             parts.append(
-                Content.styled(f"… ({_plural(hidden, 'earlier line')}{hint})", "$tool-hint")
+                Content.styled(f"… ({_plural(hidden, 'earlier line')}{hint})", styles.TOOL_HINT)
             )
-        parts += [Content(line) for line in shown] or [Content.styled("(no output)", "$tool-hint")]
+        parts += [Content(line) for line in shown] or [
+            Content.styled("(no output)", styles.TOOL_HINT)
+        ]
         if (note := self._full_output_note("\n".join(shown))) is not None:
             parts.append(note)
-        self.output.update(Content("\n").join(parts))
+        self._show(output=Content("\n").join(parts))
 
     def _summary(self, count: int, what: str) -> Content:
-        return Content.styled(f"({_plural(count, what)}, Ctrl+O to expand)", "$tool-hint")
+        return Content.styled(f"({_plural(count, what)}, Ctrl+O to expand)", styles.TOOL_HINT)
+
+    def _own_rows(self, width: int) -> list[Row]:
+        """Title and output rows at the block's inner ``width`` (cached)."""
+        if self._rows is None or self._rows[0] != width:
+            colour = styles.TOOL_ERROR if self.is_error else styles.TOOL_OUTPUT
+            rows = wrap(self._title, width)
+            if self._output.plain:
+                rows += wrap(self._output.stylize_before(colour), width)
+            self._rows = (width, rows)
+        return self._rows[1]
+
+    @staticmethod
+    def _inner(width: int) -> int:
+        return max(1, width - 4)  # bar, padding either side, a right margin
+
+    def measure(self, width: int) -> int:
+        inner = self._inner(width)
+        height = len(self._own_rows(inner))
+        if self.subagents.items:
+            height += 1 + self.subagents.height(inner)
+        return height
+
+    def draw(self, index: int, width: int) -> Row:
+        inner = self._inner(width)
+        own = self._own_rows(inner)
+        if index < len(own):
+            row = own[index]
+        else:
+            found = self.subagents.locate(index - len(own) - 1, inner)
+            row = fit(Content(""), inner) if found is None else found[0].draw(found[1], inner)
+        if self.cursor:
+            bar, background = styles.CURSOR_BORDER, styles.CURSOR_BG
+        else:
+            bar = styles.TOOL_ERROR if self.is_error else styles.BORDER
+            background = styles.TOOL_BG[self.state]
+        framed = row.framed(Content.styled("▌", bar) + Content(" "), Content(" ")).under(background)
+        return framed.framed(Content(""), Content(" "))
+
+    def locate(self, index: int, width: int) -> tuple[Block, int, int] | None:
+        inner = self._inner(width)
+        own = len(self._own_rows(inner))
+        if index <= own:
+            return None
+        found = self.subagents.locate(index - own - 1, inner)
+        return None if found is None else (found[0], found[1], inner)

@@ -1,28 +1,32 @@
-"""pi's Markdown: Textual's widget with link URLs shown and tables that honour their alignment.
+"""Markdown pieces that need no layout: pi's parser, inline text, tables as box-drawn lines.
 
 * Links: a markdown-it core rule appends `` (url)`` after a link whose text is not the URL
   itself, so the address can be read and copied in any terminal (tmux has no OSC 8).
-* Tables: drawn by :class:`TableView` with box lines, right/centre alignment from ``---:`` /
-  ``:---:``, and columns sized by their content (the widest shrinks first, cells wrap).
-* Code fences wrap their long lines (CSS in ``app.tcss``), instead of clipping them.
+* Tables: box lines, right/centre alignment from ``---:`` / ``:---:``, columns sized by their
+  content (the widest shrinks first, cells wrap).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, Literal
+import re
+from typing import Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
-from textual.content import Content
-from textual.geometry import Size
-from textual.widget import Widget
-from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownBlock, MarkdownTable, MarkdownTD, MarkdownTH
+from textual.content import Content, Span
+
+from pi_cli.tui.document import styles
 
 Align = Literal["left", "center", "right"]
 MIN_COLUMN = 3
+_SPACES = re.compile(r"\s+")
+INLINE_STYLES = {
+    "em_open": "italic",
+    "strong_open": "bold",
+    "s_open": "strike",
+    "link_open": styles.LINK,
+}
 
 
 def _show_link_urls(state: StateCore) -> None:
@@ -53,10 +57,75 @@ def _show_link_urls(state: StateCore) -> None:
 
 
 def pi_parser() -> MarkdownIt:
-    """The parser every pi Markdown widget uses."""
+    """The parser every pi Markdown answer goes through."""
     parser = MarkdownIt("gfm-like")
     parser.core.ruler.push("pi_link_urls", _show_link_urls)
     return parser
+
+
+def inline_content(token: Token | None) -> Content:
+    """An ``inline`` token's children as styled text (as Textual's Markdown widget draws them)."""
+    if token is None or not token.children:
+        return Content("")
+    parts: list[str] = []
+    spans: list[Span] = []
+    opened: list[tuple[str, int]] = []
+    position = 0
+
+    def add(text: str) -> None:
+        nonlocal position
+        parts.append(text)
+        position += len(text)
+
+    for child in token.children:
+        kind = child.type
+        if kind == "text":
+            add(_SPACES.sub(" ", child.content))
+        elif kind == "softbreak":
+            add(" ")
+        elif kind == "hardbreak":
+            add("\n")
+        elif kind == "code_inline":
+            spans.append(Span(position, position + len(child.content), styles.CODE_INLINE))
+            add(child.content)
+        elif kind in ("html_inline", "text_special"):
+            add(child.content)
+        elif kind == "image":
+            alt = child.content or str(child.attrs.get("alt", ""))
+            add(f"[image: {alt}]" if alt else "[image]")
+        elif kind in INLINE_STYLES:
+            opened.append((INLINE_STYLES[kind], position))
+        elif kind.endswith("_close") and opened:
+            style, start = opened.pop()
+            spans.append(Span(start, position, style))
+    return Content("".join(parts), spans=spans)
+
+
+def table_parts(tokens: list[Token]) -> tuple[list[Content], list[list[Content]], list[Align]]:
+    """(headers, body rows, column alignments) of a table's tokens."""
+    headers: list[Content] = []
+    aligns: list[Align] = []
+    rows: list[list[Content]] = []
+    in_head = False
+    for index, token in enumerate(tokens):
+        kind = token.type
+        if kind == "thead_open":
+            in_head = True
+        elif kind == "thead_close":
+            in_head = False
+        elif kind == "tr_open" and not in_head:
+            rows.append([])
+        elif kind in ("th_open", "td_open"):
+            inline = tokens[index + 1] if index + 1 < len(tokens) else None
+            cell = inline_content(
+                inline if inline is not None and inline.type == "inline" else None
+            )
+            if in_head:
+                headers.append(cell)
+                aligns.append(_align(token))
+            elif rows:
+                rows[-1].append(cell)
+    return headers, [row for row in rows if row], aligns
 
 
 def _align(token: Token) -> Align:
@@ -64,72 +133,6 @@ def _align(token: Token) -> Align:
     if "right" in style:
         return "right"
     return "center" if "center" in style else "left"
-
-
-class PiTH(MarkdownTH):
-    """A header cell that remembers its column's alignment."""
-
-    def __init__(self, markdown: Markdown, token: Token, *args: Any, **kwargs: Any) -> None:
-        super().__init__(markdown, token, *args, **kwargs)
-        self.align = _align(token)
-
-
-class PiTD(MarkdownTD):
-    """A body cell that remembers its alignment."""
-
-    def __init__(self, markdown: Markdown, token: Token, *args: Any, **kwargs: Any) -> None:
-        super().__init__(markdown, token, *args, **kwargs)
-        self.align = _align(token)
-
-
-def _cells(block: MarkdownBlock) -> Iterable[MarkdownBlock]:
-    # The parser fills a block's children into ``_blocks`` before it is mounted (read only).
-    for child in block._blocks:
-        yield child
-        yield from _cells(child)
-
-
-class PiTable(MarkdownTable):
-    """A Markdown table drawn by :class:`TableView`."""
-
-    def compose(self) -> Any:
-        headers: list[Content] = []
-        aligns: list[Align] = []
-        rows: list[list[Content]] = []
-        for cell in _cells(self):
-            if isinstance(cell, PiTH):
-                headers.append(cell._content)  # the cell's parsed inline content
-                aligns.append(cell.align)
-            elif cell.name == "tr_open":
-                rows.append([])
-            elif isinstance(cell, PiTD) and rows:
-                rows[-1].append(cell._content)
-        yield TableView(headers, [row for row in rows if row], aligns)
-
-
-class TableView(Widget):
-    """A table as box-drawn lines, laid out for the width it gets."""
-
-    DEFAULT_CSS = "TableView { height: auto; width: 1fr; }"
-
-    def __init__(self, headers: list[Content], rows: list[list[Content]], aligns: list[Align]):
-        super().__init__(classes="md-table")
-        self.headers, self.rows, self.aligns = headers, rows, aligns
-        self._cache: tuple[int, Content] | None = None
-
-    def layout_for(self, width: int) -> Content:
-        """The whole table for ``width`` cells (cached per width)."""
-        if self._cache is not None and self._cache[0] == width:
-            return self._cache[1]
-        content = table_content(self.headers, self.rows, self.aligns, width)
-        self._cache = (width, content)
-        return content
-
-    def render(self) -> Content:
-        return self.layout_for(self.content_size.width or self.size.width or 80)
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self.layout_for(width).plain.split("\n"))
 
 
 def column_widths(natural: list[int], available: int) -> list[int]:
@@ -153,7 +156,7 @@ def table_content(
     body = [row + [Content("")] * (columns - len(row)) for row in rows]
     natural = [max(1, *(r[i].cell_length for r in [headers, *body])) for i in range(columns)]
     widths = column_widths(natural, max(columns, width - 3 * columns - 1))
-    border = "$md-table-border"
+    border = styles.TABLE_BORDER
 
     def rule(left: str, mid: str, right: str) -> Content:
         return Content.styled(left + mid.join("─" * (w + 2) for w in widths) + right, border)
@@ -166,7 +169,10 @@ def table_content(
             for i, lines in enumerate(wrapped):
                 text = lines[row] if row < len(lines) else Content("")
                 text = _aligned(text, widths[i], aligns[i])
-                parts += [Content(" "), text.stylize("bold $md-table-header") if header else text]
+                parts += [
+                    Content(" "),
+                    text.stylize(styles.TABLE_HEADER) if header else text,
+                ]
                 parts += [Content(" "), Content.styled("│", border)]
             out.append(Content.assemble(*parts))
         return out
@@ -186,15 +192,3 @@ def _aligned(text: Content, width: int, align: Align) -> Content:
     if align == "center":
         return text.pad(gap // 2, gap - gap // 2)
     return text.pad_right(gap)
-
-
-class PiMarkdown(Markdown):
-    """Markdown with pi's link and table rendering (see the module docstring)."""
-
-    BLOCKS = {**Markdown.BLOCKS, "table_open": PiTable, "th_open": PiTH, "td_open": PiTD}
-
-    def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:
-        super().__init__(markdown, parser_factory=pi_parser, **kwargs)
-
-
-__all__ = ["PiMarkdown", "TableView", "pi_parser", "table_content"]
