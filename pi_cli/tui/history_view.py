@@ -17,6 +17,7 @@ from pi_cli.tui.messages import clean, clean_value
 
 if TYPE_CHECKING:
     from pi_cli.shell import CodingAgent
+    from pi_cli.tui.document.rows import Block
     from pi_cli.tui.options import TuiOptions
 
 
@@ -40,7 +41,6 @@ class HistoryHost(Protocol):
     @property
     def scroller(self) -> _Edges: ...
 
-    from pi_cli.tui.document.rows import Block
 
 FIRST_GROUPS = 12  # groups mounted at once: more than a tall screen shows
 BATCH_GROUPS = 12  # older groups mounted per scroll to the top

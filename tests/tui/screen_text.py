@@ -14,7 +14,7 @@ def screen_text(app: App) -> str:
 
 def row_styles(app: App, needle: str) -> list[tuple[str, Style | None]]:
     """The segments (text, style) of the first screen row holding ``needle``."""
-    update = app.screen._compositor.render_update(full=True)  # noqa: SLF001 - test helper
+    update = app.screen._compositor.render_update(full=True)
     for line in update.strips:  # a row is a list of strips (one per widget it crosses)
         if needle in "".join(chop.text for chop in line):
             return [(seg.text, seg.style) for chop in line for seg in chop]

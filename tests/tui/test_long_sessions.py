@@ -92,7 +92,7 @@ async def test_two_hundred_turns_scroll_fold_and_unfold(tmp_path: Path) -> None:
         await pilot.press("alt+o")
         await pilot.pause()
         assert app.transcript.turns[198].collapsed and "▶ Turn 199" in screen_text(app)
-        assert len(app.transcript.view._strips) <= MAX_STRIPS  # noqa: SLF001 - bounded cache
+        assert len(app.transcript.view._strips) <= MAX_STRIPS
 
 
 async def test_a_long_streamed_answer_is_drawn_whole_with_its_tables_and_code(

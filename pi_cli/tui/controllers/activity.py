@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from pi_cli.tui.host import TuiHost
 from pi_cli.tui.document.tool import spinner_frame
+from pi_cli.tui.host import TuiHost
 from pi_cli.tui.widgets.footer import Item, short_tokens
 
 if TYPE_CHECKING:

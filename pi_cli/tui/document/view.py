@@ -80,7 +80,7 @@ def child_start(parent: Block, child: Block, width: int) -> tuple[int, int] | No
         inner = max(1, width - (1 if parent.bar else 0) - parent.indent)
         return 1 + parent.body_top + parent.body.start(child, inner), inner
     if isinstance(parent, ToolBlock):
-        inner = parent._inner(width)  # noqa: SLF001 - the block's own geometry
+        inner = parent._inner(width)
         own = parent.height(width) - (parent.subagents.height(inner) if parent.subagents else 0)
         return own + parent.subagents.start(child, inner), inner
     if isinstance(parent, MarkdownBlock):
@@ -129,7 +129,7 @@ class TranscriptView(Widget, can_focus=False):
         if block.parent is self.root:
             index = block.slot
             self.root.entries.remove(block)
-            self.root._height = None  # noqa: SLF001 - the root is the view's own
+            self.root._height = None
             self.document_changed(index)
 
     def clear_entries(self) -> None:
