@@ -17,9 +17,12 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.shell.config.auth import AuthError, Credentials
+
+if TYPE_CHECKING:
+    from agent_core.net import NetworkConfig
 
 Say = Callable[[str], None]
 
@@ -197,7 +200,7 @@ def pkce_login(
     open_browser: Callable[[str], Any] | None = None,
     paste: Callable[[], str | None] | None = None,
     timeout_s: float = 300.0,
-    network: Any = None,
+    network: NetworkConfig | None = None,
 ) -> Credentials:
     """Browser sign-in: the loopback callback catches the code (or it is pasted back)."""
     verifier, challenge = pkce_pair()
@@ -284,7 +287,7 @@ def device_login(
     say: Say,
     *,
     sleep: Callable[[float], None] = time.sleep,
-    network: Any = None,
+    network: NetworkConfig | None = None,
 ) -> Credentials:
     """Device-code sign-in: show a code, poll until the user has entered it."""
     start = _post(
