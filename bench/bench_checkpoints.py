@@ -55,7 +55,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["PI_HOME"] = str(Path(tmp) / "pi_home")
         from pi_cli.shell.checkpoints.git import ShadowGit
-        from pi_cli.shell.checkpoints.snapshot import Limits, restore_tree, take_snapshot
+        from pi_cli.shell.checkpoints.restore import restore_tree
+        from pi_cli.shell.checkpoints.snapshot import Limits, take_snapshot
 
         project = Path(tmp) / "project"
         project.mkdir()

@@ -1,9 +1,10 @@
-"""Path handling shared by the tools: resolution against the working directory, atomic writes."""
+"""Path handling shared by the tools: resolution against the working directory, display.
+
+Writing and reading a call's file is :mod:`tools.safe_files`."""
 
 from __future__ import annotations
 
 import os
-import tempfile
 import unicodedata
 from pathlib import Path
 
@@ -67,42 +68,3 @@ def display_path(cwd: str | Path, path: Path) -> str:
     except ValueError:
         return str(path)
     return str(relative) or "."
-
-
-_UMASK: int | None = None
-
-
-def _umask() -> int:
-    global _UMASK
-    if _UMASK is None:
-        # os.umask can only be read by setting it; do it once and restore at once.
-        _UMASK = os.umask(0o022)
-        os.umask(_UMASK)
-    return _UMASK
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same directory and ``os.replace``.
-
-    A crash leaves either the old file or the new one, never a half-written one. An existing
-    file keeps its permission bits; a symlink is followed so the link itself survives.
-    """
-    target = Path(os.path.realpath(path))
-    try:
-        mode = target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

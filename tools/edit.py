@@ -13,8 +13,17 @@ from pydantic import BaseModel, Field, ValidationError
 from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._match import find_match
-from tools._paths import atomic_write, display_path, resolve_path
+from tools._paths import display_path, resolve_path
 from tools._present import path_effect, str_arg, with_suffix
+from tools.safe_files import (
+    CheckedPaths,
+    NotARegularFile,
+    PathChanged,
+    Place,
+    call_target,
+    pin,
+    refusal,
+)
 
 _BOM = "\ufeff"
 
@@ -85,6 +94,8 @@ class EditTool(ToolBase):
 
     def __init__(self, cwd: str | Path) -> None:
         self.cwd = Path(cwd)
+        self.checked_paths = CheckedPaths()
+        """The paths the permission check decided on, per call (see :mod:`tools.safe_files`)."""
 
     def title(self, args: Mapping[str, Any]) -> str:
         """``path``, plus `` (N edits)`` when the call makes several."""
@@ -109,35 +120,42 @@ class EditTool(ToolBase):
         """Apply ``args.edits``; on any failure nothing is written."""
         if cancel.aborted:
             raise ToolError("Aborted")
-        return await asyncio.to_thread(self._edit, args)
+        decided = self.checked_paths.take(tool_call_id)
+        return await asyncio.to_thread(self._edit, args, decided)
 
-    def _edit(self, args: EditArgs) -> ToolResult:
-        path = resolve_path(self.cwd, args.path)
-        shown = display_path(self.cwd, path)
-        if not path.exists():
-            raise ToolError(f"File not found: {shown}")
-        if path.is_dir():
-            raise ToolError(f"{shown} is a directory, not a file.")
-        if not path.is_file():
-            # Reading a FIFO or a tty blocks forever in the worker thread (and then at exit).
+    def _edit(self, args: EditArgs, decided: dict[str, Path] | None = None) -> ToolResult:
+        shown = display_path(self.cwd, resolve_path(self.cwd, args.path))
+        try:
+            target, follow = call_target(self.cwd, args.path, decided)
+            with pin(target, follow=follow) as place:
+                original = _read_text(place, shown)
+                output, details = edit_text(original, args.edits, shown)
+                place.write_atomic(output.encode("utf-8"))
+        except PathChanged as exc:
+            raise ToolError(refusal(shown, exc)) from None
+        except FileNotFoundError:
+            raise ToolError(f"File not found: {shown}") from None
+        except IsADirectoryError:
+            raise ToolError(f"{shown} is a directory, not a file.") from None
+        except NotARegularFile:
+            # Reading a FIFO or a tty would block forever in the worker thread (and at exit).
             raise ToolError(
                 f"{shown} is not a regular file (device, FIFO or socket); use bash to inspect it."
-            )
-        try:
-            original = path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            raise ToolError(
-                f"{shown} is not valid UTF-8 text; edit only changes text files."
             ) from None
-        except OSError as exc:
-            raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from None
-
-        output, details = edit_text(original, args.edits, shown)
-        try:
-            atomic_write(path, output.encode("utf-8"))
         except OSError as exc:
             raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}") from None
         return edit_result(len(args.edits), details)
+
+
+def _read_text(place: Place, shown: str) -> str:
+    try:
+        return place.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"{shown} is not valid UTF-8 text; edit only changes text files.") from None
+    except (PathChanged, FileNotFoundError, IsADirectoryError, NotARegularFile):
+        raise
+    except OSError as exc:
+        raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from None
 
 
 def edit_text(original: str, edits: list[EditItem], shown: str) -> tuple[str, EditDetails]:

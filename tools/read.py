@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import BaseModel, Field
 
@@ -24,6 +25,14 @@ from tools._lines import Line, read_window
 from tools._paths import display_path, resolve_path
 from tools._present import int_arg, path_effect, str_arg, with_suffix
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from tools.safe_files import (
+    CheckedPaths,
+    NotARegularFile,
+    PathChanged,
+    call_target,
+    pin,
+    refusal,
+)
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 MAX_LINE_BYTES = 48 * 1024
@@ -75,6 +84,8 @@ class ReadTool(ToolBase):
 
     def __init__(self, cwd: str | Path) -> None:
         self.cwd = Path(cwd)
+        self.checked_paths = CheckedPaths()
+        """The paths the permission check decided on, per call (see :mod:`tools.safe_files`)."""
 
     def title(self, args: Mapping[str, Any]) -> str:
         """``path``, or ``path:offset-end`` for a window (``path:offset`` to the end)."""
@@ -102,30 +113,34 @@ class ReadTool(ToolBase):
         """Read ``args.path``; raises ToolError with a clear reason on failure."""
         if cancel.aborted:
             raise ToolError("Aborted")
+        decided = self.checked_paths.take(tool_call_id)
         # File I/O off the event loop so a big read never stalls the UI.
-        return await asyncio.to_thread(self._read, args)
+        return await asyncio.to_thread(self._read, args, decided)
 
-    def _read(self, args: ReadArgs) -> ToolResult:
-        path = resolve_path(self.cwd, args.path)
-        shown = display_path(self.cwd, path)
-        if not path.exists():
-            raise ToolError(f"File not found: {shown}")
-        if path.is_dir():
-            raise ToolError(f"{shown} is a directory, not a file. Use ls to list it.")
-        if not path.is_file():
+    def _read(self, args: ReadArgs, decided: dict[str, Path] | None = None) -> ToolResult:
+        shown = display_path(self.cwd, resolve_path(self.cwd, args.path))
+        try:
+            target, follow = call_target(self.cwd, args.path, decided)
+            with pin(target, follow=follow) as place:
+                handle = place.open_read()
+        except PathChanged as exc:
+            raise ToolError(refusal(shown, exc)) from None
+        except (FileNotFoundError, NotADirectoryError):
+            raise ToolError(f"File not found: {shown}") from None
+        except IsADirectoryError:
+            raise ToolError(f"{shown} is a directory, not a file. Use ls to list it.") from None
+        except NotARegularFile:
             # Opening a FIFO or a tty blocks forever in the worker thread (and then at exit).
             raise ToolError(
                 f"{shown} is not a regular file (device, FIFO or socket); use bash to inspect it."
-            )
-        try:
-            handle = path.open("rb")
+            ) from None
         except OSError as exc:
             raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}") from None
         with handle:
             head = handle.read(_SNIFF_BYTES)
             mime = sniff_image(head)
             if mime is not None:
-                return self._image(path, shown, mime)
+                return self._image(handle, shown, mime)
             if b"\x00" in head:
                 raise ToolError(
                     f"{shown} appears to be a binary file; read only supports text and images."
@@ -133,13 +148,14 @@ class ReadTool(ToolBase):
             handle.seek(0)
             return self._text(handle, shown, args)
 
-    def _image(self, path: Path, shown: str, mime: str) -> ToolResult:
-        size = path.stat().st_size
+    def _image(self, handle: BinaryIO, shown: str, mime: str) -> ToolResult:
+        size = os.fstat(handle.fileno()).st_size
         if size > MAX_IMAGE_BYTES:
             raise ToolError(
                 f"Image {shown} is {format_size(size)}, over the {format_size(MAX_IMAGE_BYTES)} limit."
             )
-        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        handle.seek(0)
+        data = base64.b64encode(handle.read()).decode("ascii")
         return ToolResult(
             content=[
                 TextContent(text=f"Read image file {shown} [{mime}, {format_size(size)}]"),

@@ -11,8 +11,16 @@ from pydantic import BaseModel, Field
 
 from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
-from tools._paths import atomic_write, display_path, resolve_path
+from tools._paths import display_path, resolve_path
 from tools._present import path_effect, str_arg, with_suffix
+from tools.safe_files import (
+    CheckedPaths,
+    NotARegularFile,
+    PathChanged,
+    call_target,
+    pin,
+    refusal,
+)
 
 
 class WriteArgs(BaseModel):
@@ -25,7 +33,11 @@ class WriteArgs(BaseModel):
 
 
 class WriteTool(ToolBase):
-    """Write a whole file, creating parent directories; atomic (temp file + rename)."""
+    """Write a whole file, creating parent directories; atomic (temp file + rename).
+
+    It writes exactly the path the permission check decided on (:attr:`checked_paths`, filled
+    by the gate), through :mod:`tools.safe_files`: a path changed since is refused.
+    """
 
     name = "write"
     summary = "Create or overwrite a file (parent directories created)"
@@ -39,6 +51,7 @@ class WriteTool(ToolBase):
 
     def __init__(self, cwd: str | Path) -> None:
         self.cwd = Path(cwd)
+        self.checked_paths = CheckedPaths()
 
     def title(self, args: Mapping[str, Any]) -> str:
         """``path (N lines)``; just ``path`` while the content has not arrived."""
@@ -65,23 +78,25 @@ class WriteTool(ToolBase):
         """Write ``args.content`` to ``args.path`` and report the byte count."""
         if cancel.aborted:
             raise ToolError("Aborted")
-        return await asyncio.to_thread(self._write, args)
+        decided = self.checked_paths.take(tool_call_id)
+        return await asyncio.to_thread(self._write, args, decided)
 
-    def _write(self, args: WriteArgs) -> ToolResult:
-        path = resolve_path(self.cwd, args.path)
-        shown = display_path(self.cwd, path)
-        if path.is_dir():
-            raise ToolError(f"{shown} is a directory; give a file path.")
-        if path.exists() and not path.is_file():
+    def _write(self, args: WriteArgs, decided: dict[str, Path] | None = None) -> ToolResult:
+        shown = display_path(self.cwd, resolve_path(self.cwd, args.path))
+        data = args.content.encode("utf-8")
+        try:
+            target, follow = call_target(self.cwd, args.path, decided)
+            with pin(target, follow=follow, create_dirs=True) as place:
+                existed = place.write_atomic(data)
+        except PathChanged as exc:
+            raise ToolError(refusal(shown, exc)) from None
+        except IsADirectoryError:
+            raise ToolError(f"{shown} is a directory; give a file path.") from None
+        except NotARegularFile:
             # The atomic rename would silently swap a FIFO/device/socket for a regular file.
             raise ToolError(
                 f"{shown} is not a regular file (device, FIFO or socket); use bash to write to it."
-            )
-        data = args.content.encode("utf-8")
-        existed = path.exists()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, data)
+            ) from None
         except OSError as exc:
             raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}") from None
         verb = "Overwrote" if existed else "Created"

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.events.bus import EventBus
     from pi_cli.shell.hooks import HookManager
     from pi_cli.shell.options import ShellOptions
+    from tools.safe_files import CheckedPaths
 
     class WiredShell(ShellContext, Protocol):
         """The shell its hooks and permission gate are wired into."""
@@ -158,7 +159,16 @@ class Safety:
             emit, self.options.approvals, self.settings.permissions.approval_timeout_s
         )
         gate = ToolGate(
-            engine, broker, hooks, describe, self.cwd, self.notify, warn_once, self.save_rule, emit
+            engine,
+            broker,
+            hooks,
+            describe,
+            self.cwd,
+            self.notify,
+            warn_once,
+            self.save_rule,
+            emit,
+            checked_paths_of=lambda name: _checked_paths(find(name)),
         )
         self.engine = engine
         return gate
@@ -198,3 +208,11 @@ class Safety:
             )
         self.notify(f"Saved {', '.join(texts)} to {label}.", "info")
         return None
+
+
+def _checked_paths(tool: Tool | None) -> CheckedPaths | None:
+    """The record of decided paths of pi's file tools (read, edit, write and their ACP twins)."""
+    from tools.safe_files import CheckedPaths
+
+    checked = getattr(tool, "checked_paths", None)
+    return checked if isinstance(checked, CheckedPaths) else None

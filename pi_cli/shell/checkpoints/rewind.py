@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_core import AbortSignal
 from pi_cli.shell.checkpoints.git import ShadowGit
+from pi_cli.shell.checkpoints.restore import Restored, restore_tree
 from pi_cli.shell.checkpoints.snapshot import (
     FileStat,
-    Restored,
     Snapshot,
     changed_paths,
     name_status,
     numstats,
-    restore_tree,
 )
 from pi_cli.shell.checkpoints.timeline import Checkpoint, Timeline
 from pi_cli.shell.session.store import SessionError, SessionStore

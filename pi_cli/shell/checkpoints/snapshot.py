@@ -14,7 +14,6 @@ import os
 import re
 import stat
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -248,65 +247,3 @@ def _parse_numstats(out: bytes) -> dict[tuple[str, str], list[FileStat]]:
                 )
             )
     return result
-
-
-# ---------------------------------------------------------------------------- restoring
-
-
-@dataclass
-class Restored:
-    """What a restore did to the workspace."""
-
-    written: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-
-
-def restore_tree(
-    git: ShadowGit, current: str, target: str, keep: frozenset[str] = frozenset()
-) -> Restored:
-    """Make the workspace's snapshotted files those of ``target`` (``current``: a snapshot
-    just taken). Files created since are deleted; files in ``keep`` are left as they are;
-    ignored and oversized files (in neither tree) are never touched."""
-    report = Restored()
-    changes = [(s, p) for s, p in name_status(git, current, target) if p not in keep]
-    for status, path in changes:
-        if status == "D":
-            _delete(git.workspace, path, report)
-    writes = [path for status, path in changes if status != "D"]
-    if writes:
-        scratch = git.index_dir / f"restore-{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
-        try:
-            git.run("read-tree", target, index=scratch)
-            git.run(
-                "checkout-index", "-f", "-z", "--stdin",
-                index=scratch, stdin=b"\0".join(os.fsencode(p) for p in writes) + b"\0",
-            )  # fmt: skip
-            report.written.extend(writes)
-        except GitError as exc:
-            report.failed.append(str(exc))
-        finally:
-            with contextlib.suppress(OSError):
-                scratch.unlink()
-    return report
-
-
-def _delete(workspace: Path, path: str, report: Restored) -> None:
-    target = workspace / path
-    if ".." in Path(path).parts or Path(path).is_absolute():
-        report.failed.append(f"{path}: not inside the workspace")
-        return
-    try:
-        if target.is_symlink() or target.is_file():
-            target.unlink()
-            report.deleted.append(path)
-    except OSError as exc:
-        report.failed.append(f"{path}: {exc.strerror or exc}")
-        return
-    parent = target.parent
-    while parent != workspace and workspace in parent.parents:
-        try:
-            parent.rmdir()  # only when empty
-        except OSError:
-            break
-        parent = parent.parent

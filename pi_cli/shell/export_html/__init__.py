@@ -138,12 +138,18 @@ def render_session(store: SessionStore, theme: str = "dark") -> str:
 
 def export_session(store: SessionStore, target: Path, theme: str = "dark") -> Path:
     """Write the page to ``target`` (atomically); returns the path written."""
+    from tools.safe_files import NotARegularFile, pin
+
     page = render_session(store, theme)
+    # The directories as the user named them (followed once, on held descriptors); a symlink
+    # at the file's own name is replaced, never written through (one planted by the model).
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        temporary.write_bytes(page.encode("utf-8", "replace"))
-        temporary.replace(target)
+        with pin(
+            os.path.abspath(target), follow=True, create_dirs=True, follow_last=False
+        ) as place:
+            place.write_atomic(page.encode("utf-8", "replace"), over_symlink=True)
+    except NotARegularFile:
+        raise ExportError(f"Cannot write {target}: it is not a regular file") from None
     except OSError as exc:
         raise ExportError(f"Cannot write {target}: {exc.strerror or exc}") from None
     return target

@@ -30,6 +30,7 @@ from pi_cli.shell.redaction import REDACTOR, redact_value
 if TYPE_CHECKING:
     from pi_cli.shell.context import Level
     from pi_cli.shell.hooks import HookManager
+    from tools.safe_files import CheckedPaths
 
 SaveRule = Callable[[str, list[str]], str | None]
 """(scope, rule texts) -> a warning, or None when saved."""
@@ -62,6 +63,8 @@ class ToolGate:
         warn_once: Callable[[str, Level], None],
         save_rule: SaveRule,
         emit: Callable[[Any], None],
+        *,
+        checked_paths_of: Callable[[str], CheckedPaths | None] = lambda name: None,
     ) -> None:
         self.engine = engine
         self.broker = broker
@@ -72,6 +75,8 @@ class ToolGate:
         self.warn_once = warn_once
         self.save_rule = save_rule
         self.emit = emit
+        self.checked_paths_of = checked_paths_of
+        """A tool's record of the paths decided on (its file effects use exactly those)."""
         self.denied_for_approval = 0
         self._context: dict[str, str] = {}
 
@@ -105,13 +110,22 @@ class ToolGate:
             return _block(f"denied: {decision.reason}")
         if decision.arguments is not None:
             args, rewritten = decision.arguments, True
+        paths = decision.paths
         if decision.behavior == "ask":
             verdict = await self._ask(call.id, name, args, decision)
             if isinstance(verdict, str):
                 return _block(verdict)
             if verdict is not None:
                 args, rewritten = verdict, True
+                paths = self.engine.decided_paths(name, args)  # what the hook decided on
+        self._record(call.id, name, paths)
         return BeforeToolCallResult(arguments=args) if rewritten else None
+
+    def _record(self, call_id: str, name: str, paths: dict[str, Path] | None) -> None:
+        """The tool will touch exactly the paths decided on, not resolve them again."""
+        checked = self.checked_paths_of(name) if paths is not None else None
+        if checked is not None and paths is not None:
+            checked.record(call_id, paths)
 
     async def _ask(
         self, call_id: str, name: str, args: dict[str, Any], decision: Decision

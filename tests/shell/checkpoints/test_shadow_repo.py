@@ -11,11 +11,11 @@ import pytest
 
 from pi_cli.shell.checkpoints.git import ShadowGit
 from pi_cli.shell.checkpoints.prune import prune
+from pi_cli.shell.checkpoints.restore import restore_tree
 from pi_cli.shell.checkpoints.snapshot import (
     Limits,
     SnapshotSkipped,
     name_status,
-    restore_tree,
     take_snapshot,
 )
 from pi_cli.shell.config.settings import Settings
