@@ -38,10 +38,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from tools._fs_walk import (
+    DIR_FLAGS,
+    NotARegularFile,
+    PathChanged,
+    Walk,
+    components,
+    walk_to_parent,
+)
 from tools._paths import resolve_path
 
-_DIR = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_MAX_LINKS = 40
 _UMASK: int | None = None
 
 __all__ = [
@@ -57,14 +63,6 @@ __all__ = [
 ]
 
 
-class PathChanged(OSError):
-    """The path is not what was checked: a component is now a symlink or not a directory."""
-
-
-class NotARegularFile(OSError):
-    """The path names a directory, a FIFO, a device or a socket."""
-
-
 def _umask() -> int:
     global _UMASK
     if _UMASK is None:
@@ -78,7 +76,8 @@ class CheckedPaths:
     """The real paths a permission check decided on, per tool call.
 
     The gate records them before the call runs; the tool takes them when it runs and writes
-    exactly those (:func:`pin` with ``follow=False``). Keyed by the path as the call gave it.
+    exactly those (:func:`pin` with ``follow=False``). Keyed by the call's path made absolute
+    against the real working directory (as the engine resolves it).
     """
 
     LIMIT = 256
@@ -105,7 +104,8 @@ def call_target(cwd: str | Path, raw: str, decided: Mapping[str, Path] | None) -
     ``cwd`` like the engine does, followed on held descriptors by :func:`pin`."""
     if decided is None:
         return Path(os.path.normpath(resolve_path(cwd, raw))), True
-    real = decided.get(raw)
+    # Resolved against the real working directory, as the engine resolves it.
+    real = decided.get(os.path.normpath(resolve_path(os.path.realpath(cwd), raw)))
     if real is None:  # the arguments changed after the check (a hook rewrote them)
         raise PathChanged(f"{raw} is not the path the permission check decided on")
     return real, False
@@ -247,114 +247,6 @@ class Place:
         return exc
 
 
-def _components(path: str) -> list[str]:
-    return [part for part in path.split("/") if part and part != "."]
-
-
-class _Walk:
-    """Directories held from ``/`` (or a root descriptor) down to the current one."""
-
-    def __init__(self, root_fd: int, root: Path, follow: bool, create: bool, owned: bool) -> None:
-        self.stack: list[tuple[int, Path]] = [(root_fd, root)]
-        self.base = 0 if owned else 1
-        """How many descriptors at the bottom of the stack belong to the caller."""
-        self.follow = follow
-        self.create = create
-        self.links = 0
-
-    @property
-    def fd(self) -> int:
-        return self.stack[-1][0]
-
-    @property
-    def here(self) -> Path:
-        return self.stack[-1][1]
-
-    def close(self, keep: int = -1) -> None:
-        for fd, _ in self.stack[self.base :]:
-            if fd != keep:
-                os.close(fd)
-        self.stack = self.stack[: self.base]
-
-    def up(self) -> None:
-        if len(self.stack) > max(self.base, 1):  # the parent of / is /
-            os.close(self.stack.pop()[0])
-
-    def enter(self, name: str, todo: list[str]) -> None:
-        """Go into ``name``; a symlink is spliced into ``todo`` (follow) or refused."""
-        try:
-            fd = os.open(name, _DIR, dir_fd=self.fd)
-        except FileNotFoundError:
-            if not self.create:
-                raise FileNotFoundError(
-                    2, "No such file or directory", str(self.here / name)
-                ) from None
-            try:
-                os.mkdir(name, 0o777, dir_fd=self.fd)
-            except FileExistsError:
-                pass  # made meanwhile: opened (and checked) below like any other
-            fd = self._open_checked(name)
-        except NotADirectoryError:
-            fd = self._not_a_directory(name, todo)
-            if fd < 0:
-                return
-        self.stack.append((fd, self.here / name))
-
-    def _open_checked(self, name: str) -> int:
-        try:
-            return os.open(name, _DIR, dir_fd=self.fd)
-        except NotADirectoryError:
-            raise PathChanged(f"{self.here / name} is not a directory now") from None
-
-    def _not_a_directory(self, name: str, todo: list[str]) -> int:
-        info = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
-        if stat.S_ISDIR(info.st_mode):  # it was not one a moment ago: swapped meanwhile
-            raise PathChanged(f"{self.here / name} is a symlink now (it keeps changing)")
-        if not stat.S_ISLNK(info.st_mode):
-            raise NotADirectoryError(20, "Not a directory", str(self.here / name))
-        if not self.follow:
-            raise PathChanged(
-                f"{self.here / name} is a symlink now (the path changed after it was checked)"
-            )
-        self.splice(os.readlink(name, dir_fd=self.fd), todo)
-        return -1
-
-    def splice(self, target: str, todo: list[str]) -> None:
-        self.links += 1
-        if self.links > _MAX_LINKS:
-            raise OSError(40, "Too many levels of symbolic links", str(self.here))
-        if target.startswith("/"):
-            if self.base:  # a walk below a root never leaves it (and never follows)
-                raise PathChanged(f"{self.here} holds a symlink out of the tree: {target}")
-            self.close()
-            self.stack = [(os.open("/", _DIR), Path("/"))]
-        todo[:0] = _components(target)
-
-
-def _walk_to_parent(walk: _Walk, parts: list[str], follow_last: bool = True) -> str:
-    """Enter every directory of ``parts`` but the last; follow a final symlink if the walk
-    follows symlinks and ``follow_last``. Returns the final name."""
-    todo = list(parts)
-    while todo:
-        name = todo.pop(0)
-        if name == "..":
-            walk.up()
-            continue
-        if todo:
-            walk.enter(name, todo)
-            continue
-        if walk.follow and follow_last:
-            try:
-                info = os.stat(name, dir_fd=walk.fd, follow_symlinks=False)
-            except FileNotFoundError:
-                return name
-            if stat.S_ISLNK(info.st_mode):
-                walk.splice(os.readlink(name, dir_fd=walk.fd), todo)
-                continue
-        return name
-    raise IsADirectoryError(21, "Is a directory", str(walk.here))
-
-
 def pin(
     path: str | Path, *, follow: bool, create_dirs: bool = False, follow_last: bool = True
 ) -> Place:
@@ -370,9 +262,9 @@ def pin(
     text = os.path.normpath(os.fspath(path))
     if not text.startswith("/"):
         raise ValueError(f"not an absolute path: {text}")
-    walk = _Walk(os.open("/", _DIR), Path("/"), follow, create_dirs, owned=True)
+    walk = Walk(os.open("/", DIR_FLAGS), Path("/"), follow, create_dirs, owned=True)
     try:
-        name = _walk_to_parent(walk, _components(text), follow_last)
+        name = walk_to_parent(walk, components(text), follow_last)
     except BaseException:
         walk.close()
         raise
@@ -384,12 +276,12 @@ def pin(
 def pin_under(root_fd: int, root: Path, relative: str, *, create_dirs: bool = False) -> Place:
     """The entry ``relative`` below the directory ``root_fd`` (``root``: its path, for messages),
     never leaving it: no symlink is followed and ``..`` is refused."""
-    parts = _components(relative)
+    parts = components(relative)
     if not parts or ".." in parts:
         raise PathChanged(f"{relative!r} is not a path inside {root}")
-    walk = _Walk(root_fd, root, follow=False, create=create_dirs, owned=False)
+    walk = Walk(root_fd, root, follow=False, create=create_dirs, owned=False)
     try:
-        name = _walk_to_parent(walk, parts)
+        name = walk_to_parent(walk, parts)
     except BaseException:
         walk.close()
         raise
@@ -404,7 +296,7 @@ def pin_under(root_fd: int, root: Path, relative: str, *, create_dirs: bool = Fa
 def open_root(path: str | Path) -> Iterator[int]:
     """A directory held open (no symlink followed on the way) for :func:`pin_under`."""
     with pin(path, follow=False) as place:
-        fd = os.open(place.name, _DIR, dir_fd=place.dir_fd)
+        fd = os.open(place.name, DIR_FLAGS, dir_fd=place.dir_fd)
     try:
         yield fd
     finally:

@@ -83,10 +83,7 @@ class Decision:
         self.arguments = arguments
         self.suggestions: list[Suggestion] = suggestions or []
         self.no_sandbox = no_sandbox
-        self.paths: dict[str, Path] | None = None
-        """The real paths decided on (each file path of the call as given -> resolved once);
-        None when the call's paths were not looked at (the bypass mode). The file tools use
-        exactly these (:class:`tools.safe_files.CheckedPaths`)."""
+        self.paths: dict[str, Path] | None = None  # absolute -> real path decided on (or None)
 
 
 class _Call:
@@ -96,7 +93,6 @@ class _Call:
         self.tool = tool
         self.args = args
         self.paths = paths
-        self.decided: dict[str, Path] = {}
         self.commands: list[SimpleCommand] | None = None
         self.raw = ""
 
@@ -170,17 +166,12 @@ class PermissionEngine:
             return Decision("allow", "bypassPermissions mode")
         call = self._analyse(tool, args)
         decision = self._evaluate(call, hook)
-        decision.paths = call.decided
         if decision.behavior == "allow" and hook == "ask":
             decision = Decision("ask", "a PreToolUse hook asks", suggestions=decision.suggestions)
         if decision.behavior == "ask" and self.mode == "dontAsk":
             return Decision("deny", f"dontAsk mode denies what no rule allows ({decision.reason})")
+        decision.paths = {absolute: resolved for absolute, resolved, _ in call.paths}
         return decision
-
-    def decided_paths(self, tool: str, args: Mapping[str, Any]) -> dict[str, Path]:
-        """The real paths of a call's files, resolved now (arguments a hook gave after the
-        decision: the hook decided on them)."""
-        return self._analyse(tool, args).decided
 
     def allow_for_session(self, rules: Sequence[Rule]) -> None:
         """Remember "allow for this session" answers."""
@@ -311,9 +302,6 @@ class PermissionEngine:
             absolute = os.path.normpath(resolve_path(self.workspace.cwd, effect.path))
             paths.append((absolute, real(absolute), effect.access))
         call = _Call(tool, args, paths)
-        call.decided = {
-            e.path: resolved for e, (_, resolved, _) in zip(effects, paths, strict=True)
-        }
         if tool == "bash":
             raw = args.get("command")
             call.raw = raw if isinstance(raw, str) else ""

@@ -117,7 +117,7 @@ class ToolGate:
                 return _block(verdict)
             if verdict is not None:
                 args, rewritten = verdict, True
-                paths = self.engine.decided_paths(name, args)  # what the hook decided on
+                paths = self.engine.evaluate(name, args).paths  # the paths the hook gave
         self._record(call.id, name, paths)
         return BeforeToolCallResult(arguments=args) if rewritten else None
 

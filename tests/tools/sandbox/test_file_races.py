@@ -189,3 +189,31 @@ def test_a_racing_sandboxed_loop_never_gets_pi_to_write_git_config_or_outside(
         f"{sum(('Overwrote' in t) or ('Successfully' in t) for t in texts)}",
         file=sys.stderr,
     )
+
+
+async def test_a_workspace_reached_through_a_symlink_writes_and_reads(tmp_path: Path) -> None:
+    """The engine decides on real paths; the tools find them from a symlinked working directory."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    stream = ScriptedStream(
+        reply(tool_call("w", "write", {"path": "notes/a.txt", "content": "hello\n"})),
+        reply(tool_call("e", "edit", {"path": "notes/a.txt", "edits": [{"old_text": "hello", "new_text": "bye"}]})),
+        reply(tool_call("r", "read", {"path": "notes/a.txt"})),
+        reply(text("done")),
+    )  # fmt: skip
+    shell = CodingAgent(
+        ShellOptions(
+            cwd=tmp_path / "link",
+            stream_fn=stream,
+            tools=["read", "write", "edit"],
+            permission_mode="acceptEdits",
+        )
+    )
+    await shell.submit("go")
+    await shell.wait_idle()
+    await shell.aclose()
+    results = _results(stream)
+    assert results[0] == "Created notes/a.txt (6 bytes written)"
+    assert results[1].startswith("Successfully applied 1 edit") and "bye" in results[2]
+    assert (real / "notes" / "a.txt").read_text() == "bye\n"
