@@ -309,9 +309,11 @@ class PiApp(App[int], inherit_bindings=False):
 
     def on_run_started(self, message: m.RunStarted) -> None:
         self.editor.live = self.is_live
+        self.transcript.view.set_throttled(True)
         self.activity.run_started()
 
     def on_run_ended(self, message: m.RunEnded) -> None:
+        self.transcript.view.set_throttled(False)
         self.activity.run_ended()
         self.refresh_status()
         self.runs_rendered += 1

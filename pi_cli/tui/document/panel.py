@@ -39,7 +39,7 @@ class Panel(Block):
         """Change the title (a live turn's spinner, a finished turn's summary)."""
         if title != self.title:
             self.title = title
-            self.changed()
+            self.redrawn()  # one row, cut to the width: the height stays
 
     def toggle(self) -> None:
         """Fold or unfold."""
@@ -55,13 +55,13 @@ class Panel(Block):
         """Show or hide the transcript cursor on this panel."""
         if on != self.cursor:
             self.cursor = on
-            self.changed()
+            self.redrawn()
 
     def set_hover(self, on: bool) -> None:
         """Tint the title while the mouse is over it."""
         if on != self.hover:
             self.hover = on
-            self.changed()
+            self.redrawn()
 
     def children(self) -> Sequence[Block]:
         return self.body.items

@@ -126,6 +126,17 @@ class Block:
         """A child looks different (composite blocks re-index it)."""
         self.changed()
 
+    def redrawn(self) -> None:
+        """This block looks different but keeps its height (a title, a spinner, the cursor):
+        its rows are painted again, nothing is laid out."""
+        parent = self.parent
+        if parent is not None:
+            parent.child_redrawn(self)
+
+    def child_redrawn(self, child: Block) -> None:
+        """A child looks different at the same height."""
+        self.redrawn()
+
     def children(self) -> Sequence[Block]:
         """The blocks inside this one (all of them, folded or not)."""
         return ()

@@ -156,8 +156,16 @@ class ToolBlock(Block):
 
     def tick(self, now: float) -> None:
         """Spinner and elapsed time while the call runs (called a few times a second)."""
-        if not self.finished:
-            self._show(title=self._title_content(now))
+        if self.finished:
+            return
+        title = self._title_content(now)
+        cached = self._rows
+        if cached is not None and len(wrap(title, cached[0])) == len(wrap(self._title, cached[0])):
+            self._title = title
+            self._rows = None
+            self.redrawn()  # as many rows as before: nothing to lay out
+        else:
+            self._show(title=title)
 
     def progress(self, text: str) -> None:
         """Show the output so far (bash streams)."""
@@ -204,7 +212,7 @@ class ToolBlock(Block):
         """Show or hide the transcript cursor on this block."""
         if on != self.cursor:
             self.cursor = on
-            self._show()
+            self.redrawn()
 
     def hit(self, index: int) -> bool:
         return True  # a click anywhere on the block toggles it

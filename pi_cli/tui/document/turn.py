@@ -233,7 +233,7 @@ class TurnBlock(Panel):
         self.live = False
         seconds = self.clock() - self.started
         self.set_title(turn_title(self.number, tools, (input_tokens, output_tokens), seconds))
-        self.changed()  # the bar is no longer the live colour
+        self.redrawn()  # the bar is no longer the live colour
 
     def plain_text(self) -> str:
         return str(self.title)
