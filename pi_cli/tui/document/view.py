@@ -24,8 +24,8 @@ from textual.content import Content
 from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.timer import Timer
 from textual.style import Style
+from textual.timer import Timer
 from textual.widget import Widget
 
 from pi_cli.tui.document import styles
