@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.input_policy import Intent
     from pi_cli.shell.input_queue import InputQueue, QueuedInput, QueueError
     from pi_cli.shell.jsonl import dumps_line
+    from pi_cli.shell.jsonrpc import check_frame, encode, valid_id
     from pi_cli.shell.models.choices import model_rows
     from pi_cli.shell.models.local import (
         detect_local_servers,
@@ -163,6 +164,9 @@ _EXPORTS: dict[str, str] = {
     "redact": "pi_cli.shell.redaction",
     "REDACTOR": "pi_cli.shell.redaction",
     "dumps_line": "pi_cli.shell.jsonl",
+    "check_frame": "pi_cli.shell.jsonrpc",
+    "encode": "pi_cli.shell.jsonrpc",
+    "valid_id": "pi_cli.shell.jsonrpc",
     # settings and trust
     "AuthError": "pi_cli.shell.config.auth",
     "AuthStore": "pi_cli.shell.config.auth",
@@ -238,6 +242,7 @@ __all__ = [
     "BackgroundShellsChanged",
     "BashExecutionMessage",
     "BudgetExceeded",
+    "check_frame",
     "check_trust",
     "clean",
     "device_login",
@@ -253,6 +258,7 @@ __all__ = [
     "describe_rewind",
     "detect_local_servers",
     "dumps_line",
+    "encode",
     "export_session",
     "ExportError",
     "find_latest_session",
@@ -333,6 +339,7 @@ __all__ = [
     "TrustCheck",
     "trusted_folders",
     "UserBashError",
+    "valid_id",
 ]
 
 

@@ -21,6 +21,7 @@ from pi_cli import __version__
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.acp.fs import ClientEditTool, ClientFiles, ClientWriteTool
 from pi_cli.modes.acp.sdk import PROTOCOL_VERSION, RequestError, helpers, run_agent, schema
+from pi_cli.modes.acp.transport import checked_stdio
 from pi_cli.modes.acp.updates import AcpSession, tool_kind
 from pi_cli.modes.common import try_build_shell
 from pi_cli.shell import MODE_DESCRIPTIONS, MODES
@@ -42,7 +43,9 @@ def run_acp(args: LaunchArgs) -> int:
 async def _serve(args: LaunchArgs) -> None:
     agent = PiAgent(args)
     try:
-        await run_agent(agent)  # type: ignore[arg-type]  # implements the Agent methods it uses
+        # A malformed line from the client gets a JSON-RPC error; the session goes on.
+        transport = await checked_stdio()
+        await run_agent(agent, transport)  # type: ignore[arg-type]  # implements what it uses
     finally:
         await agent.close_all()
 

@@ -43,6 +43,7 @@ from pi_cli.shell import (
     SessionError,
     ShellEvent,
     dumps_line,
+    valid_id,
 )
 
 if TYPE_CHECKING:
@@ -173,6 +174,9 @@ class RpcServer:
             )
             return
         name, request_id = command["type"], command.get("id")
+        if not valid_id(request_id):  # an id of Infinity would make the response invalid JSON
+            self.respond(name, None, error='A command\'s "id" is a string or a number')
+            return
         handler = self.handlers.get(name)
         if handler is None:
             self.respond(name, request_id, error=f"Unknown command: {name}")

@@ -73,6 +73,8 @@ class ServerConnection:
             await self.close()
             self.state = "failed"
             self.error = f"did not finish starting within {timeout_s:g}s (mcp.connectTimeoutS)"
+            if self.process is not None and self.process.protocol_note:
+                self.error += f"; {self.process.protocol_note}"
         except McpError as exc:
             if self._closing:
                 return
@@ -289,6 +291,8 @@ class ServerConnection:
             parts.append(f"the server {process.exit_text()}")
         else:
             parts.append("the connection closed")
+        if process is not None and process.protocol_note and not process.protocol_error:
+            parts.append(process.protocol_note)
         if process is not None and process.stderr_tail():
             parts.append(f"stderr: {process.stderr_tail()}")
         return "; ".join(parts)

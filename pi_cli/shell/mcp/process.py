@@ -29,6 +29,7 @@ class StdioProcess:
         self.process = process
         self.stderr = bytearray()
         self.protocol_error: str | None = None
+        self.protocol_note: str | None = None  # the last line that was not JSON-RPC
 
     @property
     def pid(self) -> int:

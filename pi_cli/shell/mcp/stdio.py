@@ -1,8 +1,11 @@
 """The stdio transport for MCP servers over a process started by :mod:`.process`.
 
 Like the SDK's ``stdio_client`` (newline-delimited JSON-RPC over the child's stdin/stdout), over
-a server pi started itself, inside its process containment. A line on stdout that is not JSON-RPC fails the connection with that line quoted: the
-spec forbids anything else there, and waiting would only turn it into a time-out.
+a server pi started itself, inside its process containment. A line on stdout that is not a
+JSON-RPC message is answered with a JSON-RPC error (:mod:`pi_cli.shell.jsonrpc`) and reading
+goes on, as the reference SDKs do (a server that prints a banner still works); the line is kept
+and quoted when the server then fails or never finishes starting. A malformed response to a
+pending request fails that request at once instead of leaving it to time out.
 
 Shutdown: close stdin, wait briefly, then SIGTERM and SIGKILL to the whole tree.
 """
@@ -18,6 +21,7 @@ import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
+from pi_cli.shell.jsonrpc import INVALID_REQUEST, check_frame, encode, valid_id
 from pi_cli.shell.mcp.process import STDERR_TAIL, StdioProcess
 
 LINE_LIMIT = 64 * 1024 * 1024
@@ -45,12 +49,9 @@ async def stdio_transport(server: StdioProcess) -> AsyncIterator[tuple[Any, Any]
                     break
                 if not line.strip():
                     continue
-                try:
-                    message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                except ValueError:
-                    snippet = line.decode("utf-8", "replace").strip()[:120]
-                    server.protocol_error = f"it wrote something that is not JSON-RPC: {snippet!r}"
-                    break
+                message = _message(server, line)
+                if message is None:
+                    continue
                 try:
                     await reader_send.send(SessionMessage(message))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -84,6 +85,41 @@ async def stdio_transport(server: StdioProcess) -> AsyncIterator[tuple[Any, Any]
             with anyio.CancelScope(shield=True):
                 await stop(server)
             group.cancel_scope.cancel()
+
+
+def _message(server: StdioProcess, line: bytes) -> types.JSONRPCMessage | None:
+    """The SDK message on ``line``; ``None`` after answering (or dropping) a bad frame."""
+    frame = check_frame(line)
+    if frame.message is None:
+        if frame.error is not None:
+            snippet = line.decode("utf-8", "replace").strip()[:120]
+            server.protocol_note = f"it wrote something that is not JSON-RPC: {snippet!r}"
+            _answer(server, frame.reply())
+        return None
+    try:
+        return types.jsonrpc_message_adapter.validate_python(frame.message, by_name=False)
+    except ValueError:
+        pass
+    data, request_id = frame.message, frame.message.get("id")
+    snippet = line.decode("utf-8", "replace").strip()[:120]
+    server.protocol_note = f"it wrote a malformed JSON-RPC message: {snippet!r}"
+    if "method" not in data and valid_id(request_id) and request_id is not None:
+        # A malformed answer to a request: that request fails now, with the reason.
+        failure = types.ErrorData(code=INVALID_REQUEST, message=f"malformed response: {snippet}")
+        return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=failure)
+    reply_id = request_id if "method" in data and valid_id(request_id) else None
+    error = {"code": INVALID_REQUEST, "message": "Invalid Request: malformed message"}
+    _answer(server, {"jsonrpc": "2.0", "id": reply_id, "error": error})
+    return None
+
+
+def _answer(server: StdioProcess, message: dict[str, Any]) -> None:
+    """Write an error reply to the server (a whole line: ``write`` does not interleave)."""
+    stdin = server.process.stdin
+    if stdin is None or stdin.is_closing():
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
+        stdin.write(encode(message))
 
 
 async def stop(server: StdioProcess, grace_s: float = 0.5) -> None:

@@ -2,8 +2,10 @@
 
 ``python rogue_server.py MODE``: ``ok`` answers properly (tools ``echo``, ``slow``, ``die``,
 ``fail``, ``read_only`` and one with an invalid schema); ``hang`` never answers ``initialize``;
-``garbage`` writes a non-JSON line instead of answering; ``exit`` dies at once with a message
-on stderr. ``slow`` sleeps for its ``seconds`` argument (a tool time-out, an abort) and records
+``garbage`` writes a non-JSON line instead of answering; ``fuzz`` writes :data:`BAD_FRAMES`
+(malformed JSON-RPC of every kind) before each answer, answers the first ``echo`` call with a
+malformed response and logs every error reply pi sends back; ``exit`` dies at once with a
+message on stderr. ``slow`` sleeps for its ``seconds`` argument (a tool time-out, an abort) and records
 ``notifications/cancelled`` in the file named by ``ROGUE_LOG``; ``die`` kills the server
 mid-call. ``ROGUE_INIT_DELAY`` (seconds) delays the answer to ``initialize``. ``ROGUE_DAEMONS=<tag>``
 starts two ``setsid`` daemons at start: ``sleep <tag>1`` orphaned at once (its parent exits)
@@ -51,6 +53,38 @@ TOOLS = [
 ]
 
 
+BAD_FRAMES: list[bytes] = [
+    b"Starting rogue server v1.0...",
+    b"[]",
+    b'[{"jsonrpc": "2.0", "method": "ping", "id": 1}]',
+    b"5",
+    b'"text"',
+    b"null",
+    b"{",
+    b"\xff\xfe not utf-8",
+    b"{}",
+    b'{"jsonrpc": "2.0", "id": [1], "result": {}}',
+    b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}',
+    b'{"jsonrpc": "2.0", "id": true, "method": "ping"}',
+    b'{"jsonrpc": "2.0", "method": 5, "id": 7}',
+    b'{"jsonrpc": "2.0", "method": "ping", "id": 8, "params": 5}',
+    b'{"jsonrpc": "1.0", "method": "ping", "id": 9}',
+    b'{"jsonrpc": "2.0", "id": 424242, "result": {}}',
+    b'{"jsonrpc": "2.0", "id": 1e999, "method": "ping"}',
+    b'{"jsonrpc": "2.0", "id": 3, "error": "boom"}',
+    b'{"jsonrpc": "2.0", "id": "s1", "method": "no/such/method"}',
+    b"[" * 100_000,
+]
+"""Lines no JSON-RPC peer should send; pi answers each with an error (or drops it) and goes on."""
+
+
+def send_bad_frames() -> None:
+    out = sys.stdout.buffer
+    for frame in BAD_FRAMES:
+        out.write(frame + b"\n")
+    out.flush()
+
+
 def send(message: dict) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
@@ -63,7 +97,14 @@ def log(text: str) -> None:
             handle.write(text + "\n")
 
 
-def call(request_id: object, name: str, args: dict) -> None:
+MALFORMED_ONCE: list[bool] = []
+
+
+def call(request_id: object, name: str, args: dict, mode: str = "ok") -> None:
+    if mode == "fuzz" and name == "echo" and not MALFORMED_ONCE:
+        MALFORMED_ONCE.append(True)
+        send({"jsonrpc": "2.0", "id": request_id, "result": 5})  # no result object
+        return
     if name == "echo":
         text = str(args.get("text")) * int(args.get("times", 1))
         send(
@@ -139,6 +180,11 @@ def main() -> None:
     for line in sys.stdin:
         message = json.loads(line)
         method, request_id = message.get("method"), message.get("id")
+        if method is None:  # pi's answers: its error replies to the bad frames
+            log(f"reply {json.dumps(message, sort_keys=True)}")
+            continue
+        if mode == "fuzz":
+            send_bad_frames()
         if method == "initialize":
             time.sleep(float(os.environ.get("ROGUE_INIT_DELAY", "0")))  # a slow start
             if mode == "hang":
@@ -164,7 +210,7 @@ def main() -> None:
             params = message["params"]
             threading.Thread(
                 target=call,
-                args=(request_id, params["name"], params.get("arguments") or {}),
+                args=(request_id, params["name"], params.get("arguments") or {}, mode),
                 daemon=True,
             ).start()
         elif method == "notifications/cancelled":
