@@ -141,6 +141,12 @@ class ToolBase:
         """None known."""
         return []
 
+    def refusal(self, args: Mapping[str, Any]) -> str | None:
+        """Why the call would fail whatever the user answers, known without side effects
+        (an optional member: a permission gate refuses such a call before asking). Gets the
+        raw arguments; never raises."""
+        return None
+
 
 # A pydantic model's schema is a function of its core schema: generating it takes ~0.3 ms a
 # tool, and the loop asks for every tool's at every turn. Keyed by the class, checked against

@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """``(host, port)`` -> the addresses it resolves to (text form)."""
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_NUMERIC_V4 = re.compile(r"[0-9a-fx.]+", re.IGNORECASE)
+_LOOPBACK_NAMES = ("localhost", "localhost.localdomain")
 
 
 class Refused(Exception):
@@ -119,6 +123,27 @@ class AddressPolicy:
                 return True
         return False
 
+    def refuse_literal(self, host: str, port: int) -> None:
+        """:class:`Refused` for a host known not to be public without asking DNS: an address
+        in any spelling (``127.1``, ``0x7f.1``, ``2130706433``, ``[::ffff:7f00:1]``) or a
+        name that means this machine (``localhost``, ``*.localhost``), unless allowed.
+
+        Nothing is resolved: a name is looked up only after the call was approved (a lookup
+        of ``<secret>.attacker.example`` would already send the secret).
+        """
+        name = host.lower().rstrip(".")
+        ip = literal_address(name)
+        if ip is not None:
+            self.pick(host, port, [str(ip)])
+            return
+        local = name in _LOOPBACK_NAMES or name.endswith(".localhost")
+        if local and not self._allowed(name, port, ipaddress.ip_address("127.0.0.1")):
+            raise Refused(
+                f"refused to fetch from {host}: it names this machine (a loopback address). "
+                "web_fetch reaches only public addresses unless webFetch.allowPrivateHosts "
+                "allows it"
+            )
+
     def pick(self, host: str, port: int, addresses: Sequence[str]) -> str:
         """The address to connect to; :class:`Refused` when any of them is not allowed.
 
@@ -136,6 +161,38 @@ class AddressPolicy:
                     "only public addresses unless webFetch.allowPrivateHosts allows it"
                 )
         return addresses[0].split("%", 1)[0]
+
+
+def literal_address(host: str) -> IPAddress | None:
+    """The address a host spelled as a number means (as the C resolver reads it), or None."""
+    text = host.strip("[]")
+    try:
+        return ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        pass
+    if not _NUMERIC_V4.fullmatch(text) or not any(ch.isdigit() for ch in text):
+        return None
+    try:  # inet_aton: the forms getaddrinfo accepts too (127.1, 0x7f.0.0.1, 017700000001)
+        return ipaddress.IPv4Address(socket.inet_aton(text))
+    except OSError:
+        return None
+
+
+def check_url(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of an http(s) URL; :class:`Refused` for anything else."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise Refused(f"not a valid URL ({exc}): {url!r}") from None
+    if parts.scheme not in ("http", "https"):
+        raise Refused(f"only http and https URLs can be fetched, not {parts.scheme or 'this'}")
+    host = parts.hostname
+    if not host:
+        raise Refused(f"the URL names no host: {url!r}")
+    if parts.username is not None or parts.password is not None:
+        raise Refused("URLs with credentials (user:password@) are not fetched")
+    return parts.scheme, host, port or (443 if parts.scheme == "https" else 80)
 
 
 async def system_resolver(host: str, port: int) -> list[str]:

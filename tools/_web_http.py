@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
-from tools._web_guard import AddressPolicy, Refused, Resolver, system_resolver
+from tools._web_guard import AddressPolicy, Refused, Resolver, check_url, system_resolver
 
 if TYPE_CHECKING:
     import httpx
@@ -59,23 +59,6 @@ class FetchLimits:
     max_bytes: int
     timeout_s: float
     connect_timeout_s: float = 10.0
-
-
-def check_url(url: str) -> tuple[str, str, int]:
-    """(scheme, host, port) of an http(s) URL; :class:`Refused` for anything else."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError as exc:
-        raise Refused(f"not a valid URL ({exc}): {url!r}") from None
-    if parts.scheme not in ("http", "https"):
-        raise Refused(f"only http and https URLs can be fetched, not {parts.scheme or 'this'}")
-    host = parts.hostname
-    if not host:
-        raise Refused(f"the URL names no host: {url!r}")
-    if parts.username is not None or parts.password is not None:
-        raise Refused("URLs with credentials (user:password@) are not fetched")
-    return parts.scheme, host, port or (443 if parts.scheme == "https" else 80)
 
 
 def _pinned(url: str, address: str) -> str:

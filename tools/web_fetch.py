@@ -23,7 +23,7 @@ from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._present import int_arg, str_arg, with_suffix
 from tools._truncate import DEFAULT_MAX_BYTES, format_size, split_lines, truncate_head
-from tools._web_guard import AddressPolicy, Refused, Resolver
+from tools._web_guard import AddressPolicy, Refused, Resolver, check_url
 from tools._web_http import Fetched, FetchLimits, fetch, readable_type
 
 if TYPE_CHECKING:
@@ -107,6 +107,21 @@ class WebFetchTool(ToolBase):
             return ""
         offset = int_arg(args, "offset")
         return with_suffix(url.strip(), f" (from line {offset})" if offset else "")
+
+    def refusal(self, args: Mapping[str, Any]) -> str | None:
+        """Why the call would be refused whatever the user answers (a bad scheme, an address
+        that is not public in any spelling, ``localhost``), known without a DNS lookup; the
+        permission gate refuses such a call before asking. Names are resolved and checked
+        again when the request is made."""
+        url = str_arg(args, "url")
+        if url is None:
+            return None
+        try:
+            _, host, port = check_url(url)
+            self.policy.refuse_literal(host, port)
+        except Refused as exc:
+            return str(exc)
+        return None
 
     async def execute(
         self,

@@ -169,6 +169,7 @@ class Safety:
             self.save_rule,
             emit,
             checked_paths_of=lambda name: _checked_paths(find(name)),
+            refusal_of=lambda name, args: _refusal(find(name), args),
         )
         self.engine = engine
         return gate
@@ -216,3 +217,15 @@ def _checked_paths(tool: Tool | None) -> CheckedPaths | None:
 
     checked = getattr(tool, "checked_paths", None)
     return checked if isinstance(checked, CheckedPaths) else None
+
+
+def _refusal(tool: Tool | None, args: dict[str, Any]) -> str | None:
+    """The tool's own ``refusal`` of a call (an optional member of the Tool protocol)."""
+    refusal = getattr(tool, "refusal", None)
+    if refusal is None:
+        return None
+    try:
+        reason = refusal(args)
+    except Exception:  # noqa: BLE001 - a broken check refuses nothing; execute still checks
+        return None
+    return reason if isinstance(reason, str) and reason else None

@@ -243,3 +243,19 @@ def test_titles() -> None:
         tool.title({"url": "https://x.org/a", "offset": 200}) == "https://x.org/a (from line 200)"
     )
     assert tool.title({"url": 3}) == ""
+
+
+def test_refusal_is_static_and_honours_the_allow_list() -> None:
+    """Known without DNS: names pass (they are checked after approval, when resolved)."""
+    from tools.web_fetch import WebFetchConfig, WebFetchTool
+
+    tool = WebFetchTool()
+    assert tool.refusal({"url": "https://example.com/x"}) is None
+    assert tool.refusal({"url": "https://secret.attacker.example/"}) is None  # no lookup
+    assert tool.refusal({"url": 5}) is None  # validation reports that one
+    assert "loopback" in (tool.refusal({"url": "http://127.0.0.1:8080/"}) or "")
+    assert "loopback" in (tool.refusal({"url": "http://localhost/"}) or "")
+    allowed = WebFetchTool(WebFetchConfig(allow_private=["127.0.0.1:8080", "localhost"]))
+    assert allowed.refusal({"url": "http://127.0.0.1:8080/"}) is None
+    assert allowed.refusal({"url": "http://localhost/"}) is None
+    assert "loopback" in (allowed.refusal({"url": "http://127.0.0.1:9999/"}) or "")

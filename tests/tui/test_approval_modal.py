@@ -78,3 +78,24 @@ async def test_shift_tab_cycles_the_mode_and_the_footer_shows_it(tmp_path: Path)
         await wait_until(pilot, lambda: mode() == "plan")
         await type_text(pilot, "still typing")
         assert app.editor.text == "still typing"  # focus stayed in the editor
+
+
+async def test_a_web_fetch_approval_shows_the_request_as_text(tmp_path: Path) -> None:
+    from tests.tui.screen_text import screen_text
+
+    url = "https://docs.example.com/guide"
+    stream = ScriptedStream(reply(tool_call("w1", "web_fetch", {"url": url})), reply(text("ok")))
+    shell = make_shell(
+        tmp_path, stream, tools=None, approvals="interactive", permission_mode="default"
+    )
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "read it")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.pause()
+        drawn = screen_text(app)
+        assert f"GET {url}" in drawn and "host: docs.example.com" in drawn
+        assert '"url"' not in drawn
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.is_settled)

@@ -1,7 +1,9 @@
 """The permission gate: the agent's ``before_tool_call`` and ``after_tool_call``.
 
 Order per call: deny rules -> PreToolUse hooks (Python ``tool_call``, then commands; a rewrite
-is checked against the deny rules again) -> mode and allow/ask rules -> PermissionRequest hooks
+is checked against the deny rules again) -> the tool's own ``refusal`` (a call it would refuse
+whatever the answer, e.g. web_fetch of a loopback address, is refused before anyone is asked)
+-> mode and allow/ask rules -> PermissionRequest hooks
 -> the front end's question (:mod:`.approvals`). A denied call becomes a tool result the model
 reads. After a call: Python ``tool_result`` and PostToolUse hooks, then the keys pi holds are
 masked in the result (so the model, the session and every front end never see them).
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
 
 SaveRule = Callable[[str, list[str]], str | None]
 """(scope, rule texts) -> a warning, or None when saved."""
+Refusal = Callable[[str, dict[str, Any]], str | None]
+"""(tool, arguments) -> why the tool would refuse the call whatever the answer (``refusal``)."""
 NO_SANDBOX = (
     "auto mode has no sandbox here (install bubblewrap), so bash commands that are not "
     "read-only need approval, as in acceptEdits mode."
@@ -65,6 +69,7 @@ class ToolGate:
         emit: Callable[[Any], None],
         *,
         checked_paths_of: Callable[[str], CheckedPaths | None] = lambda name: None,
+        refusal_of: Refusal = lambda name, args: None,
     ) -> None:
         self.engine = engine
         self.broker = broker
@@ -77,6 +82,7 @@ class ToolGate:
         self.emit = emit
         self.checked_paths_of = checked_paths_of
         """A tool's record of the paths decided on (its file effects use exactly those)."""
+        self.refusal_of = refusal_of
         self.denied_for_approval = 0
         self._context: dict[str, str] = {}
 
@@ -105,6 +111,9 @@ class ToolGate:
                 if denied is not None:
                     return _block(denied.reason)
             hook_decision = stage.decision
+        refused = self.refusal_of(name, args)
+        if refused:  # the tool would refuse it anyway: never ask the user about it first
+            return _block(refused)
         decision = self.engine.evaluate(name, args, hook_decision)
         if decision.behavior == "deny":
             return _block(f"denied: {decision.reason}")

@@ -9,7 +9,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pi_cli.shell.permissions.web import host_of
+
 MAX_LINES = 400
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 MAX_READ = 2 * 1024 * 1024
 
 
@@ -20,9 +23,42 @@ def preview(tool: str, args: Mapping[str, Any], cwd: Path) -> str:
             return str(args.get("command", ""))
         if tool in ("edit", "write") and isinstance(args.get("path"), str):
             return _file_change(tool, args, cwd)
+        if tool == "web_fetch" and isinstance(args.get("url"), str):
+            return _web_request(args)
         return json.dumps(dict(args), ensure_ascii=False, indent=2, default=str)
     except Exception as exc:  # noqa: BLE001 - a preview must never stop the question
         return f"(no preview: {type(exc).__name__}: {exc})"
+
+
+def _web_request(args: Mapping[str, Any]) -> str:
+    """``GET <url>`` and the host, as the user reads them (not the call's JSON).
+
+    Characters a terminal would act on (controls, bidi overrides) are shown percent-encoded,
+    the way a browser's address bar shows them.
+    """
+    url = _visible(str(args["url"]).strip())
+    lines = [f"GET {url}"]
+    host = host_of(args["url"])
+    if host is not None:
+        lines.append(f"host: {_visible(host)}")
+    offset = args.get("offset")
+    if isinstance(offset, int) and not isinstance(offset, bool) and offset > 1:
+        lines.append(f"(the converted page from line {offset})")
+    return "\n".join(lines)
+
+
+def _visible(text: str) -> str:
+    return "".join(
+        "".join(f"%{byte:02X}" for byte in ch.encode("utf-8", "surrogatepass"))
+        if _hidden(ch)
+        else ch
+        for ch in text
+    )
+
+
+def _hidden(ch: str) -> bool:
+    code = ord(ch)
+    return code < 0x20 or 0x7F <= code <= 0x9F or ch in _BIDI or ch.isspace()
 
 
 def _file_change(tool: str, args: Mapping[str, Any], cwd: Path) -> str:

@@ -162,3 +162,80 @@ def test_one_shot_denies_an_unasked_domain_with_exit_code_7(
     assert "pi: denied web_fetch https://docs.python.org/3/" not in result.stdout
     assert "✗ web_fetch: denied" in result.stderr
     assert result.stdout == "could not\n"
+
+
+REFUSED_URLS = [
+    "http://127.0.0.1/",
+    "http://127.1:8080/admin",
+    "http://0x7f.1/",
+    "http://2130706433/",
+    "http://017700000001/",
+    "http://0/",
+    "http://0.0.0.0:9000/",
+    "http://[::1]/",
+    "http://[::ffff:127.0.0.1]/",
+    "http://[::ffff:7f00:1]/",
+    "http://[64:ff9b::a9fe:a9fe]/",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://[fe80::1%25eth0]/",
+    "http://10.0.0.1/",
+    "http://192.168.1.1/",
+    "http://172.16.0.1/",
+    "http://100.64.0.1/",
+    "http://localhost:3000/",
+    "http://LOCALHOST./",
+    "http://api.localhost/",
+    "file:///etc/passwd",
+    "gopher://example.com/",
+    "ftp://example.com/file",
+    "javascript:alert(1)",
+    "https://user:secret@example.com/",
+    "http:///nohost",
+]
+
+
+async def test_a_url_the_guard_refuses_is_refused_before_any_question(
+    project: Path, server: FakeProviderServer
+) -> None:
+    """As a hostile model would try it: every spelling of a local, private or metadata address
+    and every bad scheme is refused with the guard's reason, and the user is never asked."""
+    calls = [fetch(f"f{i}", url) for i, url in enumerate(REFUSED_URLS)]
+    server.add(Turn(tool_calls=calls), Turn(text="none worked"))
+    shell = make_shell(project, server, approvals="interactive", permission_mode="default")
+    asked: list[PermissionRequested] = []
+    shell.subscribe(lambda e: asked.append(e) if isinstance(e, PermissionRequested) else None)
+    await shell.submit("fetch them all")
+    await shell.wait_idle()
+    assert asked == []
+    texts = tool_texts(server.requests[1])
+    assert len(texts) == len(REFUSED_URLS)
+    for url, text in zip(REFUSED_URLS, texts, strict=True):
+        assert text.startswith(("refused to fetch", "only http and https", "the URL names no")) or (
+            "credentials" in text
+        ), (url, text)
+    await shell.aclose()
+
+
+async def test_the_approval_shows_the_request_not_its_json(
+    project: Path, server: FakeProviderServer
+) -> None:
+    url = "https://docs.example.com/guide?q=a b\x1b]52;c;aGk=\x07\u202e"
+    server.add(Turn(tool_calls=[fetch("f1", url, offset=200)]), Turn(text="ok"))
+    shell = make_shell(project, server, approvals="interactive", permission_mode="default")
+    asked: list[PermissionRequested] = []
+
+    def answer(event: Any) -> None:
+        if isinstance(event, PermissionRequested):
+            asked.append(event)
+            shell.answer(event.id, "deny")
+
+    shell.subscribe(answer)
+    await shell.submit("read the guide")
+    await shell.wait_idle()
+    (request,) = asked
+    lines = request.preview.splitlines()
+    # What a terminal would act on (ESC, BEL, a bidi override, spaces) shows percent-encoded.
+    assert lines[0] == "GET https://docs.example.com/guide?q=a%20b%1B]52;c;aGk=%07%E2%80%AE"
+    assert lines[1:] == ["host: docs.example.com", "(the converted page from line 200)"]
+    assert "{" not in request.preview
+    await shell.aclose()

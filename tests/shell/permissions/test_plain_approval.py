@@ -76,3 +76,38 @@ async def test_allow_once_deny_with_a_reason_and_always(tmp_path: Path, pi_home:
         assert (work / "d").exists() and out.getvalue().count("permission needed") == 3
         pipe.send_text("\x04")
         assert await asyncio.wait_for(task, 5) == 0
+
+
+async def test_a_web_fetch_approval_is_readable_and_a_refused_url_is_never_asked(
+    tmp_path: Path, pi_home: Path
+) -> None:
+    work = tmp_path / "project"
+    work.mkdir()
+    stream = ScriptedStream(
+        reply(tool_call("w0", "web_fetch", {"url": "http://169.254.169.254/latest/"})),
+        reply(tool_call("w1", "web_fetch", {"url": "https://docs.example.com/guide"})),
+        reply(text("fetched nothing")),
+    )
+    options = ShellOptions(
+        cwd=work, stream_fn=stream, tools=["web_fetch"], approvals="interactive",
+        permission_mode="default",
+    )  # fmt: skip
+    shell = CodingAgent(options)
+    out = io.StringIO()
+    console = Console(file=out, width=120, color_system=None, force_terminal=False)
+    with create_pipe_input() as pipe:
+        repl = PlainRepl(shell, console=console, input=pipe, output=DummyOutput(),
+                         history_file=tmp_path / "history")  # fmt: skip
+        task = asyncio.create_task(repl.run())
+        pipe.send_text("read it\r")
+        await until(lambda: "permission needed" in out.getvalue(), out)
+        shown = out.getvalue()
+        assert "GET https://docs.example.com/guide" in shown and '"url"' not in shown
+        assert shown.count("permission needed") == 1  # the metadata address was never asked
+        await asyncio.sleep(0.2)
+        pipe.send_text("n\r")
+        await until(lambda: "fetched nothing" in out.getvalue(), out)
+        results = [m.text for m in shell.messages if isinstance(m, ToolResultMessage)]
+        assert results[0].startswith("refused to fetch from 169.254.169.254")
+        pipe.send_text("\x04")
+        assert await asyncio.wait_for(task, 5) == 0

@@ -128,3 +128,28 @@ def test_confirm_style_and_malformed_answers(
     client.wait_for(of_type("agent_end"))
     assert (project / "x").exists()
     assert client.close() == 0
+
+
+def test_web_fetch_approvals_are_readable_and_refused_urls_never_asked(
+    start: Any, server: FakeProviderServer, project: Path
+) -> None:
+    server.add(
+        Turn(
+            tool_calls=[
+                ToolCallSpec("web_fetch", {"url": "http://[::1]:8080/"}, id="w0"),
+                ToolCallSpec("web_fetch", {"url": "https://docs.example.com/guide"}, id="w1"),
+            ]
+        ),
+        Turn(text="done"),
+    )
+    client = start("--permission-mode", "default")
+    assert client.request({"type": "prompt", "id": "p1", "message": "fetch"})["success"]
+    request = client.wait_for(ui_request)
+    assert request["toolCallId"] == "w1"  # w0 (loopback) was refused without a question
+    assert "GET https://docs.example.com/guide\nhost: docs.example.com" in request["message"]
+    assert '"url"' not in request["message"]
+    client.send({"type": "extension_ui_response", "id": request["id"], "value": "Deny"})
+    client.wait_for(of_type("agent_end"))
+    results = tool_results(server.requests[1])
+    assert results[0].startswith("refused to fetch from ::1")
+    assert client.close() == 0
