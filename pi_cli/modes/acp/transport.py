@@ -69,7 +69,7 @@ class CheckedStdio:
 
     async def close(self) -> None:
         """Close the writing side."""
-        with contextlib.suppress(Exception):  # noqa: BLE001 - the peer may be gone already
+        with contextlib.suppress(Exception):
             self._writer.close()
 
 

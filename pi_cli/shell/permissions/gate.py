@@ -25,7 +25,7 @@ from agent_core.tool import (
 from pi_cli.shell.events import ApprovalChoice, PermissionRequested, PermissionResolved
 from pi_cli.shell.hooks.lifecycle import notify as notify_hooks
 from pi_cli.shell.permissions.approvals import ApprovalBroker, Outcome
-from pi_cli.shell.permissions.engine import Decision, PermissionEngine
+from pi_cli.shell.permissions.engine import Decision, HookDecision, PermissionEngine
 from pi_cli.shell.permissions.rules import parse_rule
 from pi_cli.shell.redaction import REDACTOR, redact_value
 
@@ -97,20 +97,10 @@ class ToolGate:
         denied = self.engine.check_deny(name, args)
         if denied is not None:
             return _block(denied.reason)
-        hook_decision = None
-        rewritten = False
-        if self.hooks is not None and self.hooks.active:
-            stage = await self.hooks.pre_tool_use(name, call.id, args)
-            if stage.block:
-                return _block(stage.reason)
-            if stage.context:
-                self._context[call.id] = stage.context
-            if stage.rewritten:
-                args, rewritten = stage.args, True
-                denied = self.engine.check_deny(name, args)
-                if denied is not None:
-                    return _block(denied.reason)
-            hook_decision = stage.decision
+        staged = await self._pre_tool_use(name, call.id, args)
+        if isinstance(staged, BeforeToolCallResult):
+            return staged
+        args, rewritten, hook_decision = staged
         refused = self.refusal_of(name, args)
         if refused:  # the tool would refuse it anyway: never ask the user about it first
             return _block(refused)
@@ -135,6 +125,24 @@ class ToolGate:
         checked = self.checked_paths_of(name) if paths is not None else None
         if checked is not None and paths is not None:
             checked.record(call_id, paths)
+
+    async def _pre_tool_use(
+        self, name: str, call_id: str, args: dict[str, Any]
+    ) -> BeforeToolCallResult | tuple[dict[str, Any], bool, HookDecision]:
+        """PreToolUse hooks: a block, or (arguments, whether rewritten, the hooks' decision)."""
+        if self.hooks is None or not self.hooks.active:
+            return args, False, None
+        stage = await self.hooks.pre_tool_use(name, call_id, args)
+        if stage.block:
+            return _block(stage.reason)
+        if stage.context:
+            self._context[call_id] = stage.context
+        if not stage.rewritten:
+            return args, False, stage.decision
+        denied = self.engine.check_deny(name, stage.args)
+        if denied is not None:
+            return _block(denied.reason)
+        return stage.args, True, stage.decision
 
     async def _ask(
         self, call_id: str, name: str, args: dict[str, Any], decision: Decision

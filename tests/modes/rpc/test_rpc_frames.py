@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.modes.rpc.test_rpc import RpcClient, is_event
-from tests.modes.rpc.test_rpc import scripted_client as scripted_client  # noqa: F401, F811 - fixture
+from tests.modes.rpc.test_rpc import scripted_client as scripted_client
 
 RAW_LINES = [
     b"[]",
