@@ -108,6 +108,15 @@ class BashTool(ToolBase):
         self.sandbox.used = True
         self.env = dict(env) if env is not None else None
         """The environment of commands (None: ``os.environ`` at call time)."""
+        self.default_timeout = DEFAULT_TIMEOUT
+        """A call's timeout when it gives none (settings ``bashTimeoutS``)."""
+
+    def set_default_timeout(self, seconds: float) -> None:
+        """Use ``seconds`` for calls without a ``timeout`` (the description says so too)."""
+        self.default_timeout = seconds
+        self.description = type(self).description.replace(
+            f"(default {DEFAULT_TIMEOUT:g})", f"(default {seconds:g})"
+        )
 
     def title(self, args: Mapping[str, Any]) -> str:
         """``$ <first line of the command>`` (``…`` marks more lines or a clipped line)."""
@@ -158,7 +167,7 @@ class BashTool(ToolBase):
         buf = OutputBuffer(cap=self.sandbox.output_cap, directory=self.sandbox.spill_dir(inside))
         if args.background:
             return await self._background(args.command, host, job, read_fd, buf, inside)
-        timeout = args.timeout if args.timeout is not None else DEFAULT_TIMEOUT
+        timeout = args.timeout if args.timeout is not None else self.default_timeout
         try:
             outcome = await self._run(host, job, read_fd, buf, cancel, timeout, on_update)
         finally:

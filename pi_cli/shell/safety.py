@@ -33,7 +33,7 @@ from pi_cli.shell.permissions.gate import ToolGate
 from pi_cli.shell.permissions.git_readonly import repo_has_filters
 from pi_cli.shell.permissions.modes import ModeError
 from pi_cli.shell.permissions.rules import parse_rule
-from pi_cli.shell.permissions.setup import build_mode, build_rules, extra_dirs
+from pi_cli.shell.permissions.setup import build_mode, build_rules, bypass_disabled, extra_dirs
 from pi_cli.shell.permissions.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -171,6 +171,7 @@ class Safety:
             checked_paths_of=lambda name: _checked_paths(find(name)),
             refusal_of=lambda name, args: _refusal(find(name), args),
         )
+        engine.bypass_disabled_by = bypass_disabled(layers)
         self.engine = engine
         return gate
 

@@ -2,11 +2,13 @@
 
 Layers, lowest first: the user's ``$PI_HOME/settings.json``, the project's ``.pi/settings.json``,
 and Claude Code's ``.claude/settings.json`` and ``.claude/settings.local.json`` (from those only
-``permissions`` and ``hooks`` are read). pi's own layers are merged into :class:`Settings`; rules
-and hooks are collected per layer (a rule's ``/path`` is relative to its file's root).
+``permissions``, ``hooks`` and ``disableBypassPermissionsMode`` are read). pi's own layers are
+merged into :class:`Settings`; rules and hooks are collected per layer (a rule's ``/path`` is
+relative to its file's root).
 
-**Untrusted project settings may only tighten**: in a folder that is not trusted, every project
-key that loosens security is ignored (:func:`gate`) and listed, so the user is told.
+**Untrusted project settings are an allowlist**: in a folder that is not trusted, a project
+layer keeps only harmless keys and limits that tighten (:mod:`.untrusted`); everything else is
+skipped (:func:`gate`) and listed, so the user is told.
 """
 
 from __future__ import annotations
@@ -25,20 +27,11 @@ from pi_cli.shell.config.settings import (
     _read_json,
     _validate,
 )
+from pi_cli.shell.config.untrusted import gate_untrusted
 from pi_cli.shell.paths import pi_home, project_dir
 
-_PI_LOOSENING: tuple[str, ...] = (
-    "model",
-    "apiBase",
-    "env",
-    "apiKey",
-    "apiKeyHelper",
-    "providers",
-    "toolEnv",
-)
-_PI_LOOSENING += ("mcpServers", "extensions", "agents", "agentProfiles", "webFetch")
-_PERMISSION_LOOSENING = ("allow", "additionalDirectories")
-_SANDBOX_OFF = ("off", "none", "disabled", "false")
+_CLAUDE_KEYS = ("permissions", "hooks", "disableBypassPermissionsMode")
+"""What pi reads from Claude Code's settings files."""
 
 
 class Layer:
@@ -119,57 +112,21 @@ def read_layers(cwd: Path) -> tuple[list[Layer], list[str]]:
     return layers, problems
 
 
-def gate(layer: Layer, trusted: bool) -> tuple[Layer, list[str]]:
-    """``layer`` with what it may not set removed; returns (gated layer, what was ignored)."""
+def gate(
+    layer: Layer, trusted: bool, user: dict[str, Any] | None = None
+) -> tuple[Layer, list[str]]:
+    """``layer`` with what it may not set removed; returns (gated layer, what was skipped).
+
+    An untrusted project layer keeps only what :mod:`.untrusted` allows (an allowlist, limits
+    that only tighten against ``user``, the user's own raw settings).
+    """
     data = layer.data
     if layer.kind == "claude":
-        data = {k: v for k, v in data.items() if k in ("permissions", "hooks")}
+        data = {k: v for k, v in data.items() if k in _CLAUDE_KEYS}
     if layer.scope == "user" or trusted:
         return Layer(layer.path, layer.scope, layer.kind, data), []
-    kept: dict[str, Any] = {}
-    ignored: list[str] = []
-    for key, value in data.items():
-        if key in _PI_LOOSENING:
-            ignored.append(_describe(key, value, layer))
-        elif key == "hooks":
-            if value:
-                ignored.append(f"hooks in {layer.label}: {_hook_commands(value)}")
-        elif key == "permissions" and isinstance(value, dict):
-            kept[key] = {k: v for k, v in value.items() if k not in _PERMISSION_LOOSENING}
-            for name in _PERMISSION_LOOSENING:
-                if value.get(name):
-                    ignored.append(f"permissions.{name} {json.dumps(value[name])} in {layer.label}")
-        elif key == "sandbox" and isinstance(value, dict):
-            mode = value.get("mode")
-            if isinstance(mode, str) and mode.lower() not in _SANDBOX_OFF:
-                kept[key] = {"mode": mode}
-            widening = sorted(k for k in value if k != "mode" or mode in _SANDBOX_OFF)
-            if widening:
-                ignored.append(f"sandbox.{', sandbox.'.join(widening)} in {layer.label}")
-        else:
-            kept[key] = value
-    return Layer(layer.path, layer.scope, layer.kind, kept), ignored
-
-
-def _describe(key: str, value: Any, layer: Layer) -> str:
-    if key == "apiBase":
-        return f"apiBase {value} in {layer.label} (your API key would be sent there)"
-    if key in ("model", "mcpServers") and value:
-        shown = ", ".join(value) if isinstance(value, dict) else value
-        return f"{key} {shown} in {layer.label}"
-    return f"{key} in {layer.label}"
-
-
-def _hook_commands(config: Any) -> str:
-    found: list[str] = []
-    if isinstance(config, dict):
-        for event, entries in config.items():
-            for entry in entries if isinstance(entries, list) else []:
-                inner = entry.get("hooks") if isinstance(entry, dict) else None
-                for item in inner if isinstance(inner, list) else [entry]:
-                    if isinstance(item, dict) and isinstance(item.get("command"), str):
-                        found.append(f"{event} `{item['command']}`")
-    return ", ".join(found) or "(none valid)"
+    gated = gate_untrusted(data, layer.label, user or {})
+    return Layer(layer.path, layer.scope, layer.kind, gated.kept), gated.skipped
 
 
 def load_layered(cwd: Path, trusted: bool, injected: Settings | None = None) -> LoadedSettings:
@@ -181,7 +138,7 @@ def load_layered(cwd: Path, trusted: bool, injected: Settings | None = None) -> 
     layers: list[Layer] = []
     ignored: list[str] = []
     for layer in raw:
-        gated, dropped = gate(layer, trusted)
+        gated, dropped = gate(layer, trusted, raw[0].data)
         layers.append(gated)
         ignored.extend(dropped)
     merged: dict[str, Any] = {}

@@ -101,6 +101,12 @@ class PermissionSettings(SettingsSection):
         gt=0,
         description="An approval question unanswered this long (seconds) denies the call.",
     )
+    disable_bypass_permissions_mode: str | None = Field(
+        default=None,
+        description="`\"disable\"` (Claude Code's key, in any settings file, a project's too): "
+        "`--dangerously-skip-permissions`, `--permission-mode bypassPermissions` and switching "
+        "to `bypassPermissions` (yolo) are refused with an error.",
+    )
 
 
 class ToolEnvSettings(SettingsSection):

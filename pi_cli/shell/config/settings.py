@@ -138,7 +138,7 @@ class Settings(SettingsSection):
     bash_timeout_s: float | None = Field(
         default=None,
         gt=0,
-        description="Accepted but not used yet: a bash call's timeout is its `timeout` argument.",
+        description="A bash call's timeout (seconds) when the model gives none (unset: 120).",
     )
     permissions: PermissionSettings = Field(
         default_factory=PermissionSettings,

@@ -106,8 +106,9 @@ def items_needing_trust(root: Path) -> list[str]:
         layers, _ = read_layers(root)
     except Exception:  # noqa: BLE001 - a bad settings file is reported when the shell loads
         layers = []
+    user = layers[0].data if layers else {}
     for layer in layers:
-        items.extend(gate(layer, trusted=False)[1])
+        items.extend(gate(layer, trusted=False, user=user)[1])
     servers = _mcp_servers(root / ".mcp.json")
     if servers:
         items.append(f"MCP servers in .mcp.json: {', '.join(servers)}")

@@ -378,7 +378,7 @@ def create_shell_tools(
     if not names and settings.web_search.backend is not None:
         chosen.append("web_search")  # on by default only once a backend is configured
     try:
-        return tools.create_tools(
+        built = tools.create_tools(
             chosen,
             cwd,
             env=env,
@@ -387,3 +387,8 @@ def create_shell_tools(
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+    if settings.bash_timeout_s is not None:
+        for tool in built:
+            if isinstance(tool, tools.BashTool):
+                tool.set_default_timeout(settings.bash_timeout_s)
+    return built

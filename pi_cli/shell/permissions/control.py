@@ -9,7 +9,14 @@ from typing import Any
 from pi_cli.shell.events import PermissionModeChanged, PermissionRequested
 from pi_cli.shell.permissions.approvals import ApprovalAnswer
 from pi_cli.shell.permissions.gate import ToolGate
-from pi_cli.shell.permissions.modes import MODE_DESCRIPTIONS, Mode, next_mode, parse_mode
+from pi_cli.shell.permissions.modes import (
+    MODE_DESCRIPTIONS,
+    Mode,
+    ModeError,
+    next_mode,
+    parse_mode,
+)
+from pi_cli.shell.permissions.setup import bypass_refusal
 
 
 class PermissionControl:
@@ -29,6 +36,9 @@ class PermissionControl:
     def set_mode(self, mode: str) -> Mode:
         """Switch mode (a name or alias; raises ModeError); emits PermissionModeChanged."""
         parsed = parse_mode(mode)
+        disabled = self.engine.bypass_disabled_by
+        if parsed == "bypassPermissions" and disabled is not None:
+            raise ModeError(bypass_refusal(disabled))
         if parsed != self.engine.mode:
             self.engine.mode = parsed
             self.emit(PermissionModeChanged(mode=parsed))

@@ -139,6 +139,7 @@ class PermissionEngine:
         self.search_url: str | None = None  # where web_search sends queries (set by the shell)
         self.read_only = read_only
         self.home = home or os.path.expanduser("~")
+        self.bypass_disabled_by: str | None = None  # a settings file's disableBypassPermissionsMode
         self.typed_hosts = TypedHosts()  # hosts of URLs the user typed: web_fetch may go there
         self.context = Context(
             workspace,

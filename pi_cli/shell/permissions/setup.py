@@ -44,14 +44,43 @@ def build_rules(layers: list[Layer], options: ShellOptions, cwd: Path) -> tuple[
     return rules, problems
 
 
+def bypass_disabled(layers: list[Layer]) -> str | None:
+    """The settings file whose ``disableBypassPermissionsMode: "disable"`` (in ``permissions``,
+    where Claude Code has it, or at the top) turns ``bypassPermissions`` off; None if none."""
+    for layer in layers:
+        for where in (permissions_of(layer), layer.data):
+            if where.get("disableBypassPermissionsMode") == "disable":
+                return layer.label
+    return None
+
+
+def bypass_refusal(label: str) -> str:
+    """The error for a refused ``bypassPermissions`` (yolo) mode."""
+    return (
+        f"bypassPermissions mode is disabled by disableBypassPermissionsMode in {label}: "
+        "--dangerously-skip-permissions, --permission-mode bypassPermissions and yolo are "
+        "refused. Choose another mode (default, acceptEdits, auto, plan, dontAsk)."
+    )
+
+
 def build_mode(layers: list[Layer], options: ShellOptions, trusted: bool) -> tuple[Mode, list[str]]:
     """The starting mode: the command line, else the user's setting, else ``auto``; a project's
-    ``defaultMode`` applies when trusted, or when it is stricter."""
+    ``defaultMode`` applies when trusted, or when it is stricter. Raises :class:`ModeError`
+    when the command line asks for ``bypassPermissions`` and a settings file disables it."""
     problems: list[str] = []
-    if options.skip_permissions:
-        return "bypassPermissions", problems
-    if options.permission_mode:
-        return parse_mode(options.permission_mode), problems
+    disabled = bypass_disabled(layers)
+    if options.skip_permissions or options.permission_mode:
+        wanted = "bypassPermissions" if options.skip_permissions else options.permission_mode
+        mode = parse_mode(wanted or "")
+        if mode == "bypassPermissions" and disabled is not None:
+            raise ModeError(bypass_refusal(disabled))
+        return mode, problems
+    return _settings_mode(layers, trusted, disabled, problems), problems
+
+
+def _settings_mode(
+    layers: list[Layer], trusted: bool, disabled: str | None, problems: list[str]
+) -> Mode:
     mode: Mode = DEFAULT_MODE
     for layer in layers:
         value = permissions_of(layer).get("defaultMode")
@@ -62,14 +91,17 @@ def build_mode(layers: list[Layer], options: ShellOptions, trusted: bool) -> tup
         except ModeError as exc:
             problems.append(f"{exc} (permissions.defaultMode in {layer.label}); ignoring it")
             continue
-        if layer.scope == "user" or trusted or stricter(wanted, mode):
+        if wanted == "bypassPermissions" and disabled is not None:
+            problems.append(f"Ignoring permissions.defaultMode {value!r} in {layer.label}: "
+                            + bypass_refusal(disabled))  # fmt: skip
+        elif layer.scope == "user" or trusted or stricter(wanted, mode):
             mode = wanted
         else:
             problems.append(
                 f"Ignoring permissions.defaultMode {value!r} in {layer.label}: an untrusted "
                 "folder may only make the mode stricter."
             )
-    return mode, problems
+    return mode
 
 
 def extra_dirs(layers: list[Layer], options: ShellOptions, cwd: Path) -> list[Path]:

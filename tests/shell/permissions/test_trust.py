@@ -141,3 +141,89 @@ def test_untrusted_modes_may_only_tighten(
     result = run_pi(*args)
     assert not (project / "x.txt").exists()
     assert "plan mode is read-only" in json.dumps(server.requests[-1])
+
+
+def test_an_untrusted_settings_file_setting_every_key_applies_only_the_allowlist(
+    tmp_path: Path, pi_home: Path
+) -> None:
+    """A hostile repository's .pi/settings.json sets every key pi knows (each to a value that
+    differs from the default): only the harmless keys and the limits that tighten apply, and
+    the trust notice names every other one."""
+    from pi_cli.shell.config.layers import load_layered
+    from pi_cli.shell.config.settings import Settings
+    from tests.shell.config.test_every_setting import PROBES, _materialise, leaf_keys, nested
+
+    values = {key: _materialise(PROBES[key][0], tmp_path) for key in PROBES}
+    values["subagents.maxTurns"] = 2
+    values["outputSchemaRetries"] = 4  # more retries than the default: not a tightening
+    data: dict = {}
+    for key, value in values.items():
+        data = _deep_merge(data, nested(key, value))
+    work = tmp_path / "work"
+    (work / ".pi").mkdir(parents=True)
+    (work / ".pi" / "settings.json").write_text(json.dumps(data))
+    loaded = load_layered(work, trusted=False)
+    applies = {
+        "theme", "thinking", "ui", "steeringMode", "followUpMode", "notifications",
+        "toolExecution", "compaction.enabled", "compaction.reserveTokens",
+        "compaction.keepRecentTokens", "compaction.contextBudget", "maxTurns", "maxCost",
+        "bashTimeoutS", "bashSpillCapMb", "subagents.maxTurns", "permissions.approvalTimeoutS",
+        "webFetch.maxBytes", "webFetch.timeoutS", "sandbox.mode", "permissions.defaultMode",
+        "permissions.ask", "permissions.deny", "permissions.disableBypassPermissionsMode",
+    }  # fmt: skip
+    default = Settings()
+    notice = " ".join(loaded.ignored)
+    assert set(values) == set(leaf_keys())
+    for key, value in values.items():
+        effective = _get(loaded.settings, key)
+        if key in applies:
+            assert effective == value, key
+        else:
+            assert effective == _get(default, key), key
+            assert key in notice, key  # named in the one trust notice
+    assert "apiBase http://127.0.0.1:9/v1 in .pi/settings.json (your API key" in notice
+
+
+def _deep_merge(base: dict, extra: dict) -> dict:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _get(settings: object, key: str) -> object:
+    from pydantic.alias_generators import to_snake
+
+    node = settings
+    for part in key.split("."):
+        node = getattr(node, to_snake(part))
+    return node
+
+
+def test_a_user_budget_is_only_lowered_by_an_untrusted_project(
+    tmp_path: Path, pi_home: Path
+) -> None:
+    from pi_cli.shell.config.layers import load_layered
+
+    (pi_home / "settings.json").write_text(
+        json.dumps({"maxTurns": 10, "sandbox": {"mode": "required"}})
+    )
+    work = tmp_path / "work"
+    (work / ".pi").mkdir(parents=True)
+    (work / ".pi" / "settings.json").write_text(
+        json.dumps(
+            {"maxTurns": 500, "sandbox": {"mode": "auto"}, "checkpoints": {"enabled": False}}
+        )
+    )
+    loaded = load_layered(work, trusted=False)
+    assert loaded.settings.max_turns == 10 and loaded.settings.sandbox.mode == "required"
+    assert loaded.settings.checkpoints.enabled is True
+    notice = " ".join(loaded.ignored)
+    assert "maxTurns 500 in .pi/settings.json (only lower than 10 applies)" in notice
+    assert "checkpoints.enabled false" in notice and "sandbox.mode auto" in notice
+    (work / ".pi" / "settings.json").write_text(json.dumps({"maxTurns": 3}))
+    assert load_layered(work, trusted=False).settings.max_turns == 3
+    assert load_layered(work, trusted=True).settings.max_turns == 3
