@@ -7,7 +7,6 @@ here plus, for a shell option, one :class:`~pi_cli.shell.options.ShellOptions` f
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -48,8 +47,11 @@ class ExitCode(IntEnum):
 
 
 def error(message: str) -> None:
-    """Print a user-facing error on stderr."""
-    print(f"pi: {message}", file=sys.stderr, flush=True)
+    """Print a user-facing error on stderr (cleaned: errors quote settings, sessions and names
+    a repository or a model chose)."""
+    from pi_cli.shell import say
+
+    say(f"pi: {message}", err=True)
 
 
 Kind = Literal["flag", "value", "list", "csv"]

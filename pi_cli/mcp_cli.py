@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
+
+from pi_cli.shell import json_text, one_line, say
 
 USAGE = """usage: pi mcp list
        pi mcp get NAME
@@ -88,9 +89,9 @@ def run(argv: list[str]) -> int:
         if verb == "remove":
             return _remove(rest)
     except (OSError, ValueError) as exc:
-        print(f"pi: {exc}", file=sys.stderr)
+        say(f"pi: {one_line(exc)}", err=True)
         return 1
-    print(USAGE, file=sys.stderr)
+    say(USAGE, err=True)
     return 2
 
 
@@ -99,14 +100,14 @@ def _list() -> int:
     for scope, path in _scopes():
         for name, entry in _servers(path).items():
             found = True
-            print(f"{name}  [{scope}: {path}]  {_describe(entry)}")
+            say(f"{one_line(name)}  [{scope}: {one_line(path)}]  {one_line(_describe(entry))}")
     if not found:
-        print("No MCP servers configured. Add one: pi mcp add NAME -- COMMAND [ARGS...]")
+        say("No MCP servers configured. Add one: pi mcp add NAME -- COMMAND [ARGS...]")
     if _servers(_project_file()):
         from pi_cli.shell import check_trust
 
         if not check_trust(Path.cwd()).trusted():
-            print("(.mcp.json applies only once this folder is trusted: pi trust)")
+            say("(.mcp.json applies only once this folder is trusted: pi trust)")
     return 0
 
 
@@ -114,9 +115,9 @@ def _get(name: str) -> int:
     for scope, path in reversed(_scopes()):
         entry = _servers(path).get(name)
         if entry is not None:
-            print(json.dumps({"name": name, "scope": scope, "file": str(path), **entry}, indent=2))
+            say(json_text({"name": name, "scope": scope, "file": str(path), **entry}, indent=2))
             return 0
-    print(f"pi: no MCP server named {name!r}", file=sys.stderr)
+    say(f"pi: no MCP server named {one_line(repr(name))}", err=True)
     return 1
 
 
@@ -189,9 +190,8 @@ def _add(rest: list[str]) -> int:
     servers[name] = entry
     _write(path, data)
     _kept_trusted(options["scope"])
-    print(
-        f"{'Replaced' if replaced else 'Added'} MCP server {name} in {path} ({_describe(entry)})."
-    )
+    verb = "Replaced" if replaced else "Added"
+    say(f"{verb} MCP server {one_line(name)} in {one_line(path)} ({one_line(_describe(entry))}).")
     return 0
 
 
@@ -210,9 +210,9 @@ def _remove(rest: list[str]) -> int:
             del servers[name]
             _write(path, data)
             _kept_trusted(scope)
-            print(f"Removed MCP server {name} from {path}.")
+            say(f"Removed MCP server {one_line(name)} from {one_line(path)}.")
             return 0
-    print(f"pi: no MCP server named {name!r}", file=sys.stderr)
+    say(f"pi: no MCP server named {one_line(repr(name))}", err=True)
     return 1
 
 

@@ -12,9 +12,7 @@ no such session, 7 files changed by hand since the point need ``--yes`` or ``--k
 from __future__ import annotations
 
 import asyncio
-import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +48,9 @@ def accepts(argv: list[str]) -> bool:
 
 def error(message: str) -> None:
     """A user-facing error on stderr (as pi_cli.args.error words it)."""
-    print(f"pi: {message}", file=sys.stderr, flush=True)
+    from pi_cli.shell import say
+
+    say(f"pi: {message}", err=True)
 
 
 def _options(argv: list[str]) -> dict[str, Any]:
@@ -79,7 +79,9 @@ def run(argv: list[str]) -> int:
     """Entry point of ``pi rewind`` (the arguments after ``rewind``)."""
     options = _options(argv)
     if options.get("help") or options.get("h"):
-        print("usage:\n" + USAGE)
+        from pi_cli.shell import say
+
+        say("usage:\n" + USAGE)
         return OK
     from pi_cli.modes.offline import offline_shell, session_workspace
     from pi_cli.shell import SessionError, SettingsError
@@ -140,6 +142,7 @@ async def _run(shell: Any, options: dict[str, Any]) -> int:
 
 
 def _print(value: Any) -> None:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
+    """A listing (cleaned: file names and prompts come from the model) or one JSON line."""
+    from pi_cli.shell import json_text, say
+
+    say(value if isinstance(value, str) else json_text(value))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 USAGE = "usage: pi trust [DIR] | pi trust --revoke [DIR] | pi trust --list"
@@ -20,26 +19,26 @@ def accepts(argv: list[str]) -> bool:
 
 def run(argv: list[str]) -> int:
     """Record, revoke or list trust decisions; returns the exit code."""
-    from pi_cli.shell import check_trust, forget_trust, record_trust, trusted_folders
+    from pi_cli.shell import check_trust, forget_trust, one_line, record_trust, say, trusted_folders
 
     if "--list" in argv:
         for name, trusted in trusted_folders():
-            print(f"{'trusted' if trusted else 'untrusted':9}  {name}")
+            say(f"{'trusted' if trusted else 'untrusted':9}  {one_line(name)}")
         return 0
     rest = [a for a in argv if a not in _FLAGS]
     folder = Path(rest[0]).expanduser() if rest else Path.cwd()
     if "--revoke" in argv:
         removed = forget_trust(folder)
-        print(f"{'Forgot' if removed else 'No decision stored for'} {folder.resolve()}")
+        say(f"{'Forgot' if removed else 'No decision stored for'} {one_line(folder.resolve())}")
         return 0
     check = check_trust(folder)
     record_trust(check.root, True, check.digest)
-    print(f"Trusted {check.root}.")
+    say(f"Trusted {one_line(check.root)}.")
     if check.items:
-        print("Its configuration now applies:")
+        say("Its configuration now applies:")
         for item in check.items:
-            print(f"  - {item}")
+            say(f"  - {one_line(item)}")
     else:
-        print("(It has no configuration that needs trust right now.)")
-    print("A change to its hook or settings files will ask again.", file=sys.stderr)
+        say("(It has no configuration that needs trust right now.)")
+    say("A change to its hook or settings files will ask again.", err=True)
     return 0

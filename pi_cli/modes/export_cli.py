@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from pi_cli.args import ExitCode, LaunchArgs, error
@@ -18,7 +17,9 @@ def run_export(args: LaunchArgs) -> int:
         default_export_path,
         export_session,
         load_settings,
+        one_line,
         resolve_session,
+        say,
     )
 
     assert args.export is not None
@@ -36,6 +37,6 @@ def run_export(args: LaunchArgs) -> int:
         error(str(exc))
         return ExitCode.ERROR
     for warning in store.warnings:
-        print(f"pi: {warning}", file=sys.stderr)
-    print(path)
+        say(f"pi: {warning}", err=True)
+    say(one_line(path))
     return ExitCode.OK

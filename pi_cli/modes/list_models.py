@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from pi_cli.args import ExitCode, LaunchArgs, error
+from pi_cli.shell import one_line
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,12 @@ def print_models(args: LaunchArgs, out: TextIO | None = None) -> int:
         lines.append(f"{row.id:<50} {_format_tokens(row.context_window):>5}  {price}".rstrip())
     if not lines:
         hint = f" matching {needle!r}" if needle else ""
-        print(
-            f"No models{hint}. Set a provider key or start a local server (see docs/models.md).",
-            file=out,
+        out.write(
+            f"No models{one_line(hint)}. Set a provider key or start a local server "
+            "(see docs/models.md).\n"
         )
         return ExitCode.OK
-    out.write("\n".join(lines) + "\n")
+    # Model names come from local servers and models.json: one clean line each.
+    out.write("\n".join(one_line(line) for line in lines) + "\n")
     out.flush()
     return ExitCode.OK

@@ -6,7 +6,6 @@ With ``--mode json`` every event is written to stdout as one JSON line instead.
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,9 @@ from pi_cli.shell import (
     StructuredOutput,
     SubagentEvent,
     clean,
+    json_text,
     redact,
+    say,
 )
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def denial_line(event: ShellEvent) -> None:
 
 def _say(line: str) -> None:
     # Model and tool text never reaches the terminal raw (OSC 52, title changes, clears).
-    print(clean(redact(line)), file=sys.stderr, flush=True)
+    say(redact(line), err=True)
 
 
 class Outcome:
@@ -170,8 +171,7 @@ async def _run(
         if writer is not None:
             write_command_output(writer, result)
         else:
-            output = clean(redact(result.output))
-            print(output, file=sys.stderr if result.error else sys.stdout, flush=True)
+            say(redact(result.output), err=bool(result.error))
         return ExitCode.ERROR if result.error else ExitCode.OK
     code = _stopped(outcome, writer)
     if code is None:
@@ -198,7 +198,7 @@ def _stopped(outcome: Outcome, writer: JsonEventWriter | None) -> int | None:
             error(f"the answer does not match --output-schema after {tries}: {why}")
         return ExitCode.SCHEMA
     if writer is None:
-        print(json.dumps(verdict.value, ensure_ascii=False), flush=True)
+        say(json_text(verdict.value))
     return ExitCode.OK
 
 
@@ -216,14 +216,13 @@ def _finish(outcome: Outcome, writer: JsonEventWriter | None) -> int:
     if last is None:
         if outcome.infos:  # an input hook handled the prompt and said something
             if not json_mode:
-                print("\n".join(outcome.infos), flush=True)
+                say("\n".join(outcome.infos))
             return ExitCode.OK
         error("no answer: the prompt was not sent to the model (blocked or consumed by a hook)")
         return ExitCode.ERROR
     text = clean(last.text)
     if not json_mode and text:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        sys.stdout.flush()
+        say(text.removesuffix("\n"))
     code, warning = outcome_of(last, outcome.answers)
     if warning is not None:
         if writer is not None:  # a marker line among the events, besides the stopReason

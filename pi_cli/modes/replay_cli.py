@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_cli.args import ExitCode, LaunchArgs, error
+from pi_cli.shell import one_line, say
 
 if TYPE_CHECKING:
     from pi_cli.shell import ReplayReport, SessionStore
@@ -32,7 +32,7 @@ def run_replay(args: LaunchArgs) -> int:
     recorded_cwd = Path(store.header.cwd) if store.header.cwd else args.cwd
     workspace = recorded_cwd if recorded_cwd.is_dir() else args.cwd
     scratch, source = make_scratch(store, workspace)
-    print(f"pi: replaying {store.path} in {scratch} (from {source})", file=sys.stderr)
+    say(f"pi: replaying {store.path} in {scratch} (from {source})", err=True)
     try:
         if args.replay_live:
             return _live(args, store, scratch)
@@ -43,7 +43,7 @@ def run_replay(args: LaunchArgs) -> int:
     if code == ExitCode.OK:
         shutil.rmtree(scratch, ignore_errors=True)
     else:
-        print(f"pi: the scratch copy is kept for a look: {scratch}", file=sys.stderr)
+        say(f"pi: the scratch copy is kept for a look: {scratch}", err=True)
     return code
 
 
@@ -114,7 +114,7 @@ def _print_report(report: ReplayReport) -> None:
         lines.append(f"DIFFERENT: call {item.number} {item.tool} {item.arguments}{flags}")
         lines.append(f"  recorded: {_clip(item.expected)!r}")
         lines.append(f"  now:      {_clip(item.got)!r}")
-    print("\n".join(lines))
+    say("\n".join(lines))
 
 
 def _live(args: LaunchArgs, store: SessionStore, scratch: Path) -> int:
@@ -138,18 +138,17 @@ def _live(args: LaunchArgs, store: SessionStore, scratch: Path) -> int:
         failed = False
         try:
             for number, prompt in enumerate(prompts, 1):
-                print(
-                    f"--- prompt {number}/{len(prompts)}: {prompt.splitlines()[0][:200] if prompt else ''}"
-                )
+                first = one_line(prompt.splitlines()[0][:200]) if prompt else ""
+                say(f"--- prompt {number}/{len(prompts)}: {first}")
                 await shell.submit(prompt)
                 await shell.wait_idle()
                 last = next((m for m in reversed(shell.messages) if m.role == "assistant"), None)
-                print(last.text if last is not None else "(no answer)")
+                say(last.text if last is not None else "(no answer)")
                 failed = failed or (last is not None and last.stop_reason == "error")
         finally:
             await shell.aclose()
         return ExitCode.ERROR if failed else ExitCode.OK
 
     code = asyncio.run(go())
-    print(f"pi: the live replay's files are in {scratch}", file=sys.stderr)
+    say(f"pi: the live replay's files are in {scratch}", err=True)
     return code

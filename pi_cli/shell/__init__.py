@@ -105,7 +105,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.session.skill_text import skill_call_of
     from pi_cli.shell.session.store import SessionError, SessionStore, compaction_summary_of
     from pi_cli.shell.session.tree import text_of
-    from pi_cli.shell.terminal_text import clean
+    from pi_cli.shell.terminal_text import clean, json_text, one_line, say
 
 _EXPORTS: dict[str, str] = {
     # the shell
@@ -161,6 +161,9 @@ _EXPORTS: dict[str, str] = {
     "pi_home": "pi_cli.shell.paths",
     "sessions_dir": "pi_cli.shell.paths",
     "clean": "pi_cli.shell.terminal_text",
+    "one_line": "pi_cli.shell.terminal_text",
+    "json_text": "pi_cli.shell.terminal_text",
+    "say": "pi_cli.shell.terminal_text",
     "redact": "pi_cli.shell.redaction",
     "REDACTOR": "pi_cli.shell.redaction",
     "dumps_line": "pi_cli.shell.jsonl",
@@ -340,6 +343,9 @@ __all__ = [
     "trusted_folders",
     "UserBashError",
     "valid_id",
+    "one_line",
+    "say",
+    "json_text",
 ]
 
 

@@ -41,7 +41,7 @@ def _rejected(code: int, text: str, request_id: Any = None) -> Frame:
     return Frame(error={"code": code, "message": text}, id=request_id)
 
 
-def valid_id(value: Any) -> bool:
+def valid_id(value: object) -> bool:
     """A JSON-RPC id: a string, an integer, a finite number or null (never a bool)."""
     if isinstance(value, bool):
         return False

@@ -6,24 +6,20 @@ assistant partial messages keep changing after the event was emitted.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
 
 from pi_cli.shell import REDACTOR
-
-# C0 controls but tab and newline, DEL and the C1 range: ESC sequences in model text, tool output
-# or a file's content would otherwise reach the terminal raw (``\x1b[2J`` clears the screen).
-# Removed character by character, so a sequence split across deltas is harmless too.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from pi_cli.shell import clean as terminal_clean
 
 
 def clean(text: str) -> str:
-    """``text`` without terminal control characters (tab and newline kept) or the keys pi
-    holds (masked by value, :mod:`pi_cli.shell.redaction`)."""
-    return _CONTROLS.sub("", REDACTOR(text))
+    """``text`` through the one sanitizer (:func:`pi_cli.shell.clean`: escape sequences, C0 and
+    C1 controls, bidi overrides; a sequence split across deltas loses its ESC, so its rest is
+    inert text) and without the keys pi holds (masked by value, :mod:`pi_cli.shell.redaction`)."""
+    return terminal_clean(REDACTOR(text))
 
 
 def clean_value(value: Any) -> Any:

@@ -34,7 +34,7 @@ def _terminal_output(app: Any) -> str:
 
 
 def test_clean_removes_controls_but_keeps_tab_and_newline() -> None:
-    assert clean(f"a{CLEAR}b\tc\nd\x7f\x9be\r") == "a[2Jb\tc\nde"
+    assert clean(f"a{CLEAR}b\tc\nd\x7f\x9be\r") == "ab\tc\nde"  # the sequence goes whole
 
 
 async def test_escape_sequences_never_reach_the_terminal(tmp_path: Path) -> None:
@@ -52,7 +52,7 @@ async def test_escape_sequences_never_reach_the_terminal(tmp_path: Path) -> None
         await pilot.pause()
         assert app.transcript.turns[1].text == "before[2Jafter"
         (block,) = blocks_of(app, ToolBlock)
-        assert "\x1b" not in str(block.args) and "out]0;PWNEDput" in block.output_text
+        assert "\x1b" not in str(block.args) and "output" in block.output_text  # the sequence goes whole
         out = _terminal_output(app)
         assert "\x1b[2J" not in out and "\x1b]0;" not in out and "\x07" not in out
 
@@ -66,7 +66,7 @@ def test_user_messages_and_notices_are_cleaned_in_the_bridge() -> None:
     bridge(AgentStart())
     bridge(MessageStart(message=UserMessage(content=f"hi{CLEAR}")))
     bridge(ShellNotice(text=f"note{TITLE}", level="info"))
-    assert [getattr(p, "text", None) for p in posted[1:]] == ["hi[2J", "note]0;PWNED"]
+    assert [getattr(p, "text", None) for p in posted[1:]] == ["hi", "note"]  # whole sequences go
 
 
 async def _crashing_loop(

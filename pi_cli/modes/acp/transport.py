@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from typing import Any
 
-from pi_cli.shell import check_frame, encode
+from pi_cli.shell import check_frame, encode, say
 
 LINE_LIMIT = 50 * 1024 * 1024
 """Longest line read (the SDK's stdio default); a longer one is answered with an error."""
@@ -43,7 +42,7 @@ class CheckedStdio:
             if frame.message is not None:
                 return frame.message
             if frame.error is not None:
-                print(f"pi acp: rejected a frame: {frame.error['message']}", file=sys.stderr)
+                say(f"pi acp: rejected a frame: {frame.error['message']}", err=True)
                 with contextlib.suppress(ConnectionError):
                     await self.send(frame.reply())
 

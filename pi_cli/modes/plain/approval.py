@@ -8,7 +8,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from pi_cli.shell import ApprovalAnswer, clean
+from pi_cli.shell import ApprovalAnswer, clean, one_line, say
 
 if TYPE_CHECKING:
     from pi_cli.shell import PermissionRequested, TrustCheck
@@ -76,11 +76,10 @@ async def ask_trust(
     """Show what this folder's configuration would run and ask whether to trust it."""
     session: PromptSession[str] = PromptSession(input=input, output=output)
     changed = " changed since you trusted it and" if check.changed else ""
-    print(
-        f"This folder ({check.root}){changed} has configuration that runs code or uses your keys:"
-    )
+    say(f"This folder ({one_line(check.root)}){changed} has configuration that runs code or "
+        "uses your keys:")  # fmt: skip
     for item in check.items:
-        print(f"  - {clean(item)}")
+        say(f"  - {one_line(item)}")
     while True:
         try:
             text = await session.prompt_async("Trust this folder? [y]es / [n]o (remembered) › ")
