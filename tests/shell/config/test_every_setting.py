@@ -83,9 +83,9 @@ PROBES: dict[str, tuple[Any, Probe, Any]] = {
     "compaction.reserveTokens": (1234, lambda s: s.context_window - s.compactor.threshold, 1234),
     "compaction.keepRecentTokens": (777, lambda s: _compaction_keep(s), 777),
     "compaction.contextBudget": (5000, lambda s: s.context_window, 5000),
-    "retry.enabled": (False, lambda s: s._models._retry.max_retries, 0),
-    "retry.maxRetries": (7, lambda s: s._models._retry.max_retries, 7),
-    "retry.baseDelayMs": (250, lambda s: s._models._retry.base_delay_s, 0.25),
+    "retry.enabled": (False, lambda s: CAPTURED["make_stream_fn"]["retry"].max_retries, 0),
+    "retry.maxRetries": (7, lambda s: CAPTURED["make_stream_fn"]["retry"].max_retries, 7),
+    "retry.baseDelayMs": (250, lambda s: CAPTURED["make_stream_fn"]["retry"].base_delay_s, 0.25),
     "timeouts.firstByteS": (11.0, lambda s: _stream_kwargs(s)["first_byte_timeout_s"], 11.0),
     "timeouts.idleS": (22.0, lambda s: _stream_kwargs(s)["idle_timeout_s"], 22.0),
     "checkpoints.enabled": (False, lambda s: s.checkpoints.off is not None, True),
@@ -177,7 +177,49 @@ PROBES: dict[str, tuple[Any, Probe, Any]] = {
     "maxTurns": (9, lambda s: s.agent_tools.budget.max_turns, 9),
     "maxCost": (1.5, lambda s: s.agent_tools.budget.max_cost, 1.5),
     "outputSchemaRetries": (4, lambda s: _schema_retries(s), 4),
+    "webSearch.backend": (
+        "searxng",
+        lambda s: _tool(s, "web_search").config.backend.kind,
+        "searxng",
+    ),
+    "webSearch.url": (
+        "http://127.0.0.1:9/search",
+        lambda s: _tool(s, "web_search").config.backend.url,
+        "http://127.0.0.1:9/search",
+    ),
+    "webSearch.maxResults": (3, lambda s: _tool(s, "web_search").config.max_results, 3),
+    "telemetry.enabled": (True, lambda s: s.telemetry is not None, True),
+    "telemetry.endpoint": (
+        "http://127.0.0.1:9/otel",
+        lambda s: CAPTURED["otlp"][0]["endpoint"],
+        "http://127.0.0.1:9/otel/v1/traces",
+    ),
+    "telemetry.headers": (
+        {"x-probe": "1"},
+        lambda s: CAPTURED["otlp"][0]["headers"],
+        {"x-probe": "1"},
+    ),
+    "telemetry.logPrompts": (True, lambda s: s.telemetry.log_prompts, True),
+    "telemetry.serviceName": (
+        "probe-svc",
+        lambda s: s.telemetry.tracer_provider.resource.attributes["service.name"],
+        "probe-svc",
+    ),
+    "telemetry.metricsIntervalS": (7, lambda s: CAPTURED["metrics_interval"], 7000),
 }
+
+EXTRA: dict[str, dict[str, Any]] = {
+    "webSearch.url": {"webSearch": {"backend": "searxng"}},
+    "webSearch.maxResults": {"webSearch": {"backend": "searxng", "url": "http://127.0.0.1:9/s"}},
+    "webSearch.backend": {"webSearch": {"url": "http://127.0.0.1:9/s"}},
+    **{
+        f"telemetry.{key}": {"telemetry": {"enabled": True, "endpoint": "http://127.0.0.1:9/o"}}
+        for key in ("headers", "logPrompts", "serviceName", "metricsIntervalS")
+    },
+    "telemetry.endpoint": {"telemetry": {"enabled": True}},
+    "telemetry.enabled": {"telemetry": {"endpoint": "http://127.0.0.1:9/o"}},
+}
+"""Other settings a probe needs beside its key (the tool or the exporter exists only then)."""
 
 
 def _bypass_refused(shell: CodingAgent) -> bool:
@@ -228,7 +270,25 @@ def capture(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     monkeypatch.setattr(providers, "resolve_model", resolve_model)
     monkeypatch.setattr(local, "detect_local_model", detect_local_model)
     monkeypatch.setattr(local, "announce", lambda found: None)
+    _spy_telemetry(monkeypatch)
     yield CAPTURED
+
+
+def _spy_telemetry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pi_cli.shell.telemetry import otel
+
+    real_span, real_reader = otel.OTLPSpanExporter, otel.PeriodicExportingMetricReader
+
+    def span_exporter(**kwargs: Any) -> Any:
+        CAPTURED.setdefault("otlp", []).append(kwargs)
+        return real_span(**kwargs)
+
+    def reader(exporter: Any, **kwargs: Any) -> Any:
+        CAPTURED["metrics_interval"] = kwargs.get("export_interval_millis")
+        return real_reader(exporter, **kwargs)
+
+    monkeypatch.setattr(otel, "OTLPSpanExporter", span_exporter)
+    monkeypatch.setattr(otel, "PeriodicExportingMetricReader", reader)
 
 
 async def _in_app(shell: CodingAgent, read: Callable[[Any], Any]) -> Any:
@@ -319,7 +379,8 @@ async def test_the_setting_takes_effect(
 ) -> None:
     value, probe, expected = PROBES[key]
     value = _materialise(value, tmp_path)
-    (pi_home / "settings.json").write_text(json.dumps(nested(key, value)))
+    data = _deep_merge(EXTRA.get(key, {}), nested(key, value))
+    (pi_home / "settings.json").write_text(json.dumps(data))
     if key != "localProbePorts":  # without a key or a model pi looks for a local server
         monkeypatch.setenv("OPENAI_API_KEY", "sk-probe")
     work = tmp_path / "project"
@@ -351,6 +412,16 @@ _NEEDS_MODEL = frozenset(
     | {"retry.baseDelayMs", "timeouts.firstByteS", "timeouts.idleS", "localProbePorts"}
     | {"maxCost"}
 )
+
+
+def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def _materialise(value: Any, tmp_path: Path) -> Any:
