@@ -2,10 +2,14 @@
 
 A repository's config can make reading commands run programs: ``core.fsmonitor`` (status,
 diff), an external diff or ``textconv`` driver (diff, log, show, blame, grep), a pager, a GPG
-program for signatures, clean/smudge filters (status, diff). pi adds :data:`GIT_SAFE` after
-``git`` (and ``--no-textconv``/``--no-ext-diff`` after the subcommand where they exist) to every
-git command it runs without asking, and asks when the repository configures filter programs
-(they cannot be switched off from the command line).
+program for signatures (``%G?`` in a format, ``log.showSignature``), hooks (``git status``
+writes the index, which runs ``post-index-change``), an askpass or ssh command, an editor, clean/
+smudge filters (status, diff). pi adds :data:`GIT_SAFE` after ``git`` (command-line ``-c``
+wins over every config file; ``--no-optional-locks`` keeps ``status`` from writing the index)
+and ``--no-textconv``/``--no-ext-diff`` after the subcommand where they exist, to every git
+command it runs without asking; it asks for options that run or write (any abbreviation of
+them too: parse-options accepts unique prefixes), for signature formats, and when the
+repository configures filter programs (their names are keys no ``-c`` can cover).
 """
 
 from __future__ import annotations
@@ -16,11 +20,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pi_cli.shell.permissions.bash_parse import Word
+from pi_cli.shell.permissions.readonly_options import abbreviates
 from pi_cli.shell.permissions.workspace import Workspace, real
 
 GIT_SAFE = (
-    "--no-pager -c core.fsmonitor=false -c core.pager=cat -c diff.external= "
-    "-c log.showSignature=false -c diff.ignoreSubmodules=all -c status.submoduleSummary=false"
+    "--no-pager --no-optional-locks -c core.fsmonitor=false -c core.pager=cat -c diff.external= "
+    "-c log.showSignature=false -c diff.ignoreSubmodules=all -c status.submoduleSummary=false "
+    "-c gpg.program=false -c gpg.openpgp.program=false -c gpg.x509.program=false "
+    "-c gpg.ssh.program=false -c core.hooksPath=/dev/null -c core.sshCommand=false "
+    "-c core.askPass=false -c core.editor=false -c sequence.editor=false "
+    "-c core.alternateRefsCommand= -c uploadpack.packObjectsHook= -c credential.helper="
 )
 """Global options pi adds to each git command it runs as read-only (see the module doc)."""
 
@@ -56,12 +65,16 @@ _SUBCOMMANDS: dict[str, str] = {
 _DENIED = frozenset(
     {
         "--output",
+        "--output-directory",
         "--ext-diff",
         "--textconv",
         "--open-files-in-pager",
         "-O",
         "--show-signature",
         "--filters",
+        "--alternate-refs",
+        "--edit",
+        "--edit-description",
     }
 )
 _LIST_FLAGS = frozenset({"-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged"})
@@ -114,8 +127,11 @@ def git_plan(
         if word.dynamic:
             return f"{word.text!r} is only known when git runs ({word.dynamic})"
         head = word.text.split("=", 1)[0]
-        if head in _DENIED or (word.text.startswith("-O") and not word.text.startswith("--")):
+        denied = abbreviates(head, _DENIED)
+        if denied is not None or (word.text.startswith("-O") and not word.text.startswith("--")):
             return f"git option {head} writes or runs something"
+        if "%G" in word.text or "%(signature" in word.text:
+            return f"git format {word.text!r} verifies signatures (runs gpg)"
     problem = _shape(sub.text, [w.text for w in rest])
     if problem:
         return problem

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from pi_cli.shell.permissions.bash_parse import ParseError, SimpleCommand, Word, parse
 from pi_cli.shell.permissions.git_readonly import GitPlan, git_plan
+from pi_cli.shell.permissions.readonly_options import abbreviates
 from pi_cli.shell.permissions.workspace import Workspace, real
 
 MAX_GLOB_MATCHES = 500
@@ -36,6 +37,8 @@ class Spec(NamedTuple):
         deny_short: short option letters that do (also inside bundles such as ``-uo``).
         max_args: at most this many non-option arguments (``uniq IN OUT`` writes OUT).
         builtin: a bash builtin (no ``PATH`` lookup).
+        plus_format: ``+FORMAT`` operands are formats (``date +%F``); any other operand of
+            ``date`` sets the clock.
     """
 
     paths: bool = True
@@ -43,6 +46,7 @@ class Spec(NamedTuple):
     deny_short: str = ""
     max_args: int | None = None
     builtin: bool = False
+    plus_format: bool = False
 
 
 def _spec(*deny: str, short: str = "", **kwargs: object) -> Spec:
@@ -106,11 +110,13 @@ COMMANDS: dict[str, Spec] = {
     "rg": _spec("--pre", "--pre-glob", "--hostname-bin"),
     "sort": _spec("--output", "--compress-program", short="o"),
     "tree": _spec("--fromfile", short="oR"),
-    "file": _spec("--compile", short="C"),
-    "date": _spec("--set", short="s", paths=False),
+    "file": _spec("--compile", "--uncompress", "--uncompress-noreport", short="CzZ"),
+    "date": _spec(
+        "--set", "--file", "--reference", short="sfr", paths=False, max_args=0, plus_format=True
+    ),
     "uniq": _spec(max_args=1),
     "xxd": _spec(short="r", max_args=1),
-    "hostname": _spec(paths=False, max_args=0, short="bFf"),
+    "hostname": _spec("--boot", "--file", paths=False, max_args=0, short="bF"),
 }
 """The read-only commands and their rules (``sed``/``awk`` can write and run code: absent)."""
 
@@ -242,6 +248,8 @@ def _check_args(spec: Spec, args: list[Word], cwd: Path, ctx: Context, text: str
         if word.dynamic and spec.paths:
             return f"{word.text!r} in {text!r} is only known when it runs ({word.dynamic})"
         value = word.text
+        if spec.plus_format and value.startswith("+"):
+            continue
         if options_done or not value.startswith("-") or value == "-":
             positional.append(word)
             continue
@@ -270,8 +278,9 @@ def _check_args(spec: Spec, args: list[Word], cwd: Path, ctx: Context, text: str
 
 def _denied_option(spec: Spec, value: str) -> str | None:
     head = value.split("=", 1)[0]
-    if head in spec.deny:
-        return f"option {head} writes or runs something"
+    denied = abbreviates(head, spec.deny)
+    if denied is not None:
+        return f"option {head} ({denied}) writes or runs something"
     if spec.deny_short and not value.startswith("--"):
         letters = value[1:]
         if any(letter in spec.deny_short for letter in letters):

@@ -230,3 +230,103 @@ def test_the_parser_splits_like_bash() -> None:
     for bad in ("a $(b)", "a `b`", "(a)", "a <<X", "a 'b", "a |", "; a", "a\x00"):
         with pytest.raises(ParseError):
             parse(bad)
+
+
+ISSUE_ATTACKS = [
+    "sort -S 1K --compress-prog=sh package.json",
+    "sort --compress-p sh package.json",
+    "sort --outp=out.txt package.json",
+    "sort --o=out.txt package.json",
+    "git grep --open-files=sh x",
+    "git grep --open x",
+    "date --se=2020-01-01",
+    "date --s 2020-01-01",
+    "date 010101012030",
+    "date -us 2020-01-01",
+    "file --comp x",
+    "file --uncomp package.json",
+    "hostname --file /etc/hostname",
+    "hostname --fi x",
+    "hostname evil.example",
+    "git log --format=%G?",
+    "git log --pretty=format:%GS",
+    "git log --show-sig",
+    "git cat-file --textc HEAD:x",
+    "git cat-file --filt HEAD:x",
+    "git grep --textc x",
+    "git diff --outp=/tmp/x",
+    "git log --ext-d -p",
+    "git branch --edit-desc",
+    "git for-each-ref --format=%(signature)",
+]
+
+
+@pytest.mark.parametrize("command", ISSUE_ATTACKS)
+def test_the_issues_abbreviation_attacks_ask(command: str, workspace: Workspace) -> None:
+    verdict = classify(command, ctx(workspace))
+    assert not verdict.read_only, verdict
+
+
+def _prefixes(option: str) -> list[str]:
+    return [option[:end] for end in range(3, len(option) + 1)]
+
+
+def test_every_abbreviation_of_every_denied_option_asks(workspace: Workspace) -> None:
+    """GNU getopt_long and git accept any unique prefix: each one of each denied long option
+    (as ``--opt=value`` and as ``--opt value``) is not read-only, for every command."""
+    from pi_cli.shell.permissions.git_readonly import _DENIED as GIT_DENIED
+    from pi_cli.shell.permissions.readonly import COMMANDS
+
+    checked = 0
+    for name, spec in COMMANDS.items():
+        for option in spec.deny:
+            if not option.startswith("--"):
+                continue
+            for prefix in _prefixes(option):
+                for command in (f"{name} {prefix}=x package.json", f"{name} {prefix} x"):
+                    assert not classify(command, ctx(workspace)).read_only, command
+                    checked += 1
+    for option in GIT_DENIED:
+        for prefix in _prefixes(option) if option.startswith("--") else []:
+            for sub in ("log", "diff", "show", "grep", "cat-file", "blame", "branch"):
+                command = f"git {sub} {prefix}=x"
+                assert not classify(command, ctx(workspace)).read_only, command
+                checked += 1
+    assert checked > 400
+
+
+def test_read_only_git_runs_with_every_program_key_overridden() -> None:
+    for key in ("core.fsmonitor=false", "core.pager=cat", "diff.external=", "gpg.program=false",
+                "gpg.ssh.program=false", "gpg.x509.program=false", "gpg.openpgp.program=false",
+                "core.hooksPath=/dev/null", "core.sshCommand=false", "core.askPass=false",
+                "core.editor=false", "sequence.editor=false", "uploadpack.packObjectsHook=",
+                "core.alternateRefsCommand=", "credential.helper="):  # fmt: skip
+        assert f"-c {key}" in GIT_SAFE, key
+    assert "--no-pager" in GIT_SAFE and "--no-optional-locks" in GIT_SAFE
+
+
+def test_the_overrides_stop_a_hostile_hook_on_git_status(workspace: Workspace) -> None:
+    """git status writes the index, which runs post-index-change; pi's git status does not."""
+    root = workspace.cwd
+    marker = root.parent / "hook-ran"
+    hooks = root / "hooks"
+    hooks.mkdir()
+    hook = hooks / "post-index-change"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    subprocess.run(["git", "-C", str(root), "config", "core.hooksPath", str(hooks)], check=True)
+    (root / "package.json").touch()
+    subprocess.run(["git", "-C", str(root), "add", "package.json"], check=True)
+    marker.unlink(missing_ok=True)
+    os.utime(root / "package.json", (1, 1))  # stat changed: status would refresh the index
+    verdict = classify("git status", ctx(workspace))
+    assert verdict.read_only and verdict.command is not None
+    subprocess.run(["bash", "-c", verdict.command], cwd=root, capture_output=True, check=False)
+    assert not marker.exists()
+    subprocess.run(["git", "status"], cwd=root, capture_output=True, check=False)
+    assert marker.exists()  # proof the hook runs without the overrides
+
+
+def test_date_formats_stay_read_only(workspace: Workspace) -> None:
+    for command in ("date", "date +%Y-%m-%d", "date -u +%s", "date --utc", "date -R"):
+        assert classify(command, ctx(workspace)).read_only, command
