@@ -41,5 +41,5 @@ def test_the_tui_cleans_keys_and_controls() -> None:
     from pi_cli.tui.messages import clean as tui_clean
 
     REDACTOR.add("sk-secret-123456")
-    assert tui_clean("a\x1b[2Jb sk-secret-123456") == f"a[2Jb {MASK}"
+    assert tui_clean("a\x1b[2Jb sk-secret-123456") == f"ab {MASK}"  # the whole sequence goes
     assert clean("a\x1b]52;c;ZXZpbA==\x07b\x1b[31mc\rd\x9b2J") == "abcd2J"
