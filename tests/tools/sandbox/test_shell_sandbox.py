@@ -208,3 +208,26 @@ async def test_no_bash_tool_no_prestart(tmp_path: Path) -> None:
         assert not shell.sandbox.started
     finally:
         await shell.aclose()
+
+
+async def test_a_read_only_command_runs_inside_the_sandbox_too(tmp_path: Path) -> None:
+    """The classifier decides whether to ask, never whether to contain: a command proven
+    read-only (it runs without a question in default mode) still runs in the sandbox."""
+    from agent_core import ToolResultMessage
+
+    shell, _, _ = make_shell(
+        tmp_path,
+        reply(tool_call("c1", "bash", {"command": "printenv PI_SANDBOX"})),
+        reply(text("done")),
+        settings=Settings.model_validate({"sandbox": {"mode": "auto"}}),
+        permission_mode="default",
+    )
+    try:
+        if not shell.sandbox.status.active:
+            pytest.skip(f"no sandbox here: {shell.sandbox.status.reason}")
+        await shell.submit("where am I")
+        await shell.wait_idle()
+        result = next(m for m in shell.messages if isinstance(m, ToolResultMessage))
+        assert not result.is_error and result.text.strip() == "1"  # PI_SANDBOX=1 inside only
+    finally:
+        await shell.aclose()
