@@ -52,7 +52,9 @@ async def test_escape_sequences_never_reach_the_terminal(tmp_path: Path) -> None
         await pilot.pause()
         assert app.transcript.turns[1].text == "before[2Jafter"
         (block,) = blocks_of(app, ToolBlock)
-        assert "\x1b" not in str(block.args) and "output" in block.output_text  # the sequence goes whole
+        assert (
+            "\x1b" not in str(block.args) and "output" in block.output_text
+        )  # the sequence goes whole
         out = _terminal_output(app)
         assert "\x1b[2J" not in out and "\x1b]0;" not in out and "\x07" not in out
 
