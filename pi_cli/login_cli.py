@@ -9,6 +9,8 @@ import os
 import sys
 from collections.abc import Callable
 
+from pi_cli.shell import say
+
 USAGE = "usage: pi login [anthropic|openai-codex|github-copilot] | pi login --list | pi logout [PROVIDER]"
 
 
@@ -22,32 +24,32 @@ def accepts(argv: list[str]) -> bool:
 def run(argv: list[str]) -> int:
     """Sign in (browser or device code) and store the tokens."""
     from pi_cli.shell import OAUTH_PROVIDERS as PROVIDERS
-    from pi_cli.shell import AuthError, AuthStore, device_login, pkce_login
+    from pi_cli.shell import AuthError, AuthStore, device_login, one_line, pkce_login
 
     store = AuthStore()
     if argv == ["--list"] or not argv:
         signed = set(store.providers())
         for name, provider in PROVIDERS.items():
             mark = "signed in" if name in signed else "-"
-            print(f"{name:16} {mark:10} {provider.title}")
+            say(f"{name:16} {mark:10} {one_line(provider.title)}")
         if not argv:
-            print(USAGE, file=sys.stderr)
+            say(USAGE, err=True)
         return 0
     provider = PROVIDERS[argv[0]]
     try:
         if provider.flow == "device":
-            credentials = device_login(provider, print)
+            credentials = device_login(provider, say)  # the server's words, cleaned
         else:
             credentials = pkce_login(
-                provider, print, open_browser=_browser(), paste=_paste, timeout_s=600
+                provider, say, open_browser=_browser(), paste=_paste, timeout_s=600
             )
         store.save(provider.name, credentials)
     except AuthError as exc:
-        print(f"pi login: {exc}", file=sys.stderr)
+        say(f"pi login: {exc}", err=True)
         return 1
     except KeyboardInterrupt:
         return 130
-    print(f"Signed in to {provider.title}; the tokens are in {store.path}.")
+    say(f"Signed in to {one_line(provider.title)}; the tokens are in {one_line(store.path)}.")
     return 0
 
 
@@ -62,7 +64,7 @@ def _browser() -> Callable[[str], object] | None:
 def _paste() -> str | None:
     if not sys.stdin.isatty():
         return None
-    print("(Or paste the code or the address the browser ends on, then Enter.)")
+    say("(Or paste the code or the address the browser ends on, then Enter.)")
     try:
         return input()
     except EOFError:

@@ -12,12 +12,12 @@ def accepts(argv: list[str]) -> bool:
 
 def run(argv: list[str]) -> int:
     """Remove the tokens; says what was removed."""
-    from pi_cli.shell import AuthStore
+    from pi_cli.shell import AuthStore, one_line, say
 
     store = AuthStore()
     names = argv or store.providers()
     if not names:
-        print("Not signed in anywhere.")
+        say("Not signed in anywhere.")
     for name in names:
-        print(f"{'Signed out of' if store.remove(name) else 'Not signed in to'} {name}.")
+        say(f"{'Signed out of' if store.remove(name) else 'Not signed in to'} {one_line(name)}.")
     return 0

@@ -21,7 +21,10 @@ async def _run(
     project: Path, server: FakeProviderServer, pi_home: Path, url: str, **extra: Any
 ) -> None:
     settings = {
-        "telemetry": {"enabled": True, "endpoint": url, "headers": {"x-tenant": "t1"}, **extra}
+        "telemetry": {"enabled": True, "endpoint": url, "headers": {"x-tenant": "t1"}, **extra},
+        # Allowed by address, so the call is asked (a loopback address web_fetch refuses is
+        # refused before any question) and then fails to connect.
+        "webFetch": {"allowPrivateHosts": ["127.0.0.1:9"]},
     }
     (pi_home / "settings.json").write_text(json.dumps(settings))
     server.add(
