@@ -196,6 +196,10 @@ class PiApp(App[int], inherit_bindings=False):
         except Exception as exc:  # noqa: BLE001 - a bug; report it instead of hanging on "starting"
             result = f"internal error while starting: {type(exc).__name__}: {exc}"
         self.post_message(m.ShellBuilt(result))  # thread-safe: handled on the app's loop
+        if not isinstance(result, str):
+            from pi_cli.tui.document.markdown import warm_highlighter
+
+            warm_highlighter()  # after: the shell is ready meanwhile
 
     async def on_shell_built(self, message: m.ShellBuilt) -> None:
         result = message.result
