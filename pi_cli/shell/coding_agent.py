@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -251,7 +252,8 @@ class CodingAgent:
         self.policy.set_activity("command")
         result = await command.handler(self, args)
         if result.prompt is not None:
-            await self._prompt(result.prompt, images)
+            async with result.run_scope() if result.run_scope else nullcontext():
+                await self._prompt(result.prompt, images)  # a command file's grants hold
         return result
 
     async def run_command(self, command: SlashCommand, args: str) -> CommandResult:

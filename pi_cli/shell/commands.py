@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -40,6 +41,9 @@ class CommandResult:
     prompt: str | None = None  # text to send to the model (templates, skills)
     error: bool = False
     clipboard: str | None = None  # text for the front end to put on the clipboard (/copy)
+    run_scope: Callable[[], AbstractAsyncContextManager[None]] | None = None
+    """Held around the run of ``prompt``: a command file's granted rules and model, for its run
+    only (:mod:`pi_cli.shell.prompt.command_files`)."""
 
 
 class ShellAPI(Protocol):

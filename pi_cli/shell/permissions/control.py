@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from agent_core import AbortSignal, Tool
 from pi_cli.shell.events import PermissionModeChanged, PermissionRequested
 from pi_cli.shell.permissions.approvals import ApprovalAnswer
+from pi_cli.shell.permissions.direct import granted, parse_grants, run_checked
 from pi_cli.shell.permissions.gate import ToolGate
 from pi_cli.shell.permissions.modes import (
     MODE_DESCRIPTIONS,
@@ -66,6 +69,24 @@ class PermissionControl:
     def extra_dirs(self) -> list[Path]:
         """The resolved extra directories (``--add-dir``, ``permissions.additionalDirectories``)."""
         return self.engine.workspace.extra_dirs
+
+    def grant(
+        self, allowed: str | Sequence[str], source: str
+    ) -> tuple[AbstractContextManager[None], list[str]]:
+        """Allow rules (``allowed-tools``) for the duration of a ``with`` block, and the
+        problems of the rules that do not parse (:mod:`.direct`)."""
+        rules, problems = parse_grants(allowed, source, self.engine.workspace.cwd)
+        return granted(self.engine.rules, rules), problems
+
+    async def run_call(
+        self,
+        tools: Sequence[Tool],
+        name: str,
+        arguments: dict[str, Any],
+        signal: AbortSignal | None = None,
+    ) -> tuple[str, bool]:
+        """A call the user's command makes, checked as the model's are: (text, is_error)."""
+        return await run_checked(self.gate, tools, name, arguments, signal)
 
     def summary(self) -> str:
         """The mode, the workspace and every rule, for ``/permissions``."""

@@ -40,7 +40,8 @@ _SPLIT = str.maketrans({ch: "\n" for ch in ";&|()`$<>"})
 
 
 class RuleSet:
-    """Rules by behaviour; ``session`` holds "allow for this session" answers.
+    """Rules by behaviour; ``session`` holds "allow for this session" answers, ``granted`` the
+    allow rules of a run in progress (a command file's ``allowed-tools``, for its run only).
 
     (Plain classes in this package: dataclasses cost start-up time on the one-shot path.)
     """
@@ -50,11 +51,12 @@ class RuleSet:
         self.ask: list[Rule] = []
         self.deny: list[Rule] = []
         self.session: list[Rule] = []
+        self.granted: list[Rule] = []
 
     def of(self, behavior: Behavior) -> list[Rule]:
         """The rules of one behaviour (allow includes the session's)."""
         if behavior == "allow":
-            return [*self.allow, *self.session]
+            return [*self.allow, *self.session, *self.granted]
         return self.ask if behavior == "ask" else self.deny
 
 

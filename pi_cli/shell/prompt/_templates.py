@@ -1,7 +1,9 @@
 """Prompt templates: ``*.md`` files become ``/name`` commands.
 
 Read from ``$PI_HOME/prompts``, Claude Code's ``~/.claude/commands`` and ``.claude/commands``,
-and ``.pi/prompts`` (a later folder wins a name over an earlier one).
+and ``.pi/prompts`` (a later folder wins a name over an earlier one). Every one is a full
+Claude Code command file (:mod:`.command_files`: ``!`cmd` ``, ``@file``, ``allowed-tools``,
+``model``...).
 
 Arguments (shell-like split, quotes group words): ``$1 $2 ...``, ``$@`` / ``$ARGUMENTS`` (all),
 ``${@:N}`` (from the N-th on), ``${@:N:L}`` (L arguments from the N-th). A project template
@@ -11,7 +13,7 @@ overrides a global one of the same name; built-in commands are never replaced.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_cli.shell.commands import (
@@ -19,14 +21,11 @@ from pi_cli.shell.commands import (
     ShellAPI,
     SlashCommand,
     SlashCommandRegistry,
-    split_args,
 )
 from pi_cli.shell.paths import pi_home, project_dir
+from pi_cli.shell.prompt.command_files import CommandSpec, expand_command, spec_of, substitute
 from pi_cli.shell.prompt.frontmatter import FrontmatterError, parse_document, text_field
 
-_SLICE = re.compile(r"\$\{@:(\d+)(?::(\d+))?\}")
-_ALL = re.compile(r"\$ARGUMENTS\b|\$@")
-_POSITIONAL = re.compile(r"\$(\d+)")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 
 
@@ -40,34 +39,19 @@ class PromptTemplate:
     path: Path
     source: str  # "user" or "project"
     argument_hint: str = ""
+    spec: CommandSpec = field(default_factory=CommandSpec)
 
 
 def expand_template(body: str, args: list[str]) -> str:
     """Substitute the argument placeholders of ``body``."""
-
-    def _slice(match: re.Match[str]) -> str:
-        start = max(int(match.group(1)), 1) - 1
-        length = match.group(2)
-        chosen = args[start:] if length is None else args[start : start + int(length)]
-        return " ".join(chosen)
-
-    # One pass over all placeholder kinds, so an argument containing "$1" is never re-expanded.
-    pattern = re.compile(f"{_SLICE.pattern}|{_ALL.pattern}|{_POSITIONAL.pattern}")
-
-    def _replace(match: re.Match[str]) -> str:
-        text = match.group(0)
-        if text.startswith("${"):
-            return _slice(_SLICE.match(text))  # type: ignore[arg-type]
-        if text in ("$@", "$ARGUMENTS"):
-            return " ".join(args)
-        index = int(text[1:]) - 1
-        return args[index] if 0 <= index < len(args) else ""
-
-    return pattern.sub(_replace, body)
+    return substitute(body, args)
 
 
-def load_template(path: Path, source: str) -> PromptTemplate:
-    """Read one template (raises ``OSError``/``FrontmatterError`` if unreadable)."""
+def load_template(
+    path: Path, source: str, *, claude: bool = False, name: str | None = None
+) -> PromptTemplate:
+    """Read one template (raises ``OSError``/``FrontmatterError`` if unreadable); ``claude``:
+    a Claude Code command file (unnamed arguments are appended); ``name``: other than its stem."""
     doc = parse_document(path.read_text(encoding="utf-8"))
     description = (text_field(doc.fields, "description") or "").strip()
     hint = (text_field(doc.fields, "argument-hint") or "").strip()
@@ -75,12 +59,13 @@ def load_template(path: Path, source: str) -> PromptTemplate:
         first = next((line.strip() for line in doc.body.splitlines() if line.strip()), "")
         description = first.lstrip("# ")[:80]
     return PromptTemplate(
-        name=path.stem,
+        name=name or path.stem,
         description=description,
         body=doc.body,
         path=path,
         source=source,
         argument_hint=hint,
+        spec=spec_of(doc, claude),
     )
 
 
@@ -94,6 +79,7 @@ def discover_templates(cwd: Path) -> tuple[list[PromptTemplate], list[str]]:
         (cwd / ".claude" / "commands", "project"),
         (project_dir(cwd) / "prompts", "project"),
     ):
+        claude = directory.parent.name == ".claude"
         if not directory.is_dir():
             continue
         for path in sorted(directory.glob("*.md")):
@@ -105,22 +91,24 @@ def discover_templates(cwd: Path) -> tuple[list[PromptTemplate], list[str]]:
                 )
                 continue
             try:
-                found[path.stem] = load_template(path, source)
+                found[path.stem] = load_template(path, source, claude=claude)
             except (OSError, UnicodeDecodeError, FrontmatterError) as exc:
                 problems.append(f"Skipped prompt template {path}: {exc}")
     return list(found.values()), problems
 
 
-def _template_command(template: PromptTemplate) -> SlashCommand:
+def template_command(template: PromptTemplate, source: str = "") -> SlashCommand:
+    """``/name`` running ``template`` as a full command file (:mod:`.command_files`)."""
+
     async def handler(shell: ShellAPI, args: str) -> CommandResult:
-        return CommandResult(prompt=expand_template(template.body, split_args(args)))
+        return await expand_command(shell, template.name, template.body, template.spec, args)
 
     return SlashCommand(
         template.name,
         template.description or f"Prompt template {template.path.name}",
         handler,
         usage=template.argument_hint or "[args]",
-        source=f"template:{template.source}",
+        source=source or f"template:{template.source}",
     )
 
 
@@ -144,6 +132,6 @@ def template_commands(
                 f"Skipped prompt template {template.path}: /{template.name} is a built-in command"
             )
             continue
-        commands.register(_template_command(template))
+        commands.register(template_command(template))
         registered.append(template)
     return registered
