@@ -83,6 +83,13 @@ class Pane:
         subprocess.run([*self.tmux, "send-keys", "-t", "s", "Enter"], check=True)
 
     def pi_pid(self) -> int:
+        found = self.find_pi()
+        if found is None:
+            raise AssertionError("pi is not running:\n" + self.screen())
+        return found
+
+    def find_pi(self) -> int | None:
+        """pi's pid, or None while the pane's shell has not exec'd it yet (or it ended)."""
         for pid in tagged(self.tag):
             try:
                 args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
@@ -90,7 +97,7 @@ class Pane:
                 continue  # a command that ended meanwhile
             if len(args) > 1 and args[1] == str(PI).encode():
                 return pid
-        raise AssertionError("pi is not running:\n" + self.screen())
+        return None
 
     def kill_server(self) -> None:
         subprocess.run([*self.tmux, "kill-server"], capture_output=True, check=False)
@@ -138,6 +145,8 @@ def test_nothing_of_pi_outlives_its_terminal(
             assert wait_until(lambda: ready in pane.screen(), timeout=60), pane.screen()
             pane.type("go")
         if state == "busy":
+            # A one-shot pane has no prompt to wait for: pi may not be exec'd at the first look.
+            assert wait_until(lambda: pane.find_pi() is not None, timeout=60), pane.screen()
             running = lambda: any(f"{tag}1" in p[2] for p in process_tree(pane.pi_pid()))  # noqa: E731
             assert wait_until(running, timeout=60), pane.screen()
         else:
