@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_core import ToolError, ToolResult
+from tools._sandbox_explain import failed_paths_explained
 from tools._truncate import Truncation, format_size
 
 if TYPE_CHECKING:
@@ -57,9 +59,28 @@ def truncation_note(buf: OutputBuffer, cut: Truncation) -> str:
 
 
 def finish(
+    buf: OutputBuffer,
+    job: Job,
+    outcome: Outcome,
+    timeout: float,
+    sandbox: Sandbox | None,
+    notes: Sequence[str] = (),
+) -> ToolResult:
+    """The call's result (or :class:`ToolError`): ``sandbox`` is set when it ran inside;
+    ``notes``: what pi undid after the command (said at the end either way)."""
+    after = "".join(f"\n\n{note}" for note in notes)
+    try:
+        result = _finish(buf, job, outcome, timeout, sandbox)
+    except ToolError as exc:
+        if not notes:
+            raise
+        raise ToolError(str(exc) + after) from None
+    return ToolResult.of_text(result.text + after, result.details) if notes else result
+
+
+def _finish(
     buf: OutputBuffer, job: Job, outcome: Outcome, timeout: float, sandbox: Sandbox | None
 ) -> ToolResult:
-    """The call's result (or :class:`ToolError`): ``sandbox`` is set when it ran inside."""
     cut = buf.tail()
     text = clean_output(cut.content) or "(no output)"
     code = job.returncode
@@ -106,20 +127,16 @@ _PATH = re.compile(r"(?<![\w.])(/[^\s:'\"`,;()]+)")
 def sandbox_hint(output: str, sandbox: Sandbox) -> str | None:
     """Why a failed command may have failed because of the sandbox, or None.
 
-    A heuristic on the output: EROFS anywhere; EACCES/EPERM on a line naming a path outside
-    the writable roots; a DNS failure, an unreachable network or a refused connection while
-    the network is off.
+    First what the sandbox's mount table says about each path a failing line names (hidden,
+    private, protected: :mod:`tools._sandbox_explain`); else a heuristic on the output: EROFS
+    anywhere; EACCES/EPERM on a line naming a path outside the writable roots. And a DNS
+    failure, an unreachable network or a refused connection while the network is off.
     """
     reasons: list[str] = []
-    if _READ_ONLY.search(output):
-        reasons.append("it wrote to a path that is read-only inside the sandbox")
-    elif any(
-        _outside(path, sandbox)
-        for line in output.splitlines()
-        if _DENIED.search(line)
-        for path in _PATH.findall(line)
-    ):
-        reasons.append("it was denied access to a path outside the sandbox's writable places")
+    if sandbox.layout is not None:
+        reasons += failed_paths_explained(output, sandbox.layout, sandbox.writable_roots())
+    if not reasons:
+        reasons += _generic(output, sandbox)
     if not sandbox.network and _NETWORK.search(output):
         reasons.append("the network is off inside the sandbox (only its own loopback works)")
     if not reasons:
@@ -130,6 +147,17 @@ def sandbox_hint(output: str, sandbox: Sandbox) -> str | None:
         f"inside: {roots}. If the command really needs more, ask the user whether you may rerun "
         "it with sandbox: false (they are asked to approve it); do not retry on your own.]"
     )
+
+
+def _generic(output: str, sandbox: Sandbox) -> list[str]:
+    if _READ_ONLY.search(output):
+        return ["it wrote to a path that is read-only inside the sandbox"]
+    denied = (
+        path for line in output.splitlines() if _DENIED.search(line) for path in _PATH.findall(line)
+    )
+    if any(_outside(path, sandbox) for path in denied):
+        return ["it was denied access to a path outside the sandbox's writable places"]
+    return []
 
 
 def _outside(path: str, sandbox: Sandbox) -> bool:

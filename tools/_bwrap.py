@@ -1,9 +1,12 @@
 """The bubblewrap command line of pi's sandbox, and the probe that finds one that works here.
 
 Same paths inside as outside: ``/`` read-only, a fresh ``/proc`` and ``/dev``, private tmpfs
-``/tmp``, ``/var/tmp`` and ``/run``, then the writable binds, then the hidden paths (an empty
-read-only tmpfs over a directory, ``/dev/null`` over a file), then the protected paths
-read-only (bind-mounted onto themselves, so they can be neither written, replaced nor renamed).
+``/tmp``, ``/var/tmp`` and ``/run``, then the writable binds, then the git directories' mounts
+(:mod:`tools._git_layout`), then the hidden paths (an empty read-only tmpfs over a directory,
+``/dev/null`` over a file), then the protected paths that exist, read-only (bound onto
+themselves, so they can be neither written, replaced nor renamed). Every mount point exists
+before bubblewrap runs: it never creates one in the user's project (see
+:mod:`tools._sandbox_watch` for the missing protected paths).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ ISOLATION = (
     "--cap-drop",
     "ALL",  # root inside keeps no capability: no remount, mknod, chroot, setns
 )
+PRIVATE: tuple[str, ...] = ("/tmp", "/var/tmp", "/run")
+"""Each a private, empty tmpfs inside (the host's are not visible)."""
 DIE_WITH_PARENT = "--die-with-parent"
 """SIGKILL the sandbox when pi dies, even by ``kill -9`` (omitted when background shells are kept)."""
 
@@ -89,13 +94,14 @@ class Layout:
 
     workspace: Path
     writable: list[Path] = field(default_factory=list)
-    pinned: list[Path] = field(default_factory=list)
-    """Writable directories bound onto themselves: a mount point cannot be renamed, so e.g.
-    ``.git`` cannot be swapped for one with other hooks (its hooks and config are protected)."""
+    git: list[tuple[str, Path]] = field(default_factory=list)
+    """The git directories' mounts, in order (``bind`` or ``ro-bind``, each onto itself; see
+    :mod:`tools._git_layout`): a mount point can be neither renamed nor replaced."""
     hidden: list[Path] = field(default_factory=list)
     protected: list[Path] = field(default_factory=list)
-    """Read-only even inside a writable path; a missing one gets an empty read-only directory
-    (a placeholder pi removes again) so it cannot be created either."""
+    """Read-only even inside a writable path, when they exist. A missing one gets no mount
+    point (it would be an entry in the user's project): :mod:`tools._sandbox_watch` moves one
+    that a command creates out of the project."""
     runtime: list[Path] = field(default_factory=list)
     """What pi's process helper needs to start inside (its interpreter, the helper's folder):
     bound read-only again where a private or hidden directory would cover it (pi under /tmp)."""
@@ -114,17 +120,19 @@ def _inside(path: Path, roots: Iterable[Path]) -> bool:
     return any(path == root or path.is_relative_to(root) for root in roots)
 
 
-def mount_args(layout: Layout) -> tuple[list[str], list[Path]]:
-    """The mount arguments, and the placeholders bubblewrap will create for missing protected
-    paths (empty directories on the host, to remove once the sandbox is gone)."""
+def mount_args(layout: Layout) -> list[str]:
+    """The mount arguments (every mount point exists: bubblewrap creates none in the project)."""
     args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for private in ("/tmp", "/var/tmp", "/run"):
+    for private in PRIVATE:
         if os.path.isdir(private) and not os.path.islink(private):
             args += ["--tmpfs", private]
     args += _run_keep()
     writable = _existing([layout.workspace, *layout.writable])
-    for path in [*writable, *_existing(layout.pinned)]:
+    for path in writable:
         args += ["--bind", str(path), str(path)]
+    for kind, path in layout.git:
+        if os.path.lexists(path):
+            args += [f"--{kind}", str(path), str(path)]
     hidden = _existing([*layout.hidden, *(p.resolve() for p in layout.hidden if p.is_symlink())])
     for path in _around(hidden, writable):
         if path.is_symlink():
@@ -133,22 +141,18 @@ def mount_args(layout: Layout) -> tuple[list[str], list[Path]]:
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
         else:
             args += ["--ro-bind", "/dev/null", str(path)]
-    covered = [Path(p) for p in ("/tmp", "/var/tmp", "/run")] + hidden
+    covered = [Path(p) for p in PRIVATE] + hidden
     for path in _existing(layout.runtime):
         # Only what a private or hidden directory covers, and never over a writable place.
         if _inside(path, covered) and not _inside(path, writable):
             if not any(_inside(w, [path]) for w in writable):
                 args += ["--ro-bind", str(path), str(path)]
-    placeholders: list[Path] = []
     for path in layout.protected:
-        if os.path.lexists(path):
-            if not path.is_symlink():  # a symlink is protected where it points, if listed
-                args += ["--ro-bind", str(path), str(path)]
-        elif _inside(path, writable) and path.parent.is_dir():
-            placeholders.append(path)
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        # A symlink is protected where it points, if listed; a missing one gets no mount point.
+        if os.path.lexists(path) and not path.is_symlink():
+            args += ["--ro-bind", str(path), str(path)]
     args += ["--chdir", str(layout.workspace)]
-    return args, placeholders
+    return args
 
 
 def _around(hidden: list[Path], keep: list[Path]) -> list[Path]:
@@ -184,26 +188,52 @@ def _run_keep() -> list[str]:
     return keep
 
 
-def command(
-    probe_result: Probe, layout: Layout, *, die_with_parent: bool
-) -> tuple[list[str], list[Path]]:
-    """The bubblewrap prefix (up to ``--``) and the placeholders it creates."""
+def command(probe_result: Probe, layout: Layout, *, die_with_parent: bool) -> list[str]:
+    """The bubblewrap prefix (up to ``--``)."""
     assert probe_result.bwrap is not None
     flags = list(probe_result.flags)
     if die_with_parent:
         flags.append(DIE_WITH_PARENT)
     if layout.network:
         flags.append("--share-net")
-    mounts, placeholders = mount_args(layout)
-    return [probe_result.bwrap, *flags, *mounts, "--"], placeholders
+    return [probe_result.bwrap, *flags, *mount_args(layout), "--"]
+
+
+_CREATED_TEXT = {"commondir": ".\n"}
+"""What pi writes into the git entries it creates (``commondir``: "this directory"; others:
+nothing)."""
+
+
+def create_entries(directories: Iterable[Path], files: Iterable[Path]) -> list[Path]:
+    """Create the missing read-only git entries (empty directories; ``commondir`` holding ``.``,
+    an empty ``config.worktree``) before the sandbox binds them; what was created, to remove."""
+    created: list[Path] = []
+    for path in directories:
+        with contextlib.suppress(OSError):
+            path.mkdir()
+            created.append(path)
+    for path in files:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        except OSError:
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(_CREATED_TEXT.get(path.name, ""))
+        created.append(path)
+    return created
 
 
 def remove_placeholders(paths: Iterable[Path]) -> None:
-    """Remove the empty directories bubblewrap created as mount points (never anything else)."""
+    """Remove what pi created for the sandbox, only as it created it: an empty directory, a
+    file still holding what pi wrote (never anything else)."""
     for path in paths:
         try:
-            if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
+            if path.is_symlink():
+                continue
+            if path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
+            elif path.is_file() and path.read_text() == _CREATED_TEXT.get(path.name, ""):
+                path.unlink()
         except OSError:
             pass
 

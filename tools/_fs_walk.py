@@ -11,6 +11,19 @@ DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW 
 _MAX_LINKS = 40
 
 
+_CREATED: set[str] = set()
+
+
+def note_created(path: str | Path) -> None:
+    """Record that pi itself created ``path`` (a real path): the sandbox's watch leaves it."""
+    _CREATED.add(os.path.normpath(os.fspath(path)))
+
+
+def created_by_pi(path: str | Path) -> bool:
+    """Whether pi itself created ``path`` (through this primitive, or said so)."""
+    return os.path.realpath(path) in _CREATED
+
+
 class PathChanged(OSError):
     """The path is not what was checked: a component is now a symlink or not a directory."""
 
@@ -63,6 +76,7 @@ class Walk:
                 ) from None
             try:
                 os.mkdir(name, 0o777, dir_fd=self.fd)
+                note_created(self.here / name)
             except FileExistsError:
                 pass  # made meanwhile: opened (and checked) below like any other
             fd = self._open_checked(name)

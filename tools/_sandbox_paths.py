@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tools._bwrap import Layout
+from tools._git_layout import GitLayout
 
 DEFAULT_PROTECTED: tuple[str, ...] = (
     ".git/hooks",
@@ -64,55 +65,6 @@ def cache_dirs(env: Mapping[str, str]) -> list[Path]:
     return [p for p in found if p.is_dir()]
 
 
-def _gitdir(workspace: Path) -> tuple[Path, Path | None] | None:
-    """(the git directory, the ``.git`` file pointing to it if any) for ``workspace``."""
-    for directory in [workspace, *workspace.parents]:
-        dot = directory / ".git"
-        if dot.is_dir() and not dot.is_symlink():
-            return dot, None
-        if dot.is_file():
-            try:
-                text = dot.read_text(encoding="utf-8").strip()
-            except (OSError, UnicodeDecodeError):
-                return None
-            if not text.startswith("gitdir:"):
-                return None
-            return (directory / text.removeprefix("gitdir:").strip()).resolve(), dot
-    return None
-
-
-def git_paths(workspace: Path, names: Iterable[str]) -> tuple[list[Path], list[Path], list[Path]]:
-    """(writable, pinned, protected) for the repository around ``workspace``.
-
-    ``git commit`` must work inside, so the git directory is writable even when it lies
-    outside the workspace (a worktree, or a subdirectory of a repository); its hooks and config
-    (``.git/...`` names of the protected list) stay read-only, the ``.git`` file of a worktree
-    too, and a ``.git`` directory is pinned so it cannot be swapped for another.
-    """
-    found = _gitdir(workspace)
-    if found is None:
-        return [], [], []
-    gitdir, dotfile = found
-    common = gitdir
-    try:
-        pointer = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-        common = (gitdir / pointer).resolve()
-    except (OSError, UnicodeDecodeError):
-        pass
-    writable: list[Path] = []
-    pinned: list[Path] = []
-    # A worktree's own git directory lies inside the common one: one bind covers both.
-    for directory in [common] if gitdir.is_relative_to(common) else [gitdir, common]:
-        inside = directory.is_relative_to(workspace)
-        (pinned if inside else writable).append(directory)
-    protected = [common / name.removeprefix(".git/") for name in names if name.startswith(".git/")]
-    if (gitdir / "config.worktree").exists():
-        protected.append(gitdir / "config.worktree")
-    if dotfile is not None:
-        protected.append(dotfile)
-    return writable, pinned, protected
-
-
 def build_layout(
     workspace: Path,
     *,
@@ -121,16 +73,17 @@ def build_layout(
     protected: Sequence[str],
     network: bool,
     env: Mapping[str, str],
+    git: GitLayout | None = None,
 ) -> Layout:
-    """The sandbox's layout for ``workspace`` (see :class:`tools._bwrap.Layout`)."""
-    git_writable, pinned, git_protected = git_paths(workspace, protected)
+    """The sandbox's layout for ``workspace`` (see :class:`tools._bwrap.Layout`); ``git``: its
+    git directories' layout (:func:`tools._git_layout.git_layout`), none when not given."""
     plain = [expand(name, workspace) for name in protected if not name.startswith(".git/")]
     return Layout(
         workspace=workspace,
-        writable=[*writable, *cache_dirs(env), *git_writable],
-        pinned=pinned,
+        writable=[*writable, *cache_dirs(env)],
+        git=git.mounts if git is not None else [],
         hidden=[expand(p, Path.home()) for p in DEFAULT_HIDDEN] + list(hidden),
-        protected=[*git_protected, *plain],
+        protected=plain,
         runtime=runtime_paths(),
         network=network,
     )

@@ -172,7 +172,8 @@ class BashTool(ToolBase):
             outcome = await self._run(host, job, read_fd, buf, cancel, timeout, on_update)
         finally:
             host.forget(job_id)
-        return finish(buf, job, outcome, timeout, self.sandbox if inside else None)
+        notes = await self.sandbox.after_command(inside)
+        return finish(buf, job, outcome, timeout, self.sandbox if inside else None, notes)
 
     async def _run(
         self,
@@ -279,8 +280,10 @@ class BashTool(ToolBase):
             f'bash_output(id="{job.id}"), stop it with bash_kill(id="{job.id}"); it is stopped '
             "when pi exits."
         )
+        notes = await self.sandbox.after_command(inside)
         return ToolResult.of_text(
-            text, details={"background_id": job.id, "pid": job.pid, "sandboxed": inside}
+            "\n\n".join([text, *notes]),
+            details={"background_id": job.id, "pid": job.pid, "sandboxed": inside},
         )
 
 

@@ -48,7 +48,10 @@ class BashKillTool(BackgroundShellTool):
             text = (
                 f"{shell.id} had already {shell_state(info)}; anything it left running was stopped."
             )
-        return ToolResult.of_text(text, details={"id": shell.id, "state": info.state})
+        notes = await self.sandbox.after_command(shell.sandboxed)
+        return ToolResult.of_text(
+            "\n\n".join([text, *notes]), details={"id": shell.id, "state": info.state}
+        )
 
 
 def create_bash_kill_tool(cwd: str | Path, sandbox: Sandbox | None = None) -> BashKillTool:

@@ -58,6 +58,7 @@ class BashOutputTool(BackgroundShellTool):
             saved = f" Full output: {where}" if where else ""
             parts.append(f"[{format_size(earlier)} of earlier new output not shown.{saved}]")
         parts.append(f"[{shell.id}: {shell_state(info)}]")
+        parts += await self.sandbox.after_command(shell.sandboxed)
         details = {
             "id": shell.id,
             "state": info.state,

@@ -44,6 +44,8 @@ from tools._fs_walk import (
     PathChanged,
     Walk,
     components,
+    created_by_pi,
+    note_created,
     walk_to_parent,
 )
 from tools._paths import resolve_path
@@ -53,6 +55,8 @@ _UMASK: int | None = None
 __all__ = [
     "CheckedPaths",
     "call_target",
+    "created_by_pi",
+    "note_created",
     "refusal",
     "NotARegularFile",
     "PathChanged",
@@ -184,22 +188,11 @@ class Place:
         through). Returns whether a file was there.
         Raises ``IsADirectoryError``, :class:`NotARegularFile`, :class:`PathChanged` or the
         ``OSError`` of the write."""
-        info = self.lstat()
-        if info is not None and over_symlink and stat.S_ISLNK(info.st_mode):
-            info = None
-        if info is not None:
-            if stat.S_ISLNK(info.st_mode):
-                raise PathChanged(f"{self.path} is a symlink now")
-            if stat.S_ISDIR(info.st_mode):
-                raise IsADirectoryError(21, "Is a directory", str(self.path))
-            if not stat.S_ISREG(info.st_mode):
-                raise NotARegularFile(f"{self.path} is not a regular file")
+        info = self._replaceable(over_symlink)
         if mode is not None:
             mode &= ~_umask()
-        elif info is not None:
-            mode = info.st_mode & 0o7777
         else:
-            mode = 0o666 & ~_umask()
+            mode = info.st_mode & 0o7777 if info is not None else 0o666 & ~_umask()
         temp = self._temp_name()
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(temp, flags, 0o600, dir_fd=self.dir_fd)
@@ -219,11 +212,27 @@ class Place:
             except OSError:
                 pass
             raise
+        if info is None:
+            note_created(self.path)
         return info is not None
+
+    def _replaceable(self, over_symlink: bool) -> os.stat_result | None:
+        """The regular file there (None: nothing, or a symlink to replace); else raises."""
+        info = self.lstat()
+        if info is None or (over_symlink and stat.S_ISLNK(info.st_mode)):
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            raise PathChanged(f"{self.path} is a symlink now")
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "Is a directory", str(self.path))
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile(f"{self.path} is not a regular file")
+        return info
 
     def symlink(self, target: str) -> None:
         """Make the entry a symlink to ``target`` (atomically replacing a file or link)."""
         temp = self._temp_name()
+        note_created(self.path)
         os.symlink(target, temp, dir_fd=self.dir_fd)
         try:
             os.replace(temp, self.name, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)

@@ -5,7 +5,9 @@ tools). Commands run under a per-session process helper (:mod:`tools._proc_helpe
 sandboxed commands inside one long-lived bubblewrap instance: every command of the session
 joins the same namespaces, so a server started by one call answers ``curl localhost`` in the
 next, and ``ps``/``kill`` see it. Unsandboxed commands (``sandbox.mode`` off, no bubblewrap, or
-a ``sandbox: false`` call) run under a second helper outside, with the same containment.
+a ``sandbox: false`` call) run under a second helper outside, with the same containment. After
+each command :meth:`Sandbox.after_command` undoes what no mount can keep out (a protected path
+that did not exist, a gitlink to a repository made during the run: :mod:`tools._sandbox_watch`).
 """
 
 from __future__ import annotations
@@ -25,9 +27,12 @@ from typing import Literal
 
 from tools import _bwrap
 from tools._background import BackgroundShells
+from tools._bwrap import Layout
+from tools._git_layout import git_layout
 from tools._host import HelperError, ProcessHost
 from tools._output import DEFAULT_SPILL_CAP
 from tools._sandbox_paths import DEFAULT_HIDDEN, DEFAULT_PROTECTED, build_layout
+from tools._sandbox_watch import Watch
 
 SandboxMode = Literal["auto", "required", "off"]
 log = logging.getLogger("pi_cli")
@@ -76,6 +81,8 @@ class Sandbox:
         keep_background: background shells outlive pi (``--keep-bashes``).
         output_cap: largest full-output file of a command, in bytes.
         notify: tells the user something (the shell's notice); called at most once per fact.
+        quarantine: where a protected path a command created is moved (out of the sandbox's
+            reach: the shell passes one in ``PI_HOME``); default: the session's directory.
     """
 
     def __init__(
@@ -91,6 +98,7 @@ class Sandbox:
         output_cap: int = DEFAULT_SPILL_CAP,
         notify: Notify | None = None,
         bwrap: str | None = None,
+        quarantine: str | Path | None = None,
     ) -> None:
         self.workspace = Path(os.path.abspath(workspace))
         self.mode: SandboxMode = mode
@@ -108,6 +116,10 @@ class Sandbox:
         self._hosts: dict[bool, ProcessHost] = {}
         self._placeholders: list[Path] = []
         self._manifest: Path | None = None
+        self._quarantine = Path(quarantine) if quarantine is not None else None
+        self._watch: Watch | None = None
+        self.layout: Layout | None = None
+        """What the running sandbox shows (for the "failed because of the sandbox" note)."""
         self._ids = itertools.count(1)
         self._said_unavailable = False
         self._probing = asyncio.Lock()
@@ -145,7 +157,9 @@ class Sandbox:
 
     @property
     def placeholders(self) -> tuple[Path, ...]:
-        """Empty read-only directories standing in for missing protected paths while it runs."""
+        """What pi created inside git directories for the sandbox while it runs (missing
+        read-only entries: empty directories, ``commondir`` holding ``.``); nothing in the
+        project itself."""
         return tuple(self._placeholders)
 
     def _probed(self) -> _bwrap.Probe:
@@ -252,7 +266,8 @@ class Sandbox:
         return host
 
     def _bwrap_prefix(self) -> list[str]:
-        _bwrap.sweep_placeholders()  # a killed pi's empty mount points, before they look real
+        _bwrap.sweep_placeholders()  # what a killed pi created, before it looks real
+        git = git_layout(self.workspace, os.environ)
         layout = build_layout(
             self.workspace,
             writable=[*self._writable(), self.temp_dir],
@@ -260,14 +275,33 @@ class Sandbox:
             protected=self.protected,
             network=self.network,
             env=os.environ,
+            git=git,
         )
-        prefix, placeholders = _bwrap.command(
-            self._probed(), layout, die_with_parent=not self.keep_background
-        )
-        self._placeholders += [p for p in placeholders if p not in self._placeholders]
-        if placeholders and self._manifest is None:
+        created = _bwrap.create_entries(git.create_dirs, git.create_files)
+        self._placeholders += [p for p in created if p not in self._placeholders]
+        if created and self._manifest is None:
             self._manifest = _bwrap.record_placeholders(self._placeholders)
-        return prefix
+        if self._watch is None:
+            quarantine = self._quarantine or self.temp_dir / "quarantine"
+            self._watch = Watch(self.workspace, layout.protected, git, quarantine)
+        self.layout = layout
+        return _bwrap.command(self._probed(), layout, die_with_parent=not self.keep_background)
+
+    async def after_command(self, sandboxed: bool) -> list[str]:
+        """Undo what a command may have armed outside the sandbox (see
+        :mod:`tools._sandbox_watch`): a note for the model per thing undone. After a command
+        run outside (approved), what it made is accepted instead."""
+        watch = self._watch
+        if watch is None or not watch.quick():
+            return []
+        if not sandboxed:
+            watch.accept_present()
+            if not watch.quick():
+                return []
+        try:
+            return await asyncio.to_thread(watch.check)
+        except OSError as exc:  # never fails a command: say it instead
+            return [f"[pi: checking what the command created failed: {exc}]"]
 
     def kept_report(self) -> list[str]:
         """For ``--keep-bashes`` at exit: each running shell, where its output goes, how to stop it."""
@@ -338,6 +372,9 @@ class Sandbox:
         for host in self._hosts.values():
             await host.aclose()
         self._hosts.clear()
+        if self._watch is not None and self._watch.quick():  # the last command's leftovers
+            for note in self._watch.check():
+                self._say(note.removeprefix("[pi: ").removesuffix("]"))
         _bwrap.remove_placeholders(self._placeholders)
         if self._manifest is not None:
             with suppress(OSError):
@@ -349,38 +386,9 @@ class Sandbox:
 
     def describe(self) -> str:
         """The text of ``/sandbox``: state, reason, network, writable, hidden and protected."""
+        from tools._sandbox_text import describe
 
-        status = self.status
-        if status.active:
-            state = "active (bubblewrap)"
-        elif self.mode == "required":
-            state = f"REQUIRED but unavailable: {status.reason} (bash refuses to run)"
-        else:
-            state = f"inactive: {status.reason}"
-        lines = [
-            f"Sandbox: {state}",
-            f"Mode: {self.mode}   Network: {'on' if self.network else 'off (loopback only)'}",
-        ]
-        for weakness in status.weaker:
-            lines.append(f"Weaker here: {weakness}")
-        if status.active:
-            lines.append("Writable: " + ", ".join(str(p) for p in self.writable_roots()))
-            lines.append(
-                "Also writable when present: ~/.cache, ~/.npm, ~/.cargo/registry, ~/go/pkg"
-            )
-            hidden = [str(p) for p in self.hidden]
-            lines.append(
-                "Hidden: " + ", ".join([*hidden, "~/.ssh, ~/.aws, ~/.gnupg, ~/.netrc, ..."])
-            )
-            lines.append("Read-only in the workspace: " + ", ".join(self.protected))
-        else:
-            lines.append(
-                "Commands run with your full rights (still killed on timeout, abort, exit)."
-            )
-        running = self.shells.running
-        if running:
-            lines.append(f"Background shells running: {running} (/bashes)")
-        return "\n".join(lines)
+        return describe(self)
 
 
 def _remove_if_empty(path: Path) -> None:

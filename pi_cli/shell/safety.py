@@ -190,11 +190,16 @@ class Safety:
         """ "Always": write allow rules to the project or user settings (a warning, or None)."""
         project = scope == "project"
         path = project_dir(self.cwd) / "settings.json" if project else pi_home() / "settings.json"
+        fresh = not path.parent.exists()
         try:
             for text in texts:
                 add_permission_rule(path, "allow", text)
         except (OSError, ValueError) as exc:
             return f"Could not save the rule to {path}: {exc}"
+        if fresh:  # pi made .pi itself: the sandbox's watch leaves it in the project
+            from tools.safe_files import note_created
+
+            note_created(path.parent.resolve())
         label = ".pi/settings.json" if project else str(path)
         base = self.cwd if project else path.parent.parent
         self.engine.rules.allow.extend(parse_rule(t, label, base) for t in texts)

@@ -117,6 +117,7 @@ def build_sandbox(
         keep_background=options.keep_background,
         output_cap=int(settings.bash_spill_cap_mb * MIB),
         notify=events.notify,
+        quarantine=home / "quarantine",  # hidden inside: a command cannot take it back
     )
     shells = sandbox.shells
     shells.on_change = lambda: events.emit(BackgroundShellsChanged.of(shells.infos()))

@@ -34,11 +34,11 @@ def git(cwd: Path, *args: str) -> str:
 
 def tree_bytes(root: Path, besides: Iterable[Path] = ()) -> dict[str, str]:
     """Every file under ``root`` (relative path -> sha256 of its bytes, or the link target),
-    except the empty directories ``besides`` (a sandbox's placeholders)."""
+    except ``besides`` (what a sandbox created in ``.git`` while it runs)."""
     found: dict[str, str] = {}
     skip = set(besides)
     for path in sorted(root.rglob("*")):
-        if path in skip and path.is_dir() and not any(path.iterdir()):
+        if path in skip and (path.is_file() or (path.is_dir() and not any(path.iterdir()))):
             continue
         rel = str(path.relative_to(root))
         if path.is_symlink():

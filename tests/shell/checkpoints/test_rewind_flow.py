@@ -70,7 +70,7 @@ async def test_tool_and_bash_changes_are_rewound_and_the_rewind_undone(repo: Pat
     result = await shell.checkpoints.rewind(first.entry_id)  # code and conversation
     assert result.text == "change things" and result.moved
     assert sorted(result.restored.deleted) == ["new.txt", "pkg/m.py"]
-    # Files as they were, ignored ones untouched (the sandbox's empty placeholders aside).
+    # Files as they were, ignored ones untouched (what the sandbox created in .git aside).
     assert tree_bytes(repo, besides=shell.sandbox.placeholders) == before
     assert shell.messages == ()  # before the first prompt: nothing left
     assert any(e.reason == "tree" for e in recorder.of_type("session_changed"))
@@ -79,7 +79,8 @@ async def test_tool_and_bash_changes_are_rewound_and_the_rewind_undone(repo: Pat
     assert "return 3" in (repo / "app.py").read_text() and (repo / "pkg" / "m.py").is_file()
     assert not (repo / "README.md").exists() and undone.moved
     assert [m.text for m in shell.messages if m.role == "user"] == ["change things", "edit again"]
-    assert tree_bytes(repo / ".git") == user_git  # the user's repository never changed
+    # The user's repository never changed (what the sandbox created in it while it runs aside).
+    assert tree_bytes(repo / ".git", besides=shell.sandbox.placeholders) == user_git
 
 
 async def test_code_only_and_conversation_only(repo: Path) -> None:

@@ -235,14 +235,21 @@ async def test_protected_paths_stay_read_only(workspace: Path) -> None:
             "echo evil > .git/hooks/pre-commit",
             "mv .git .git-old",
             "rm -rf .git/hooks",
-            "echo evil > .envrc",
-            "echo '{}' > .mcp.json",
-            "mkdir -p .pi && echo '{}' > .pi/settings.json",
-            "mkdir -p .claude/x",
             "echo evil > .vscode/tasks.json",
             "rm -rf .vscode",
         ):
             assert (await sh(box, attack)).startswith("FAILED"), attack
+        # Missing ones have no mount point in the project: created, they are moved out of it
+        # after the command, and the result says so.
+        for name, attack in (
+            (".envrc", "echo evil > .envrc"),
+            (".mcp.json", "echo '{}' > .mcp.json"),
+            (".pi", "mkdir -p .pi && echo '{}' > .pi/settings.json"),
+            (".claude", "mkdir -p .claude/x"),
+        ):
+            said = await sh(box, attack)
+            assert f"[pi: the command created {name}, a protected path" in said, said
+            assert not (workspace / name).exists()
         # git itself works: the index, objects and refs are writable.
         commit = f"{GIT_ENV} git add a.txt && {GIT_ENV} git commit -qm one && git log --oneline"
         assert (await sh(box, commit)).endswith("one")
