@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         PickAction,
         ShellAPI,
         SlashCommand,
+        UnknownCommand,
         parse_command_line,
     )
     from pi_cli.shell.compaction import CompactionError
@@ -91,6 +92,7 @@ if TYPE_CHECKING:
         probing_disabled,
     )
     from pi_cli.shell.models.setup import ConfigError
+    from pi_cli.shell.models.usage import SessionUsage, cache_hit_rate, format_cost, short_tokens
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.paths import pi_home, sessions_dir
     from pi_cli.shell.permissions.approvals import ApprovalAnswer
@@ -120,6 +122,7 @@ _EXPORTS: dict[str, str] = {
     "PickAction": "pi_cli.shell.commands",
     "ShellAPI": "pi_cli.shell.commands",
     "SlashCommand": "pi_cli.shell.commands",
+    "UnknownCommand": "pi_cli.shell.commands",
     "parse_command_line": "pi_cli.shell.commands",
     "THINKING_LEVELS": "pi_cli.shell.builtin_commands",
     "shell_line": "pi_cli.shell.bash.commands",
@@ -190,6 +193,10 @@ _EXPORTS: dict[str, str] = {
     "probe_local_servers": "pi_cli.shell.models.local",
     "probe_targets": "pi_cli.shell.models.local",
     "probing_disabled": "pi_cli.shell.models.local",
+    "SessionUsage": "pi_cli.shell.models.usage",
+    "cache_hit_rate": "pi_cli.shell.models.usage",
+    "format_cost": "pi_cli.shell.models.usage",
+    "short_tokens": "pi_cli.shell.models.usage",
     # prompt
     "load_image": "pi_cli.shell.prompt.images",
     "looks_like_image": "pi_cli.shell.prompt.images",
@@ -245,10 +252,10 @@ __all__ = [
     "BackgroundShellsChanged",
     "BashExecutionMessage",
     "BudgetExceeded",
+    "cache_hit_rate",
     "check_frame",
     "check_trust",
     "clean",
-    "device_login",
     "CodingAgent",
     "CommandResult",
     "compaction_summary_of",
@@ -260,6 +267,7 @@ __all__ = [
     "delete_session",
     "describe_rewind",
     "detect_local_servers",
+    "device_login",
     "dumps_line",
     "encode",
     "export_session",
@@ -268,6 +276,7 @@ __all__ = [
     "forget_trust",
     "fork_before",
     "fork_points",
+    "format_cost",
     "format_points",
     "ImageError",
     "InputQueue",
@@ -288,12 +297,12 @@ __all__ = [
     "OAUTH_PROVIDERS",
     "OwnEvent",
     "parse_command_line",
-    "pkce_login",
     "PermissionModeChanged",
     "PermissionRequested",
     "PermissionResolved",
     "pi_home",
     "PickAction",
+    "pkce_login",
     "probe_local_servers",
     "probe_targets",
     "probing_disabled",
@@ -322,6 +331,7 @@ __all__ = [
     "SessionInfo",
     "sessions_dir",
     "SessionStore",
+    "SessionUsage",
     "set_session_name",
     "SettingsError",
     "shell_line",
@@ -330,6 +340,7 @@ __all__ = [
     "ShellOptions",
     "ShellState",
     "ShellStateChanged",
+    "short_tokens",
     "skill_call_of",
     "SlashCommand",
     "StructuredOutput",
@@ -341,6 +352,7 @@ __all__ = [
     "TodoUpdated",
     "TrustCheck",
     "trusted_folders",
+    "UnknownCommand",
     "UserBashError",
     "valid_id",
     "one_line",

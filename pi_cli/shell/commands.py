@@ -7,6 +7,8 @@ CodingAgent satisfies) and return a :class:`CommandResult`; front ends print ``o
 
 from __future__ import annotations
 
+import difflib
+import re
 import shlex
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -136,6 +138,22 @@ class SlashCommandRegistry:
         command = self.get(parsed[0])
         return (command, parsed[1]) if command is not None else None
 
+    def unknown(self, text: str) -> UnknownCommand | None:
+        """``text`` is written as a command no command is called (``/tpyo``): its name and the
+        names it is close to; ``None`` for a known command or text that is no command.
+
+        Front ends that can ask say so and ask whether to send it as a prompt instead.
+        """
+        parsed = parse_command_line(text)
+        if parsed is None or self.get(parsed[0]) is not None:
+            return None
+        name, args = parsed
+        if not _NAME.fullmatch(name):
+            return None  # "/ ..." or "/*" is punctuation, not a name
+        close = difflib.get_close_matches(name, [*self.commands, *self._aliases], n=3, cutoff=0.6)
+        names = [c.name for n in close if (c := self.get(n)) is not None]
+        return UnknownCommand(name, args, list(dict.fromkeys(names)))
+
     def complete(self, prefix: str) -> list[SlashCommand]:
         """Commands whose name starts with ``prefix`` (without the slash), sorted."""
         return sorted(
@@ -145,6 +163,30 @@ class SlashCommandRegistry:
     def visible(self) -> list[SlashCommand]:
         """All commands, sorted by name."""
         return sorted(self.commands.values(), key=lambda c: c.name)
+
+
+_NAME = re.compile(r"[A-Za-z][\w:.-]*")
+
+
+@dataclass(frozen=True)
+class UnknownCommand:
+    """A line written as a command that none is called (``/tpyo hello``)."""
+
+    name: str
+    args: str
+    close: list[str]
+    """Names of commands it may be a typo of (best first)."""
+
+    @property
+    def question(self) -> str:
+        """``Unknown command /tpyo (did you mean /typo?): send it to the model as a prompt?``"""
+        meant = " or ".join(f"/{name}" for name in self.close)
+        hint = f" (did you mean {meant}?)" if meant else ""
+        return f"Unknown command /{self.name}{hint}: send it to the model as a prompt?"
+
+    def corrected(self, name: str) -> str:
+        """The line with ``name`` instead of the unknown one."""
+        return f"/{name} {self.args}".rstrip()
 
 
 def parse_command_line(text: str) -> tuple[str, str] | None:

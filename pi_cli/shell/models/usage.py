@@ -46,6 +46,28 @@ class SessionUsage:
         self.cost += float(numbers.get("cost", 0.0))
 
 
+def cache_hit_rate(usage: SessionUsage) -> float | None:
+    """The share of input tokens read from the provider's prompt cache (``None``: no input yet).
+
+    ``input`` excludes cached tokens (every provider's usage is read that way), so the input the
+    model saw is ``input + cache_read + cache_write``.
+    """
+    seen = usage.input + usage.cache_read + usage.cache_write
+    return usage.cache_read / seen if seen > 0 else None
+
+
+def short_tokens(count: int) -> str:
+    """A token count as the footer writes it: ``1234`` -> ``1.2k``, ``1_234_567`` -> ``1.2M``."""
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+def format_cost(cost: float) -> str:
+    """A cost in US dollars as the footer writes it (``$0.012``)."""
+    return f"${cost:.3f}"
+
+
 def estimate_tokens(text: str) -> int:
     """A rough token count (4 characters per token) for text without provider usage."""
     return (len(text) + 3) // 4
