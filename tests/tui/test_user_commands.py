@@ -42,3 +42,31 @@ async def test_a_failing_command_shows_its_exit_code(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: "Command exited with code 3" in screen_text(app))
         assert "boom" in screen_text(app)
         assert not shell.busy
+
+
+async def test_an_unknown_command_is_caught_and_asked_about(tmp_path: Path) -> None:
+    """``/tpyo`` is not sent to the model unasked: send it, run the command meant, or edit it."""
+    stream = ScriptedStream(reply(text("sent as asked")))
+    shell = make_shell(tmp_path, stream, tools=[])
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/tpyo hello")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Unknown command /tpyo" in screen_text(app))
+        assert "Send it to the model as a prompt" in screen_text(app)
+        await pilot.press("escape")  # back to the editor, text kept
+        await wait_until(pilot, lambda: app.editor.text == "/tpyo hello")
+        assert stream.calls == 0
+        app.editor.set_text("")
+        await type_text(pilot, "/sesion")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Run /session" in screen_text(app))
+        await pilot.press("down", "enter")  # the command it is close to
+        await wait_until(pilot, lambda: "Session: " in screen_text(app))
+        assert stream.calls == 0
+        await type_text(pilot, "/tpyo hello")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Send it to the model" in screen_text(app))
+        await pilot.press("enter")  # the first option: send it
+        await wait_until(pilot, lambda: stream.calls == 1 and "sent as asked" in screen_text(app))
+    assert stream.user_texts(0) == ["/tpyo hello"]

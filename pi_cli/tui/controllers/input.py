@@ -15,7 +15,7 @@ from pi_cli.tui.messages import clean
 from pi_cli.tui.widgets.footer import Item
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CommandResult
+    from pi_cli.shell import CommandResult, UnknownCommand
     from pi_cli.tui.host import TuiHost
 
 QUIT_WINDOW_S = 2.0  # a second Ctrl+C within this many seconds quits
@@ -51,10 +51,37 @@ class InputControl:
                 self.show_result(user_command, text), group="input", exit_on_error=False
             )
             return
+        if (unknown := shell.commands.unknown(text)) is not None:  # /tpyo: ask first
+            host.run_worker(self._ask_unknown(unknown, text, intent, images), group="input")
+            return
+        self._send(text, intent, images)
+
+    def _send(self, text: str, intent: Intent, images: list[Path] | None) -> None:
+        host, shell = self.host, self.host.shell
+        assert shell is not None
         blocks = self._load_images(images or [])
         future = shell.submit(text, intent, blocks or None)
         host.editor.live = shell.busy
         host.run_worker(self.show_result(future, text), group="input", exit_on_error=False)
+
+    async def _ask_unknown(
+        self, unknown: UnknownCommand, text: str, intent: Intent, images: list[Path] | None
+    ) -> None:
+        """Send a line no command is called as a prompt, run the command it is close to, or put
+        it back into the editor (Esc)."""
+        from pi_cli.tui.screens.choice import ChoiceScreen
+
+        options = [("send", "Send it to the model as a prompt")]
+        options += [(f"/{name}", f"Run {unknown.corrected(name)}") for name in unknown.close]
+        options.append(("edit", "Back to the editor to fix it"))
+        title = f"Unknown command /{unknown.name}"
+        answer = await self.host.push_screen_wait(ChoiceScreen(title, [unknown.question], options))
+        if answer == "send":
+            self._send(text, intent, images)
+        elif answer is not None and answer.startswith("/"):
+            self._send(unknown.corrected(answer[1:]), intent, images)
+        else:
+            self.restore([text])
 
     def _load_images(self, paths: list[Path]) -> list[Any]:
         from pi_cli.shell import ImageError, load_image
