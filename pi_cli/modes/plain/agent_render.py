@@ -18,7 +18,9 @@ from pi_cli.shell import (
     SubagentStarted,
     TodoUpdated,
     clean,
+    format_cost,
     redact,
+    short_tokens,
 )
 
 _MARKS = {"completed": ("✓", "green"), "in_progress": ("▸", "bold yellow"), "pending": ("○", "")}
@@ -74,9 +76,11 @@ class AgentRenderer:
                     line, style = f"⤷ {event.agent} failed: {event.error_message}", "red"
                 else:
                     tokens = int(usage.get("input", 0) + usage.get("cacheRead", 0))
+                    turns = f"{event.turns} turn{'' if event.turns == 1 else 's'}"
                     line = (
-                        f"⤷ {event.agent} done · {event.turns} turns · ↑{tokens} "
-                        f"↓{int(usage.get('output', 0))} · ${usage.get('cost', 0.0):.4f}"
+                        f"⤷ {event.agent} done · {turns} · ↑{short_tokens(tokens)} "
+                        f"↓{short_tokens(int(usage.get('output', 0)))} · "
+                        f"{format_cost(float(usage.get('cost', 0.0)))}"
                     )
                     style = "dim magenta"
                 self.console.print(Text(safe(line), style=style))

@@ -1,4 +1,5 @@
-"""The plain REPL's questions: approve a tool call, trust a folder (prompt-toolkit prompts)."""
+"""The plain REPL's questions: approve a tool call, trust a folder, send an unknown command as a
+prompt (prompt-toolkit prompts)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from prompt_toolkit.output import Output
 from pi_cli.shell import ApprovalAnswer, clean, one_line, say
 
 if TYPE_CHECKING:
-    from pi_cli.shell import PermissionRequested, TrustCheck
+    from pi_cli.shell import PermissionRequested, TrustCheck, UnknownCommand
 
 KEYS = {"y": "allow_once", "s": "allow_session", "a": "allow_always", "n": "deny"}
 LABELS = {
@@ -49,14 +50,17 @@ def parse_answer(text: str, request: PermissionRequested) -> ApprovalAnswer | No
 
 async def ask_approval(
     request: PermissionRequested, input: Input | None = None, output: Output | None = None
-) -> ApprovalAnswer:
-    """Ask until the answer is clear; Ctrl+C or Ctrl+D deny."""
+) -> ApprovalAnswer | None:
+    """Ask until the answer is clear; Ctrl+D denies, Ctrl+C returns ``None``: the user wants the
+    run stopped (as Ctrl+C does everywhere else in the REPL), not only this call denied."""
     session: PromptSession[str] = PromptSession(input=input, output=output)
     while True:
         try:
             text = await session.prompt_async(approval_prompt(request))
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return ApprovalAnswer("deny")
+        except KeyboardInterrupt:
+            return None
         answer = parse_answer(text, request)
         if answer is None:
             continue
@@ -64,10 +68,35 @@ async def ask_approval(
             return answer
         try:
             where = await session.prompt_async("save to [p]roject or [u]ser settings? › ")
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return ApprovalAnswer("deny")
+        except KeyboardInterrupt:
+            return None
         project = where.strip().lower().startswith("p")
         return ApprovalAnswer("allow_always", "project" if project else "user")
+
+
+async def ask_unknown_command(
+    unknown: UnknownCommand, input: Input | None = None, output: Output | None = None
+) -> str | None:
+    """Ask what to do with a line written as a command none is called: ``"send"`` it as a prompt,
+    the corrected line (``1`` picks the first command it is close to...), or ``None``: back
+    into the input line to edit it."""
+    session: PromptSession[str] = PromptSession(input=input, output=output)
+    picks = " · ".join(
+        f"[{i}] {unknown.corrected(name)}" for i, name in enumerate(unknown.close, 1)
+    )
+    question = f"{clean(unknown.question)} [y]es · [n]o, edit it{' · ' + picks if picks else ''} › "
+    try:
+        text = await session.prompt_async(question)
+    except (EOFError, KeyboardInterrupt):
+        return None
+    word = text.strip().lower()
+    if word in ("y", "yes"):
+        return "send"
+    if word.isdigit() and 1 <= int(word) <= len(unknown.close):
+        return unknown.corrected(unknown.close[int(word) - 1])
+    return None
 
 
 async def ask_trust(

@@ -7,13 +7,13 @@ what keeps native scrollback and search intact and avoids flicker.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markdown import Markdown
+from rich.segment import Segment, Segments
 from rich.text import Text
 
 from agent_core import (
@@ -34,6 +34,14 @@ from agent_core import (
     UserMessage,
 )
 from pi_cli.modes.plain.agent_render import AgentRenderer
+from pi_cli.modes.plain.tool_render import (
+    call_line,
+    call_title,
+    clip,
+    diff_text,
+    result_text,
+    safe,
+)
 from pi_cli.shell import (
     AutoRetryEnd,
     AutoRetryStart,
@@ -50,6 +58,7 @@ from pi_cli.shell import (
     QueueChanged,
     QueueReturned,
     SessionChanged,
+    SessionUsage,
     ShellEvent,
     ShellStateChanged,
     StructuredOutput,
@@ -57,72 +66,45 @@ from pi_cli.shell import (
     SubagentEvent,
     SubagentStarted,
     TodoUpdated,
-    clean,
-    redact,
+    cache_hit_rate,
+    format_cost,
+    short_tokens,
 )
 
 if TYPE_CHECKING:
     from pi_cli.shell import CodingAgent
 
-RESULT_LINES = 8
-LINE_CHARS = 160
-ARGS_CHARS = 200
+PREVIEW_LINES = 4  # a thinking block: its first lines
 _LEVEL_STYLE = {"info": "dim", "warning": "yellow", "error": "bold red"}
 
 
-def brief_args(name: str, args: Any) -> str:
-    """The most telling argument of a tool call (``package.json`` for read, the command for bash)."""
-    if isinstance(args, dict):
-        keys = [k for k in ("command", "path", "file_path", "pattern", "query", "url") if k in args]
-        keys += [
-            k for k, v in args.items() if isinstance(v, str | int | float)
-        ]  # else: first scalar
-        if keys:
-            return clip(str(args[keys[0]]).replace("\n", " "), 80)
-    return ""
-
-
-def format_args(args: Any) -> str:
-    """Arguments as compact ``key=value`` pairs, one line, clipped."""
-    if isinstance(args, dict):
-        parts = []
-        for key, value in args.items():
-            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            parts.append(f"{key}={shown}")
-        text = "  ".join(parts)
-    else:
-        text = "" if args is None else json.dumps(args, ensure_ascii=False)
-    first, *rest = text.splitlines() or [""]
-    return clip(first + (" …" if rest else ""), ARGS_CHARS)
-
-
-def safe(text: str) -> str:
-    """Model, tool or file text made safe to print (no control sequences, no keys)."""
-    return clean(redact(text))
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters with an ellipsis."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def truncate_result(text: str, max_lines: int = RESULT_LINES) -> tuple[list[str], int]:
+def head(text: str, max_lines: int) -> tuple[list[str], int]:
     """(the first ``max_lines`` lines, each clipped; how many lines were left out)."""
     lines = text.rstrip("\n").splitlines()
-    return [clip(line, LINE_CHARS) for line in lines[:max_lines]], max(0, len(lines) - max_lines)
+    return [clip(line, 300) for line in lines[:max_lines]], max(0, len(lines) - max_lines)
 
 
-def _short(count: int) -> str:
-    if count >= 10_000:
-        return f"{count // 1000}k"
-    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+def print_unpadded(console: Console, renderable: RenderableType) -> None:
+    """Print ``renderable`` without the spaces rich pads its lines with: the terminal's own
+    scrollback then copies, searches and re-wraps the text as it was written."""
+    for line in console.render_lines(renderable, console.options, pad=False):
+        while line and not line[-1].control and not line[-1].text.strip():
+            style = line[-1].style
+            if style is not None and style.bgcolor is not None:
+                break  # a code block's background: part of what is drawn
+            line.pop()
+        if line and line[-1].text != line[-1].text.rstrip(" "):
+            last = line[-1]
+            if last.style is None or last.style.bgcolor is None:
+                line[-1] = Segment(last.text.rstrip(" "), last.style, last.control)
+        console.print(Segments([*line, Segment.line()]))
 
 
 class PlainRenderer:
     """Shell event listener printing to a rich console.
 
     Args:
-        console: where to print (``sys.stdout`` under ``patch_stdout`` in the REPL).
+        console: where to print (``sys.stdout``, written above the input line in the REPL).
         shell: the CodingAgent, for usage and context numbers.
         on_change: called when something shown in the prompt area changed (queue, turn, state).
     """
@@ -139,6 +121,9 @@ class PlainRenderer:
         self._turn_tools: list[tuple[str, Any]] = []
         self._users_in_run = 0
         self._started = 0.0
+        self._run_first_turn = 0
+        self._calls: dict[str, tuple[str, float]] = {}  # running calls: title, start
+        self._last_call: str | None = None  # the call whose line was printed last
         self.agents = AgentRenderer(console, shell.describe_call)  # todos, sub-agents
 
     # ------------------------------------------------------------------ dispatch
@@ -202,7 +187,8 @@ class PlainRenderer:
                 assert_never(event)
 
     def _on_agent_start(self, event: AgentStart) -> None:
-        self.turn, self._users_in_run, self._started = 0, 0, time.monotonic()
+        # Turns are numbered across the session; a run's summary counts its own.
+        self._run_first_turn, self._users_in_run, self._started = self.turn, 0, time.monotonic()
 
     def _on_turn_start(self, event: TurnStart) -> None:
         # Emitted exactly once per turn (SPEC §3 first_turn), so counting them numbers turns.
@@ -226,9 +212,10 @@ class PlainRenderer:
         if isinstance(sub, TextEnd):
             if sub.content.strip():
                 self._header()
-                self.console.print(Markdown(safe(sub.content)))
+                print_unpadded(self.console, Markdown(safe(sub.content)))
+                self._last_call = None
         elif isinstance(sub, ThinkingEnd):
-            lines, more = truncate_result(safe(sub.content), 4)
+            lines, more = head(safe(sub.content), PREVIEW_LINES)
             if lines:
                 self._header()
                 tail = f"\n… (+{more} lines)" if more else ""
@@ -268,27 +255,33 @@ class PlainRenderer:
         if not self._turn_tools:
             self._turn_tools.append((event.tool_name, event.args))
         self._header()
-        line = Text("▸ ", style="magenta")
-        line.append(safe(event.tool_name), style="bold magenta")
-        args = safe(format_args(event.args))
-        if args:
-            line.append("  " + args, style="magenta")
-        self.console.print(line)
+        title = call_title(event.tool_name, event.args, self.shell.describe_call)
+        self._calls[event.tool_call_id] = (title, time.monotonic())
+        self.console.print(call_line(event.tool_name, title))
+        self._last_call = event.tool_call_id
 
     def _on_tool_execution_end(self, event: ToolExecutionEnd) -> None:
-        lines, more = truncate_result(safe(event.result.text))
-        style = "red" if event.is_error else "dim"
-        if not lines:
-            lines = ["(error)" if event.is_error else "(no output)"]
-        body = "\n".join("  " + line for line in lines)
-        if more:
-            body += f"\n  … (+{more} lines)"
-        self.console.print(Text(body, style=style))
+        title, started = self._calls.pop(event.tool_call_id, ("", time.monotonic()))
+        if self._last_call != event.tool_call_id:  # other output came between: say whose
+            line = Text("◂ ", style="magenta")
+            line.append(safe(event.tool_name), style="bold magenta")
+            self.console.print(line.append(f" {title}".rstrip(), style="magenta"))
+        result = event.result
+        self.console.print(
+            result_text(event.tool_name, result.text, event.is_error, result.details)
+        )
+        if event.is_error:
+            elapsed = time.monotonic() - started
+            self.console.print(
+                Text(f"✗ {safe(event.tool_name)} failed · {elapsed:.1f}s", style="red")
+            )
+        self._last_call = None
 
     def _on_agent_end(self, event: AgentEnd) -> None:
         self.console.print(Text(self.summary(event.messages), style="dim"))
         used, window = self.shell.context_usage()
-        self.context_text = f"context {100 * used / max(window, 1):.0f}% of {_short(window)}"
+        size = f"{window // 1000}k" if window >= 1000 else str(window)
+        self.context_text = f"context {100 * used / max(window, 1):.0f}% of {size}"
         self.on_change()
 
     def _on_notice(self, event: Notice) -> None:
@@ -318,23 +311,27 @@ class PlainRenderer:
         else:
             self.console.print(
                 Text(
-                    f"compacted {_short(event.tokens_before)} → {_short(event.tokens_after)} tokens",
+                    f"compacted {short_tokens(event.tokens_before)} → {short_tokens(event.tokens_after)} tokens",
                     style="dim",
                 )
             )
 
     def _on_permission_requested(self, event: PermissionRequested) -> None:
         if event.question:  # its own question (a plan to approve)
-            head = Text(f"⚠ {safe(event.question)}", style="bold yellow")
+            question = Text(f"⚠ {safe(event.question)}", style="bold yellow")
         else:
-            head = Text("⚠ permission needed: ", style="bold yellow")
-            head.append(safe(f"{event.tool_name} {event.title}".strip()), style="bold")
-        self.console.print(head)
+            question = Text("⚠ permission needed: ", style="bold yellow")
+            question.append(safe(f"{event.tool_name} {event.title}".strip()), style="bold")
+        self.console.print(question)
         self.console.print(Text(f"  {safe(event.reason)}", style="yellow"))
-        lines, more = truncate_result(safe(event.preview), 40)
-        if lines and event.tool_name != "bash":
-            tail = f"\n  … (+{more} lines)" if more else ""
-            self.console.print(Text("\n".join("  " + line for line in lines) + tail, style="dim"))
+        if not event.preview.strip() or event.tool_name == "bash":
+            return  # the command is the title
+        if event.preview.startswith("--- ") or "\n@@ " in event.preview:
+            self.console.print(diff_text(event.preview))
+            return
+        lines, more = head(safe(event.preview), 40)
+        tail = f"\n  … (+{more} lines)" if more else ""
+        self.console.print(Text("\n".join("  " + line for line in lines) + tail, style="dim"))
 
     def _on_permission_resolved(self, event: PermissionResolved) -> None:
         if event.by == "user":
@@ -351,7 +348,7 @@ class PlainRenderer:
 
     def _title(self, name: str, args: Any) -> str:
         """The tool's own one-line title of a call, clipped for a turn header."""
-        return clip(self.shell.describe_call(name, args) or brief_args(name, args), 80)
+        return clip(call_title(name, args, self.shell.describe_call, brief=True), 80)
 
     def _header(self) -> None:
         if self._header_done:
@@ -366,19 +363,18 @@ class PlainRenderer:
         self.console.print(Text(f"── {title} ──", style="bold blue"))
 
     def summary(self, messages: list[Any]) -> str:
-        """The one-line usage/cost summary of a run."""
-        tokens_in = tokens_out = cache = 0
-        cost = 0.0
-        for message in messages:
-            if isinstance(message, AssistantMessage):
-                tokens_in += message.usage.input
-                tokens_out += message.usage.output
-                cache += message.usage.cache_read
-                cost += message.usage.cost.total
+        """The one-line usage/cost summary of a run (the footer's number formats)."""
+        usage = SessionUsage.of(messages)
         elapsed = time.monotonic() - self._started if self._started else 0.0
-        turns = f"{self.turn} turn{'s' if self.turn != 1 else ''}"
-        cached = f" (cache {_short(cache)})" if cache else ""
+        count = self.turn - self._run_first_turn
+        turns = f"{count} turn{'s' if count != 1 else ''}"
+        rate = cache_hit_rate(usage)
+        cached = (
+            f" (cache {short_tokens(usage.cache_read)} read, {rate:.0%} hit)"
+            if usage.cache_read
+            else ""
+        )
         return (
-            f"· {turns} · ↑{_short(tokens_in)} ↓{_short(tokens_out)} tokens{cached} · ${cost:.4f}"
-            f" · {self.shell.model_id} · {elapsed:.1f}s"
+            f"· {turns} · ↑{short_tokens(usage.input)} ↓{short_tokens(usage.output)} tokens"
+            f"{cached} · {format_cost(usage.cost)} · {self.shell.model_id} · {elapsed:.1f}s"
         )

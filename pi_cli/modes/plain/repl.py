@@ -1,8 +1,9 @@
 """``pi --plain``: a line-mode interactive REPL that keeps the terminal's own scrollback.
 
 prompt-toolkit owns only the input line (and a toolbar under it); everything else is printed by
-rich into normal scrollback through ``patch_stdout``. The input stays live while the agent runs:
-Enter steers, Alt+Enter / Tab queue a follow-up, Esc / Ctrl+C abort (see :mod:`.plain.keys`).
+rich into normal scrollback above it (:mod:`.plain.terminal`). The input stays live while the
+agent runs: Enter steers, Alt+Enter / Tab queue a follow-up, Esc / Ctrl+C abort (see
+:mod:`.plain.keys`).
 """
 
 from __future__ import annotations
@@ -12,26 +13,33 @@ import base64
 import errno
 import signal
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
-from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console
 from rich.text import Text
 
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
-from pi_cli.modes.plain.approval import ask_approval, ask_trust
+from pi_cli.modes.plain.approval import ask_approval, ask_trust, ask_unknown_command
 from pi_cli.modes.plain.keys import PiCompleter, build_key_bindings, register_extra_sequences
 from pi_cli.modes.plain.pickers import Pickers
-from pi_cli.modes.plain.render import PlainRenderer, clip
+from pi_cli.modes.plain.render import PlainRenderer
+from pi_cli.modes.plain.terminal import (
+    LiveWidthConsole,
+    ReplSession,
+    TerminalWriter,
+    is_dumb,
+    writing_above_prompt,
+)
+from pi_cli.modes.plain.tool_render import clip
 from pi_cli.modes.termination import Termination
 from pi_cli.shell import (
     CommandResult,
@@ -39,6 +47,7 @@ from pi_cli.shell import (
     PermissionResolved,
     QueueReturned,
     ShellEvent,
+    ShellStateChanged,
     pi_home,
 )
 
@@ -71,16 +80,6 @@ def run_plain(args: LaunchArgs) -> int:
         return ExitCode.INTERRUPTED
 
 
-def dumb_terminal_width() -> int | None:
-    """The real width under ``TERM=dumb`` (rich assumes 80 columns there); else rich's own."""
-    import os
-    import shutil
-
-    if os.environ.get("TERM") != "dumb":
-        return None
-    return shutil.get_terminal_size((80, 24)).columns
-
-
 async def _run(repl: PlainRepl, resume: bool) -> int:
     if resume:  # pi -r: the numbered session list first (/resume N picks one)
         await repl.handle("/resume")
@@ -94,6 +93,13 @@ def history_path() -> Path:
     return path
 
 
+_ALLOWED = {
+    "allow_once": "allowed once",
+    "allow_session": "allowed for this session",
+    "allow_always": "allowed, and saved as a rule",
+}
+
+
 class _AnswerApprovals(Exception):  # control flow
     """Raised into the input prompt so the REPL can ask a pending approval."""
 
@@ -103,7 +109,7 @@ class PlainRepl:
 
     Args:
         shell: the CodingAgent.
-        console: rich console for output (default: stdout, seen through ``patch_stdout``).
+        console: rich console for output (default: stdout, written above the input line).
         input / output: prompt-toolkit I/O (tests pass a pipe input and ``DummyOutput``).
         history_file: input history (default ``$PI_HOME/history``).
     """
@@ -119,7 +125,7 @@ class PlainRepl:
     ) -> None:
         register_extra_sequences()
         self.shell = shell
-        self.console = console or Console(highlight=False, width=dumb_terminal_width())
+        self.console = console or LiveWidthConsole(highlight=False)
         self.renderer = PlainRenderer(self.console, shell, on_change=self.invalidate)
         self.pickers = Pickers(shell)
         self.next_kind: Kind = "enter"
@@ -130,9 +136,10 @@ class PlainRepl:
         self._restore = ""
         self._io = (input, output)
         self._approvals: list[PermissionRequested] = []
+        self._writer: TerminalWriter | None = None
         shell.subscribe(self.renderer)
         shell.subscribe(self._on_event)
-        self.session: PromptSession[str] = PromptSession(
+        self.session = ReplSession(
             message=self._message,
             history=FileHistory(str(history_file or history_path())),
             completer=PiCompleter(shell),
@@ -148,6 +155,8 @@ class PlainRepl:
         # two reads: 0.05 s split Alt+Enter into Esc + Enter under load; 0.15 s is still prompt.
         self.session.app.ttimeoutlen = 0.15
         self.session.app.timeoutlen = 0.25
+        self.session.on_dumb_start = self._capture_app
+        self._dumb = output is None and is_dumb()
 
     # ------------------------------------------------------------------ state
 
@@ -162,6 +171,10 @@ class PlainRepl:
             self._app.invalidate()
 
     def _message(self) -> FormattedText:
+        if self._dumb and self.running:
+            # Printed once, never erased: output would follow it on the same line. A fresh
+            # "› " is printed when the run ends (see _on_event).
+            return FormattedText([])
         parts: list[tuple[str, str]] = []
         for item in self.shell.queued():
             label = "steer" if item.kind == "steer" else "follow-up"
@@ -198,8 +211,13 @@ class PlainRepl:
             # Raw between prompts too: keys typed while one input is handed over (Alt+Enter
             # right after Enter) wait in the terminal unechoed, ESC+CR still one key, instead
             # of cooked mode echoing "^[" and turning CR into Ctrl+J.
-            with self.session.input.raw_mode(), patch_stdout(raw=True):
+            # A dumb terminal cannot erase the input line to print above it: output is written
+            # at once there.
+            printing = nullcontext() if self._dumb else writing_above_prompt(self.session.output)
+            with self.session.input.raw_mode(), printing as writer:
+                self._writer = writer
                 await self._loop()
+                await self.drained()
         except OSError as exc:  # EIO: the terminal went away; its SIGHUP may not be handled yet
             if termination.code is None and exc.errno != errno.EIO:
                 raise
@@ -212,6 +230,7 @@ class PlainRepl:
         while not self._quit:
             await self._answer_approvals()
             default, self._restore = self._restore, ""
+            self.session.app.erase_when_done = False  # an accepted line stays in the scrollback
             try:
                 text = await self.session.prompt_async(default=default, pre_run=self._capture_app)
             except _AnswerApprovals:
@@ -228,39 +247,58 @@ class PlainRepl:
             kind, self.next_kind = self.next_kind, "enter"
             await self.handle(text, kind)
 
-    def _capture_app(self) -> None:
-        self._app = get_app()
+    def _capture_app(self, app: Application[Any] | None = None) -> None:
+        self._app = app or get_app()
         if self._quit:  # a /quit finished between two prompts
             self._app.exit(exception=EOFError())
         elif self._approvals:
             self._interrupt_for_approval()
 
     def _interrupt_for_approval(self) -> None:
+        """Leave the input line (what was typed is kept): an approval is asked, or a dumb
+        terminal needs a fresh prompt printed."""
         app = self._app
         if app is not None and app.is_running:
             self._restore = "\n".join(
                 filter(None, [self._restore, self.session.default_buffer.text])
             )
+            app.erase_when_done = True  # no stray "steer ›" line left in the scrollback
             app.exit(exception=_AnswerApprovals())
+
+    async def drained(self) -> None:
+        """Wait until what was printed is on the terminal (before a question is asked)."""
+        if self._writer is not None:
+            await self._writer.drain()
 
     async def _answer_approvals(self) -> None:
         """Ask each pending approval in turn (the run waits; typed text is kept)."""
         while self._approvals:
+            await self.drained()  # the question comes after what it is about
             request = self._approvals.pop(0)
             if request not in self.shell.permissions.pending:
                 continue  # answered meanwhile (abort, timeout)
             answer = await ask_approval(request, *self._io)
+            if answer is None:  # Ctrl+C: stop the run (its pending approvals end "aborted")
+                self._approvals.clear()
+                self.abort(None)
+                return
             self.shell.answer(request.id, answer)
-            verdict = "denied" if answer.choice == "deny" else answer.choice.replace("_", " ")
-            self.console.print(
-                Text(f"  {verdict}", style="red" if answer.choice == "deny" else "green")
-            )
+            if answer.choice != "deny":  # a denial is said by the call's result
+                self.console.print(Text(f"  {_ALLOWED[answer.choice]}", style="green"))
 
     async def handle(self, text: str, kind: Kind = "enter") -> None:
         """Act on one accepted input line (public for tests): the shell decides what it becomes."""
         if not text.strip():
             return
         text = self.pickers.expand(text)
+        unknown = self.shell.commands.unknown(text)
+        if unknown is not None:  # /tpyo: ask, rather than send a typo to the model
+            await self.drained()
+            answer = await ask_unknown_command(unknown, *self._io)
+            if answer is None:
+                self._restore = "\n".join(filter(None, [self._restore, text]))
+                return
+            text = text if answer == "send" else answer
         user_command = self.shell.user_bash.start(text)  # !cmd / !!cmd: the user's own command
         future = user_command or self.shell.submit(
             text, "follow_up" if kind == "follow_up" else "auto"
@@ -292,6 +330,8 @@ class PlainRepl:
         if isinstance(event, PermissionRequested):
             self._approvals.append(event)
             self._interrupt_for_approval()
+        elif isinstance(event, ShellStateChanged) and event.state == "idle" and self._dumb:
+            self._interrupt_for_approval()  # the "› " of the next input
         elif isinstance(event, PermissionResolved):
             self._approvals = [r for r in self._approvals if r.id != event.id]
         if isinstance(event, QueueReturned) and event.items:

@@ -33,15 +33,24 @@ def test_no_model_exits_with_the_configuration_message(
     assert "No model configured" in err and "ollama" in err
 
 
-def test_a_dumb_terminal_uses_its_real_width(monkeypatch) -> None:
+def test_a_dumb_terminal_wraps_at_its_real_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich assumes 80 columns on TERM=dumb; the REPL's console asks the terminal, at each print."""
+    import io
     import os
 
-    from pi_cli.modes.plain.repl import dumb_terminal_width
+    from pi_cli.modes.plain.terminal import LiveWidthConsole
 
+    size = [os.terminal_size((100, 30))]
     monkeypatch.setenv("TERM", "dumb")
-    monkeypatch.setattr(
-        "shutil.get_terminal_size", lambda fallback=(80, 24): os.terminal_size((100, 30))
-    )
-    assert dumb_terminal_width() == 100
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(80, 25): size[0])
+    out = io.StringIO()
+    console = LiveWidthConsole(file=out, force_terminal=True, color_system=None)
+    line = " ".join(["word"] * 19)  # 94 characters
+    console.print(line)
+    assert out.getvalue() == line + "\n"  # one line, not wrapped at 80
+    size[0] = os.terminal_size((60, 30))  # the terminal was resized
+    console.print(line)
+    assert max(len(row) for row in out.getvalue().splitlines()[1:]) <= 60
     monkeypatch.setenv("TERM", "xterm-256color")
-    assert dumb_terminal_width() is None
+    assert LiveWidthConsole(file=io.StringIO(), width=70).width == 70

@@ -37,11 +37,13 @@ async def test_prompt_renders_turns_markdown_usage_and_history(tmp_path: Path) -
         assert await h.quit() == 0
     out = h.output
     assert "── turn 1 · gate package.json ──" in out
-    assert "▸ gate  label=package.json" in out
+    assert "▸ gate package.json" in out
     assert "gate package.json open" in out  # the (truncated) tool result
     assert "── turn 2 ──" in out
     assert "The project is tiny." in out and "**" not in out  # Markdown rendered, not raw
     assert "• one" in out
+    # Not padded to the width with spaces: the terminal's scrollback copies and re-wraps it.
+    assert "The project is tiny.\n" in out and " • two\n" in out
     assert "· 2 turns · ↑320 ↓36 tokens" in out
     assert "what is this" in h.history.read_text()
 
@@ -268,3 +270,22 @@ async def test_bang_commands_run_in_the_shell_and_reach_the_next_prompt(tmp_path
         await h.idle()
     sent = "\n".join(stream.user_texts(0))
     assert "plain-bang" in sent and "only-shown" not in sent
+
+
+async def test_an_unknown_command_is_asked_about_not_sent(tmp_path: Path) -> None:
+    stream = ScriptedStream(reply(text("sent as asked")))
+    async with plain_repl(tmp_path, stream) as h:
+        h.send("/tpyo hello" + ENTER)
+        h.send("n" + ENTER)  # no: back into the input line
+        await h.until(lambda: h.repl.session.default_buffer.text == "/tpyo hello")
+        assert stream.calls == 0
+        h.send(CTRL_C)  # clear the line
+        h.send("/sesion" + ENTER)
+        h.send("1" + ENTER)  # the command it is close to
+        await h.until(lambda: "Session: " in h.output, what="/session's output")
+        assert stream.calls == 0
+        h.send("/tpyo hello" + ENTER)
+        h.send("y" + ENTER)
+        await h.until(lambda: "sent as asked" in h.output)
+        await h.idle()
+    assert stream.user_texts(0) == ["/tpyo hello"]

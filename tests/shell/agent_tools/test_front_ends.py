@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -56,6 +57,10 @@ async def test_the_plain_renderer_prints_todos_and_sub_agents(
     assert "  ⤷ general-purpose ▸ read nope.txt" in text
     assert "    ✗ File not found: nope.txt" in text
     assert "⤷ general-purpose done · 2 turns" in text
+    # The summary once, in the footer's formats: the result's "[agent …]" trailer is the model's.
+    assert "[agent general-purpose" not in text
+    assert re.search(r"⤷ general-purpose done · 2 turns · ↑\d+ ↓\d+ · \$0\.000\n", text)
+    assert "$0.0000" not in text
     # JSON and RPC: a sub-agent's deltas stay deltas (never its whole partial message).
     updates = [
         event_data(e)
