@@ -147,7 +147,13 @@ class AssistantMessageBuilder:
                     block.text += event.delta
             elif isinstance(block, ThinkingContent):
                 block.thinking += event.delta
-        elif isinstance(event, TextStart):
+        else:
+            self._apply_boundary(event)
+
+    def _apply_boundary(self, event: AssistantStreamEvent) -> None:
+        """A block's start or end, or a tool call's argument piece (not the per-chunk path)."""
+        content = self.message.content
+        if isinstance(event, TextStart):
             self._ensure(event.content_index, TextContent(text=""))
         elif isinstance(event, TextEnd):
             content[self._index(event.content_index)] = TextContent(text=event.content)

@@ -133,25 +133,7 @@ def _options(rest: list[str]) -> tuple[dict[str, Any], list[str]]:
         if word in ("-s", "--scope", "-t", "--transport", "-e", "--env", "-H", "--header"):
             if not words:
                 raise ValueError(f"{word} needs a value")
-            value = words.pop(0)
-            if word in ("-s", "--scope"):
-                if value not in ("user", "project"):
-                    raise ValueError("the scope is user or project")
-                options["scope"] = value
-            elif word in ("-t", "--transport"):
-                if value not in ("stdio", "http", "sse"):
-                    raise ValueError("the transport is stdio, http or sse")
-                options["type"] = value
-            elif word in ("-e", "--env"):
-                key, eq, val = value.partition("=")
-                if not eq or not key:
-                    raise ValueError(f"-e takes KEY=VALUE, not {value!r}")
-                options["env"][key] = val
-            else:
-                key, colon, val = value.partition(":")
-                if not colon or not key.strip():
-                    raise ValueError(f"-H takes 'Name: value', not {value!r}")
-                options["headers"][key.strip()] = val.strip()
+            _set_option(options, word, words.pop(0))
         elif positional or not word.startswith("-"):
             positional.append(word)
             if len(positional) >= 2 and options["type"] == "stdio":
@@ -160,6 +142,28 @@ def _options(rest: list[str]) -> tuple[dict[str, Any], list[str]]:
         else:
             raise ValueError(f"unknown option {word}")
     return options, positional
+
+
+def _set_option(options: dict[str, Any], word: str, value: str) -> None:
+    """One ``-s``/``-t``/``-e``/``-H`` option's value, checked."""
+    if word in ("-s", "--scope"):
+        if value not in ("user", "project"):
+            raise ValueError("the scope is user or project")
+        options["scope"] = value
+    elif word in ("-t", "--transport"):
+        if value not in ("stdio", "http", "sse"):
+            raise ValueError("the transport is stdio, http or sse")
+        options["type"] = value
+    elif word in ("-e", "--env"):
+        key, eq, val = value.partition("=")
+        if not eq or not key:
+            raise ValueError(f"-e takes KEY=VALUE, not {value!r}")
+        options["env"][key] = val
+    else:
+        key, colon, val = value.partition(":")
+        if not colon or not key.strip():
+            raise ValueError(f"-H takes 'Name: value', not {value!r}")
+        options["headers"][key.strip()] = val.strip()
 
 
 def _file_of(scope: str) -> Path:

@@ -102,17 +102,22 @@ def parse(path: Path, md: MarkdownIt | None = None) -> Page:
         elif token.type == "fence" and token.info.strip() == "{toctree}":
             page.toctree.extend(_toctree_entries(token, line))
         if token.type == "inline":
-            for child in _walk(token.children or []):
-                if child.type == "html_inline":
-                    page.anchors.update(_HTML_ID.findall(child.content))
-                elif child.type == "code_inline" and _CODE_PATH.fullmatch(child.content):
-                    page.code_paths.append(Link(child.content, line))
-                href = child.attrs.get("href") if child.type == "link_open" else None
-                src = child.attrs.get("src") if child.type == "image" else None
-                target = href or src
-                if isinstance(target, str):
-                    page.links.append(Link(target, line))
+            _read_inline(page, token, line)
     return page
+
+
+def _read_inline(page: Page, token: Token, line: int) -> None:
+    """An inline run's HTML anchors, repository paths in code, links and images."""
+    for child in _walk(token.children or []):
+        if child.type == "html_inline":
+            page.anchors.update(_HTML_ID.findall(child.content))
+        elif child.type == "code_inline" and _CODE_PATH.fullmatch(child.content):
+            page.code_paths.append(Link(child.content, line))
+        href = child.attrs.get("href") if child.type == "link_open" else None
+        src = child.attrs.get("src") if child.type == "image" else None
+        target = href or src
+        if isinstance(target, str):
+            page.links.append(Link(target, line))
 
 
 def _toctree_entries(token: Token, line: int) -> list[Link]:

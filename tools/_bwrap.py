@@ -134,13 +134,7 @@ def mount_args(layout: Layout) -> list[str]:
         if os.path.lexists(path):
             args += [f"--{kind}", str(path), str(path)]
     hidden = _existing([*layout.hidden, *(p.resolve() for p in layout.hidden if p.is_symlink())])
-    for path in _around(hidden, writable):
-        if path.is_symlink():
-            continue  # its target is hidden instead
-        if path.is_dir():
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-        else:
-            args += ["--ro-bind", "/dev/null", str(path)]
+    args += _hide(_around(hidden, writable))
     covered = [Path(p) for p in PRIVATE] + hidden
     for path in _existing(layout.runtime):
         # Only what a private or hidden directory covers, and never over a writable place.
@@ -152,6 +146,19 @@ def mount_args(layout: Layout) -> list[str]:
         if os.path.lexists(path) and not path.is_symlink():
             args += ["--ro-bind", str(path), str(path)]
     args += ["--chdir", str(layout.workspace)]
+    return args
+
+
+def _hide(paths: list[Path]) -> list[str]:
+    """An empty read-only directory over each hidden directory, ``/dev/null`` over each file."""
+    args: list[str] = []
+    for path in paths:
+        if path.is_symlink():
+            continue  # its target is hidden instead
+        if path.is_dir():
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        else:
+            args += ["--ro-bind", "/dev/null", str(path)]
     return args
 
 

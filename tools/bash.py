@@ -186,63 +186,21 @@ class BashTool(ToolBase):
         on_update: OnToolUpdate | None,
     ) -> Outcome:
         loop = asyncio.get_running_loop()
-        eof: asyncio.Future[None] = loop.create_future()
-        last_update = float("-inf")
-        timer: asyncio.TimerHandle | None = None
-
-        def flush_update() -> None:
-            nonlocal last_update, timer
-            timer = None
-            last_update = time.monotonic()
-            if on_update is not None:
-                on_update(partial(buf.tail()))
-
-        def on_readable() -> None:
-            nonlocal timer
-            try:
-                chunk = os.read(read_fd, _READ_SIZE)
-            except BlockingIOError:
-                return
-            except OSError:
-                chunk = b""
-            if not chunk:
-                loop.remove_reader(read_fd)
-                if not eof.done():
-                    eof.set_result(None)
-                return
-            buf.add(chunk)
-            # Throttle: at most one update per interval, and a burst followed by silence is
-            # still shown (the deferred flush picks up the latest tail).
-            if on_update is not None and timer is None:
-                delay = max(0.0, UPDATE_INTERVAL - (time.monotonic() - last_update))
-                timer = loop.call_later(delay, flush_update)
-
+        pump = _OutputPump(loop, read_fd, buf, on_update)
         os.set_blocking(read_fd, False)
-        loop.add_reader(read_fd, on_readable)
+        loop.add_reader(read_fd, pump.on_readable)
         # Stop the tree the moment abort is requested, even before our task is cancelled.
         remove_abort = cancel.on_abort(lambda: host.kill(job.id))
-        outcome: Outcome = "exit"
         try:
-            try:
-                await asyncio.wait_for(_wait_exit(job, eof), timeout)
-            except TimeoutError:
-                outcome = "timeout"
-            except asyncio.CancelledError:
-                outcome = "aborted"
-                task = asyncio.current_task()
-                if task is not None:
-                    task.uncancel()  # we handle it: kill, then report the output so far
-            if outcome == "exit" and cancel.aborted:
-                outcome = "aborted"
+            outcome = await _outcome(job, pump.eof, timeout, cancel)
             if outcome != "exit":
                 host.kill(job.id)
                 with suppress(TimeoutError):
                     await asyncio.wait_for(job.gone.wait(), 2 * KILL_GRACE + 3)
                 with suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(eof), EXIT_DRAIN)
+                    await asyncio.wait_for(asyncio.shield(pump.eof), EXIT_DRAIN)
         finally:
-            if timer is not None:
-                timer.cancel()
+            pump.cancel_timer()
             remove_abort()
             loop.remove_reader(read_fd)
             os.close(read_fd)
@@ -285,6 +243,70 @@ class BashTool(ToolBase):
             "\n\n".join([text, *notes]),
             details={"background_id": job.id, "pid": job.pid, "sandboxed": inside},
         )
+
+
+class _OutputPump:
+    """Reads a foreground command's output into its buffer as it becomes readable, and sends
+    the model's front ends its tail at most once per ``UPDATE_INTERVAL`` (a burst followed by
+    silence is still shown: the deferred flush picks up the latest tail)."""
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        read_fd: int,
+        buf: OutputBuffer,
+        on_update: OnToolUpdate | None,
+    ) -> None:
+        self._loop = loop
+        self._fd = read_fd
+        self._buf = buf
+        self._on_update = on_update
+        self._last_update = float("-inf")
+        self._timer: asyncio.TimerHandle | None = None
+        self.eof: asyncio.Future[None] = loop.create_future()
+
+    def on_readable(self) -> None:
+        try:
+            chunk = os.read(self._fd, _READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._loop.remove_reader(self._fd)
+            if not self.eof.done():
+                self.eof.set_result(None)
+            return
+        self._buf.add(chunk)
+        if self._on_update is not None and self._timer is None:
+            delay = max(0.0, UPDATE_INTERVAL - (time.monotonic() - self._last_update))
+            self._timer = self._loop.call_later(delay, self._flush_update)
+
+    def _flush_update(self) -> None:
+        self._timer = None
+        self._last_update = time.monotonic()
+        if self._on_update is not None:
+            self._on_update(partial(self._buf.tail()))
+
+    def cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+async def _outcome(
+    job: Job, eof: asyncio.Future[None], timeout: float, cancel: AbortSignal
+) -> Outcome:
+    """How the command ended: it exited, ran out of time, or was aborted."""
+    try:
+        await asyncio.wait_for(_wait_exit(job, eof), timeout)
+    except TimeoutError:
+        return "timeout"
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # we handle it: kill, then report the output so far
+        return "aborted"
+    return "aborted" if cancel.aborted else "exit"
 
 
 async def _wait_exit(job: Job, eof: asyncio.Future[None]) -> None:

@@ -125,19 +125,14 @@ class ChatCompletionsAccumulator:
             if self.finish_reason is not None:
                 # The answer had ended (OpenRouter adds "Token limit reached" after a "length").
                 return out
-            # Same path as Anthropic's event: error (redaction, one line, overflow, retryable).
-            err = data["error"]
-            kind = str(
-                (err.get("type") or err.get("code") or "error")
-                if isinstance(err, dict)
-                else "error"
-            )
-            raise stream_error(
-                self.model.provider, kind, body_message({"error": err}), self.model.secrets
-            )
+            self._raise_error(data["error"])
         if data.get("usage"):
             self._read_usage(data["usage"])
-        for choice in data.get("choices") or ():
+        self._choices(out, data.get("choices") or ())
+        return out
+
+    def _choices(self, out: list[Any], choices: Any) -> None:
+        for choice in choices:
             if not isinstance(choice, dict):
                 continue
             if choice.get("index", 0) != self._choice:
@@ -154,19 +149,22 @@ class ChatCompletionsAccumulator:
                 self.finish_reason = str(finish)
                 if finish == "content_filter":
                     self._filter = filtered(choice.get("content_filter_results"))
-        return out
+
+    def _raise_error(self, err: Any) -> None:
+        """A mid-stream error chunk: the same path as Anthropic's ``event: error`` (redaction,
+        one line, overflow, retryable)."""
+        kind = str(
+            (err.get("type") or err.get("code") or "error") if isinstance(err, dict) else "error"
+        )
+        raise stream_error(
+            self.model.provider, kind, body_message({"error": err}), self.model.secrets
+        )
 
     def _delta(self, out: list[Any], delta: dict[str, Any]) -> None:
         if "thinking_blocks" in delta:  # litellm (Anthropic) signatures
             for block in delta["thinking_blocks"] or ():
                 self._thinking_block(out, block)
-        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-        if reasoning:
-            for piece in texts(reasoning, "thinking"):
-                self._add(out, "thinking", piece)
-        elif delta.get("reasoning_details"):
-            for piece in reasoning_details(delta["reasoning_details"]):
-                self._add(out, "thinking", piece)
+        self._reasoning(out, delta)
         content = delta.get("content")
         if content:
             if isinstance(content, str):
@@ -176,11 +174,19 @@ class ChatCompletionsAccumulator:
         refusal = delta.get("refusal")
         if refusal and isinstance(refusal, str):
             self._refusal.append(refusal)
-        calls = delta.get("tool_calls")
-        if calls:
-            for call in calls:
-                if isinstance(call, dict):
-                    self._tool_delta(out, call)
+        for call in delta.get("tool_calls") or ():
+            if isinstance(call, dict):
+                self._tool_delta(out, call)
+
+    def _reasoning(self, out: list[Any], delta: dict[str, Any]) -> None:
+        """Reasoning text under any of the names servers give it."""
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if reasoning:
+            for piece in texts(reasoning, "thinking"):
+                self._add(out, "thinking", piece)
+        elif delta.get("reasoning_details"):
+            for piece in reasoning_details(delta["reasoning_details"]):
+                self._add(out, "thinking", piece)
 
     def _parts(self, out: list[Any], parts: list[Any]) -> None:
         """Mistral's typed content parts: ``text``, and ``thinking`` holding text parts."""

@@ -46,6 +46,21 @@ WholeBody = Callable[[Any], list[tuple[str, Any]] | None]
 MAX_WHOLE_BODY = 32 * 1024 * 1024
 
 
+async def _put_events(
+    model: ResolvedModel, response: httpx.Response, watch: StallWatch, put: Callable[[Any], None]
+) -> None:
+    """Each SSE event of ``response`` as ``(event name, parsed JSON or "[DONE]")``."""
+    async for sse in iter_sse(iter_sse_lines(response.aiter_bytes(), watch.touch)):
+        if sse.data.strip() == "[DONE]":
+            put((sse.event, "[DONE]"))
+            continue
+        try:
+            put((sse.event, json.loads(sse.data)))
+        except ValueError:
+            snippet = one_line(redact(sse.data, model.secrets), 80)
+            raise ProviderError(f"Malformed SSE data from {model.provider}: {snippet!r}") from None
+
+
 async def sse_json_source(
     model: ResolvedModel,
     url: str,
@@ -81,17 +96,7 @@ async def sse_json_source(
                 watch.touch()  # headers of a body that is not a stream: it is read as a whole
                 await _not_a_stream(model, response, ctype, put, whole)
                 return
-            async for sse in iter_sse(iter_sse_lines(response.aiter_bytes(), watch.touch)):
-                if sse.data.strip() == "[DONE]":
-                    put((sse.event, "[DONE]"))
-                    continue
-                try:
-                    put((sse.event, json.loads(sse.data)))
-                except ValueError:
-                    snippet = one_line(redact(sse.data, model.secrets), 80)
-                    raise ProviderError(
-                        f"Malformed SSE data from {model.provider}: {snippet!r}"
-                    ) from None
+            await _put_events(model, response, watch, put)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if watch.expired is None or task is None:

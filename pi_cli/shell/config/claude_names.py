@@ -103,15 +103,7 @@ def from_claude_input(
                 data["path"] = given[key]
                 break
     if tool == "bash":
-        if isinstance(given.get("command"), str):
-            data["command"] = given["command"]
-        if isinstance(given.get("timeout"), int | float) and given["timeout"] != original.get(
-            "timeout"
-        ):
-            data["timeout"] = given["timeout"] / 1000
-        if given.get("dangerouslyDisableSandbox") is True or given.get("sandbox") is False:
-            data["sandbox"] = False
-        return data
+        return _bash_input(data, given, original)
     if tool == "edit":
         if isinstance(given.get("edits"), list):
             data["edits"] = [_pi_edit(e) for e in given["edits"] if isinstance(e, Mapping)]
@@ -128,6 +120,20 @@ def from_claude_input(
         ):
             if claude_key in given:
                 data[pi_key] = given[claude_key]
+    return data
+
+
+def _bash_input(
+    data: dict[str, Any], given: dict[str, Any], original: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Claude Code's Bash input: a timeout in milliseconds, its sandbox switch."""
+    if isinstance(given.get("command"), str):
+        data["command"] = given["command"]
+    timeout = given.get("timeout")
+    if isinstance(timeout, int | float) and timeout != original.get("timeout"):
+        data["timeout"] = timeout / 1000
+    if given.get("dangerouslyDisableSandbox") is True or given.get("sandbox") is False:
+        data["sandbox"] = False
     return data
 
 
