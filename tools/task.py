@@ -151,11 +151,14 @@ class TaskTool(ToolBase):
         if self.runner is None:
             raise ToolError("Sub-agents are not available here; do the task yourself.")
         names = [p.name for p in self.profiles]
-        if args.subagent_type not in names:
-            raise ToolError(
-                f"Unknown subagent_type {args.subagent_type!r}. Available: {', '.join(names)}."
-            )
-        request = TaskRequest(tool_call_id, args.subagent_type, args.description, args.prompt)
+        kind = args.subagent_type
+        if kind not in names:
+            # A plugin's agent is "plugin:agent"; its own files call it by the bare name.
+            namespaced = [n for n in names if n.endswith(":" + kind)]
+            if len(namespaced) != 1:
+                raise ToolError(f"Unknown subagent_type {kind!r}. Available: {', '.join(names)}.")
+            kind = namespaced[0]
+        request = TaskRequest(tool_call_id, kind, args.description, args.prompt)
         outcome = await self.runner(request, cancel, on_update)
         details: dict[str, Any] = {
             "agent": outcome.agent,

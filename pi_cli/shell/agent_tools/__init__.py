@@ -139,6 +139,15 @@ class AgentTools:
 
             attach_web_search(self.shell, self.web_search)
 
+    def add_profiles(self, profiles: list[AgentProfile]) -> bool:
+        """More profiles (a plugin's agents), named as they come; whether any was new (then a
+        ``task`` tool made before lists too few: make it again from :meth:`services`)."""
+        known = {p.name for p in self.profiles}
+        fresh = [p for p in profiles if p.name not in known]
+        self.profiles.extend(fresh)
+        self.runner.profiles.update({p.name: p for p in fresh})
+        return bool(fresh)
+
     def start_run(self) -> None:
         """An input starts the model: budgets count from here."""
         self.budget.start_run()

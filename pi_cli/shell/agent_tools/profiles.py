@@ -76,6 +76,11 @@ def load_profiles(cwd: Path, trusted: bool) -> tuple[list[AgentProfile], list[st
     return list(profiles.values()), problems
 
 
+def read_profile(path: Path, source: str, problems: list[str]) -> AgentProfile | None:
+    """One profile file (None: unusable; why is added to ``problems``)."""
+    return _read(path, source, problems)
+
+
 def _read(path: Path, source: str, problems: list[str]) -> AgentProfile | None:
     try:
         document = parse_document(path.read_text(encoding="utf-8"))

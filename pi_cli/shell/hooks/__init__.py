@@ -39,7 +39,13 @@ from pi_cli.shell.config.claude_names import (
     names_of,
     to_claude_input,
 )
-from pi_cli.shell.hooks._command import CommandHook, HookOutcome, parse_hooks, run_command_hook
+from pi_cli.shell.hooks._command import (
+    EVENTS,
+    CommandHook,
+    HookOutcome,
+    parse_hooks,
+    run_command_hook,
+)
 from pi_cli.shell.hooks._python import (
     InputEvent,
     PythonHook,
@@ -55,12 +61,15 @@ if TYPE_CHECKING:
     from pi_cli.shell.context import ShellContext
 
 __all__ = [
+    "EVENTS",
+    "CommandHook",
     "HookManager",
     "InputEvent",
     "PreToolUse",
     "SessionStartEvent",
     "ToolCallEvent",
     "ToolResultEvent",
+    "parse_hooks",
 ]
 log = logging.getLogger("pi_cli.hooks")
 

@@ -47,6 +47,8 @@ class CommandHook:
     matcher: str = ""
     timeout_s: float = DEFAULT_TIMEOUT_S
     source: str = ""
+    env: Mapping[str, str] | None = None
+    """More environment for this command (a plugin's ``CLAUDE_PLUGIN_ROOT``)."""
 
     def matches(self, names: str | tuple[str, ...] | None) -> bool:
         """Whether this hook applies to any of ``names`` (a tool's pi and Claude Code names, a
@@ -82,7 +84,7 @@ class HookOutcome:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-def parse_hooks(config: dict[str, Any], source: str = "") -> tuple[list[CommandHook], list[str]]:
+def parse_hooks(config: Mapping[str, Any], source: str = "") -> tuple[list[CommandHook], list[str]]:
     """Read a ``hooks`` setting. Returns (hooks, problems)."""
     hooks: list[CommandHook] = []
     problems: list[str] = []
@@ -124,6 +126,7 @@ async def run_command_hook(
     """Run one hook with ``payload`` on stdin and interpret its exit code and output."""
     base = dict(os.environ if env is None else env)
     base.update(PI_PROJECT_DIR=str(cwd), CLAUDE_PROJECT_DIR=str(cwd))
+    base.update(hook.env or {})
     try:
         from tools import processes
 

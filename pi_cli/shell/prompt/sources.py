@@ -11,8 +11,24 @@ from pathlib import Path
 
 from pi_cli.shell.commands import SlashCommandRegistry
 from pi_cli.shell.prompt._context_files import ContextFile, load_context
-from pi_cli.shell.prompt._skills import SkillSet, load_skills, skill_commands
-from pi_cli.shell.prompt._templates import PromptTemplate, load_templates, template_commands
+from pi_cli.shell.prompt._skills import Skill, SkillSet, load_skills, skill_commands
+from pi_cli.shell.prompt._templates import (
+    PromptTemplate,
+    load_template,
+    load_templates,
+    template_command,
+    template_commands,
+)
+
+__all__ = [
+    "PromptSources",
+    "PromptTemplate",
+    "Skill",
+    "SkillSet",
+    "load_template",
+    "skill_commands",
+    "template_command",
+]
 
 
 @dataclass
