@@ -181,6 +181,12 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("shell.skill_paths", ("--skill",), "Load a skill directory (repeatable).", "list"),
     Option(
+        "shell.plugin_dirs",
+        ("--plugin-dir",),
+        "Load a Claude Code plugin folder for this session (repeatable).",
+        "list",
+    ),
+    Option(
         "shell.permission_mode",
         ("--permission-mode",),
         "What runs without asking: auto (default), default, acceptEdits, plan, dontAsk, "
@@ -382,6 +388,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     for name, module in [
         ("trust", "pi_cli.trust_cli"),
         ("mcp", "pi_cli.mcp_cli"),
+        ("plugin", "pi_cli.plugin_cli"),
         ("rewind", "pi_cli.rewind_cli"),
         ("login", "pi_cli.login_cli"),
         ("logout", "pi_cli.logout_cli"),

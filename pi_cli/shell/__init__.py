@@ -97,6 +97,14 @@ if TYPE_CHECKING:
     from pi_cli.shell.paths import pi_home, sessions_dir
     from pi_cli.shell.permissions.approvals import ApprovalAnswer
     from pi_cli.shell.permissions.modes import MODE_DESCRIPTIONS, MODES
+    from pi_cli.shell.plugins.commands import (
+        PLUGIN_USAGE,
+        PLUGIN_VERBS,
+        PluginChoice,
+        plugin_choices,
+        plugin_words,
+    )
+    from pi_cli.shell.plugins.manifest import PluginError
     from pi_cli.shell.prompt.images import ImageError, load_image, looks_like_image
     from pi_cli.shell.redaction import REDACTOR, redact
     from pi_cli.shell.session.bash_messages import BashExecutionMessage
@@ -126,6 +134,13 @@ _EXPORTS: dict[str, str] = {
     "parse_command_line": "pi_cli.shell.commands",
     "THINKING_LEVELS": "pi_cli.shell.builtin_commands",
     "shell_line": "pi_cli.shell.bash.commands",
+    # plugins
+    "PLUGIN_USAGE": "pi_cli.shell.plugins.commands",
+    "PLUGIN_VERBS": "pi_cli.shell.plugins.commands",
+    "PluginChoice": "pi_cli.shell.plugins.commands",
+    "plugin_choices": "pi_cli.shell.plugins.commands",
+    "plugin_words": "pi_cli.shell.plugins.commands",
+    "PluginError": "pi_cli.shell.plugins.manifest",
     # errors
     "ConfigError": "pi_cli.shell.models.setup",
     "SessionError": "pi_cli.shell.session.store",
@@ -326,6 +341,12 @@ __all__ = [
     "RewindResult",
     "save_global_setting",
     "session_name",
+    "PLUGIN_USAGE",
+    "PLUGIN_VERBS",
+    "PluginChoice",
+    "plugin_choices",
+    "plugin_words",
+    "PluginError",
     "SessionChanged",
     "SessionError",
     "SessionInfo",

@@ -31,7 +31,12 @@ from pi_cli.shell.events import (
     ShellState,
 )
 from pi_cli.shell.events.bus import EventBus
-from pi_cli.shell.features import attach_session_features, attach_telemetry, register_commands
+from pi_cli.shell.features import (
+    attach_plugins,
+    attach_session_features,
+    attach_telemetry,
+    register_commands,
+)
 from pi_cli.shell.hooks.lifecycle import run_session_end
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
@@ -125,6 +130,7 @@ class CodingAgent:
         self.agent_tools.attach()
         self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
         register_commands(self.commands, self.sources)
+        self.plugins = attach_plugins(self)  # Claude Code plugins: before MCP, which runs theirs
         self._mcp = setup_mcp(self)  # servers start now, on their own thread
         self.checkpoints, self.durable_queue = attach_session_features(self)  # after the gate
         self.telemetry = attach_telemetry(self)  # None unless telemetry is enabled

@@ -29,7 +29,13 @@ if TYPE_CHECKING:
     from tools.sandbox import Sandbox
 
 PickAction = Literal[
-    "pick_model", "pick_session", "pick_tree", "pick_theme", "pick_bash", "pick_rewind"
+    "pick_model",
+    "pick_session",
+    "pick_tree",
+    "pick_theme",
+    "pick_bash",
+    "pick_rewind",
+    "pick_plugin",
 ]
 
 

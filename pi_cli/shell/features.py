@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.shell.builtin_commands import builtin_commands
 from pi_cli.shell.checkpoints.commands import rewind_commands
 from pi_cli.shell.checkpoints.manager import Checkpoints
-from pi_cli.shell.commands import SlashCommandRegistry
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand, SlashCommandRegistry
 from pi_cli.shell.compaction import compaction_commands
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import ShellEvent
@@ -21,6 +21,10 @@ from pi_cli.shell.prompt.sources import PromptSources
 from pi_cli.shell.session.branching import branching_commands
 from pi_cli.shell.session.commands import session_commands
 from pi_cli.shell.session.durable_queue import DurableQueue
+
+if TYPE_CHECKING:
+    from pi_cli.shell.plugins import PluginHost
+    from pi_cli.shell.plugins.attach import Plugins
 
 
 class FeatureHost(ShellContext, Protocol):
@@ -60,6 +64,37 @@ def attach_telemetry(shell: FeatureHost) -> Any:
     from pi_cli.shell.telemetry import attach_telemetry as attach
 
     return attach(shell)
+
+
+def attach_plugins(shell: PluginHost) -> Plugins | None:
+    """Claude Code plugins (``--plugin-dir``, ``enabledPlugins``) built into ``shell``, and
+    ``/plugin``; nothing of them is imported when none is configured (None then)."""
+    shell.commands.register(_plugin_command())
+    enabled = any(layer.data.get("enabledPlugins") for layer in shell.safety.loaded.layers)
+    if not (shell.options.plugin_dirs or enabled):
+        return None
+    from pi_cli.shell.plugins.attach import Plugins
+
+    plugins = Plugins()
+    plugins.load(shell)
+    reloaders = getattr(shell, "reloaders", None)  # /reload re-reads them too
+    if isinstance(reloaders, list):
+        reloaders.append(plugins.reload)
+    return plugins
+
+
+def _plugin_command() -> SlashCommand:
+    async def handler(shell: ShellAPI, args: str) -> CommandResult:
+        from pi_cli.shell.plugins.commands import plugin_command
+
+        return await plugin_command(shell, args)
+
+    return SlashCommand(
+        "plugin",
+        "Claude Code plugins: list, install, enable, disable, marketplaces",
+        handler,
+        usage="[list|install|uninstall|enable|disable|marketplace] ...",
+    )
 
 
 def register_commands(commands: SlashCommandRegistry, sources: PromptSources) -> None:

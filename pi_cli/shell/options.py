@@ -39,6 +39,8 @@ class ShellOptions:
     continue_session: bool = False
     session: str | None = None
     skill_paths: list[str] = field(default_factory=list)
+    plugin_dirs: list[str] = field(default_factory=list)
+    """``--plugin-dir``: Claude Code plugin folders for this session."""
     keep_background: bool = False
     """Background shells outlive pi (``--keep-bashes``)."""
     # A queue stored in the session (a run ended by abort, error or crash) is handed back at

@@ -45,7 +45,7 @@ class Pickers:
             return await self._models()
         if action == "pick_session":
             return self._sessions()
-        if action == "pick_bash":
+        if action in ("pick_bash", "pick_plugin"):
             return []  # the command's own output already lists them with the text commands
         if action == "pick_rewind":
             return []  # /rewind's own output is the numbered list (/rewind N picks)

@@ -2,9 +2,9 @@
 
 Layers, lowest first: the user's ``$PI_HOME/settings.json``, the project's ``.pi/settings.json``,
 and Claude Code's ``.claude/settings.json`` and ``.claude/settings.local.json`` (from those only
-``permissions``, ``hooks`` and ``disableBypassPermissionsMode`` are read). pi's own layers are
-merged into :class:`Settings`; rules and hooks are collected per layer (a rule's ``/path`` is
-relative to its file's root).
+``permissions``, ``hooks``, ``disableBypassPermissionsMode`` and ``enabledPlugins`` are read).
+pi's own layers are merged into :class:`Settings`; rules and hooks are collected per layer (a
+rule's ``/path`` is relative to its file's root).
 
 **Untrusted project settings are an allowlist**: in a folder that is not trusted, a project
 layer keeps only harmless keys and limits that tighten (:mod:`.untrusted`); everything else is
@@ -30,7 +30,7 @@ from pi_cli.shell.config.settings import (
 from pi_cli.shell.config.untrusted import gate_untrusted
 from pi_cli.shell.paths import pi_home, project_dir
 
-_CLAUDE_KEYS = ("permissions", "hooks", "disableBypassPermissionsMode")
+_CLAUDE_KEYS = ("permissions", "hooks", "disableBypassPermissionsMode", "enabledPlugins")
 """What pi reads from Claude Code's settings files."""
 
 

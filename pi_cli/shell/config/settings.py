@@ -130,6 +130,12 @@ class Settings(SettingsSection):
         default_factory=list,
         description="More skill files or directories, like `--skill`.",
     )
+    enabled_plugins: dict[str, bool] = Field(
+        default_factory=dict,
+        description="Installed Claude Code plugins on (`true`) or off, as `name@marketplace` "
+        "(Claude Code's key and shape; also read from `.claude/settings.json`). A project's "
+        "applies only in a trusted folder. See [Plugins](plugins.md).",
+    )
     local_probe_ports: dict[str, int] | None = Field(
         default=None,
         description="Ports of local model servers to probe (`ollama`, `llamacpp`, `lmstudio`, "

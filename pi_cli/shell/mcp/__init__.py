@@ -7,13 +7,31 @@ imported on the MCP thread, and only when a server is configured.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from agent_core import AssistantMessage, MessageEnd, TurnStart
 from pi_cli.shell.mcp.commands import mcp_commands, mention_transform, register_prompts
 from pi_cli.shell.mcp.config import ServerConfig, collect
 from pi_cli.shell.mcp.manager import McpManager
+
+
+class PluginServers(NamedTuple):
+    """One plugin's ``mcpServers``: they run as ``plugin_<plugin>_<server>`` (Claude Code's
+    ``mcp__plugin_<plugin>_<server>__<tool>`` tool names); ``env`` adds to the variables their
+    ``${VAR}`` expand from (``CLAUDE_PLUGIN_ROOT``)."""
+
+    plugin: str
+    servers: Mapping[str, Any]
+    env: Mapping[str, str]
+
+
+class HasPluginServers(Protocol):
+    """The shell's plugins, as far as MCP sees them."""
+
+    @property
+    def mcp_servers(self) -> Sequence[PluginServers]: ...
+
 
 if TYPE_CHECKING:
     from pi_cli.shell.commands import SlashCommandRegistry
@@ -29,22 +47,45 @@ if TYPE_CHECKING:
         def commands(self) -> SlashCommandRegistry: ...
         @property
         def input_transforms(self) -> list[Callable[[str], Awaitable[str | None]]]: ...
+        @property
+        def plugins(self) -> HasPluginServers | None: ...
 
 
-__all__ = ["McpManager", "ServerConfig", "configured_servers", "setup_mcp"]
+__all__ = [
+    "HasPluginServers",
+    "McpManager",
+    "PluginServers",
+    "ServerConfig",
+    "configured_servers",
+    "setup_mcp",
+]
 
 
-def configured_servers(safety: Safety) -> tuple[list[ServerConfig], list[str]]:
-    """The servers this shell's settings, (trusted) ``.mcp.json`` and front end configure."""
+def configured_servers(
+    safety: Safety, plugins: Sequence[PluginServers] = ()
+) -> tuple[list[ServerConfig], list[str]]:
+    """The servers this shell's settings, (trusted) ``.mcp.json``, enabled plugins and front
+    end configure."""
     layers = [(layer.label, layer.data) for layer in safety.loaded.layers if layer.kind == "pi"]
     root = safety.cwd if safety.trusted else None
     extra = safety.options.mcp_servers
-    return collect(layers, root, safety.tools_env(), extra=("the ACP client", extra))
+    env = safety.tools_env()
+    configs, problems = collect(layers, root, env, extra=("the ACP client", extra))
+    taken = {config.name for config in configs}
+    for plugin in plugins:
+        renamed = {f"plugin_{plugin.plugin}_{name}": raw for name, raw in plugin.servers.items()}
+        found, trouble = collect(
+            [(f"plugin {plugin.plugin}", {"mcpServers": renamed})], None, {**env, **plugin.env}
+        )
+        configs += [config for config in found if config.name not in taken]
+        problems += trouble
+    return configs, problems
 
 
 def setup_mcp(shell: McpHost) -> McpManager:
     """Build the shell's MCP part, register ``/mcp`` and start the configured servers."""
-    configs, problems = configured_servers(shell.safety)
+    plugins = shell.plugins.mcp_servers if shell.plugins is not None else ()
+    configs, problems = configured_servers(shell.safety, plugins)
     for problem in problems:
         shell.notify(problem, "warning")
     own = {tool.name for tool in shell.tools}

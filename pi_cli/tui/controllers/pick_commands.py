@@ -8,7 +8,9 @@ this module does not import it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_cli.shell import CommandResult, PickAction, ShellAPI
@@ -26,6 +28,7 @@ def open_picker(host: PickerHost, action: PickAction) -> None:
         "pick_theme": pick_theme,
         "pick_bash": pick_bash,
         "pick_rewind": pick_rewind,
+        "pick_plugin": pick_plugin,
     }
     host.run_worker(pickers[action](host), group="picker", exit_on_error=False)
 
@@ -133,6 +136,49 @@ async def pick_bash(host: PickerHost) -> None:
     action = await host.push_screen_wait(PickerScreen(shell_id, actions))
     if action:
         host.submit_text(f"/bashes {action} {shell_id}")
+
+
+def plugin_items(cwd: Path) -> list[tuple[str, str]]:
+    """The marketplaces' plugins as picker items: a heading per marketplace, then each plugin
+    with its state (✓ enabled, installed) and description."""
+    from pi_cli.shell import plugin_choices
+
+    items: list[tuple[str, str]] = []
+    market = None
+    for choice in plugin_choices(cwd):
+        name, _, where = choice.id.partition("@")
+        if where != market:
+            market = where
+            items.append(("", f"── {where}"))
+        state = "✓ enabled" if choice.enabled else "installed" if choice.installed else ""
+        items.append((choice.id, f"{name:<28} {state:<10} {choice.description}"))
+    return items
+
+
+async def pick_plugin(host: PickerHost) -> None:
+    """``/plugin``: the marketplaces' plugins; then install, enable, disable or uninstall one
+    (run as ``/plugin <verb> name@marketplace``)."""
+    from pi_cli.shell import plugin_choices
+    from pi_cli.tui.screens.picker import PickerScreen
+
+    assert host.shell is not None
+    cwd = host.shell.cwd
+    title = "Plugins (pi plugin marketplace add SOURCE adds more)"
+    items = await asyncio.to_thread(plugin_items, cwd)  # a few small files: no loading state
+    plugin_id = await host.push_screen_wait(PickerScreen(title, items))
+    if not plugin_id:
+        return
+    state = next((c for c in plugin_choices(cwd) if c.id == plugin_id), None)
+    if state is None or not state.installed:
+        actions = [("install", "Install it (for you, in every project)")]
+        actions.append(("install --scope project", "Install it for this project only"))
+    else:
+        toggle = ("disable", "Disable it") if state.enabled else ("enable", "Enable it")
+        actions = [toggle, ("uninstall", "Uninstall it")]
+    action = await host.push_screen_wait(PickerScreen(plugin_id, actions))
+    if action:
+        verb, _, scope = action.partition(" ")
+        host.submit_text(f"/plugin {verb} {plugin_id} {scope}".rstrip())
 
 
 def theme_command(host: PickerHost) -> Callable[[ShellAPI, str], Awaitable[CommandResult]]:

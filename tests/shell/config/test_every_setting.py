@@ -105,6 +105,11 @@ PROBES: dict[str, tuple[Any, Probe, Any]] = {
         True,
     ),
     "skills": (["SKILLS_DIR"], lambda s: [k.name for k in s.sources.skills], ["probe-skill"]),
+    "enabledPlugins": (
+        {"probe@market": True},  # not installed: the plugin part reads it and says so
+        lambda s: [p.split(" is ")[0] for p in s.plugins.problems],
+        ["Plugin probe@market"],
+    ),
     "localProbePorts": ({"ollama": 1234}, lambda s: CAPTURED["probe_ports"], {"ollama": 1234}),
     "bashTimeoutS": (7.5, lambda s: _tool(s, "bash").default_timeout, 7.5),
     "permissions.defaultMode": ("plan", lambda s: s.permissions.mode, "plan"),
