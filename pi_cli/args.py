@@ -7,7 +7,6 @@ here plus, for a shell option, one :class:`~pi_cli.shell.options.ShellOptions` f
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
@@ -358,50 +357,3 @@ def parse_fast(argv: list[str], cwd: Path | None = None) -> LaunchArgs | None:
         apply(args, option, value)
     args.prompt = " ".join(words)
     return args
-
-
-@dataclass(frozen=True)
-class Subcommand:
-    """A ``pi <name> ...`` subcommand: recognised only as the exact first word followed by
-    arguments it ``accepts``; anything else stays a prompt (``pi rewind the last change``)."""
-
-    name: str
-    accepts: Callable[[list[str]], bool]
-    run: Callable[[list[str]], int]
-
-
-def _lazy(module: str) -> tuple[Callable[[list[str]], bool], Callable[[list[str]], int]]:
-    """``accepts`` and ``run`` of a subcommand module, imported only when called."""
-    import importlib
-
-    def accepts(argv: list[str]) -> bool:
-        return bool(importlib.import_module(module).accepts(argv))
-
-    def run(argv: list[str]) -> int:
-        return int(importlib.import_module(module).run(argv))
-
-    return accepts, run
-
-
-SUBCOMMANDS: dict[str, Subcommand] = {
-    name: Subcommand(name, *_lazy(module))
-    for name, module in [
-        ("trust", "pi_cli.trust_cli"),
-        ("mcp", "pi_cli.mcp_cli"),
-        ("plugin", "pi_cli.plugin_cli"),
-        ("rewind", "pi_cli.rewind_cli"),
-        ("login", "pi_cli.login_cli"),
-        ("logout", "pi_cli.logout_cli"),
-    ]
-}
-"""Registered subcommands by name (features add theirs)."""
-
-
-def find_subcommand(argv: list[str]) -> Subcommand | None:
-    """The subcommand ``argv`` invokes, if any (``pi -p ...`` / ``pi -- ...`` never do)."""
-    if not argv or argv[0].startswith("-"):
-        return None
-    command = SUBCOMMANDS.get(argv[0])
-    if command is None or not command.accepts(argv[1:]):
-        return None
-    return command

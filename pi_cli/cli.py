@@ -22,7 +22,8 @@ def main(argv: list[str] | None = None) -> int:
         reexec_without_secrets(args)
     # One try around the imports and the run: Ctrl+C while start-up still imports must exit
     # quietly (130), and a bug anywhere is one line unless PI_DEBUG asks for the traceback.
-    from pi_cli.args import ExitCode, error, find_subcommand, parse_fast
+    from pi_cli.args import ExitCode, error, parse_fast
+    from pi_cli.subcommands import find_subcommand
 
     try:
         os.getcwd()

@@ -8,15 +8,8 @@ from pathlib import Path
 import pytest
 
 from pi_cli import cli
-from pi_cli.args import (
-    OPTIONS,
-    SUBCOMMANDS,
-    ExitCode,
-    LaunchArgs,
-    Subcommand,
-    find_subcommand,
-    parse_fast,
-)
+from pi_cli.args import OPTIONS, ExitCode, LaunchArgs, parse_fast
+from pi_cli.subcommands import SUBCOMMANDS, Subcommand, find_subcommand
 
 CASES = [
     [],

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.args import SUBCOMMANDS, find_subcommand
+from pi_cli.subcommands import SUBCOMMANDS, find_subcommand
 from tests.cli.conftest import RunPi, openai_args
 from tests.fakes import ToolCallSpec, Turn
 from tests.fakes.provider_server import FakeProviderServer
