@@ -18,107 +18,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from pi_cli.shell.permissions._grammar import ASKS, READS, Parsed
+from pi_cli.shell.permissions._readers import COMMANDS, Spec
 from pi_cli.shell.permissions.bash_parse import ParseError, SimpleCommand, Word, parse
 from pi_cli.shell.permissions.git_readonly import GitPlan, git_plan
-from pi_cli.shell.permissions.readonly_options import abbreviates
 from pi_cli.shell.permissions.workspace import Workspace, real
 
 MAX_GLOB_MATCHES = 500
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _DOT_GLOB = re.compile(r"(?:^|/)\.[^/]*[*?\[]")
-
-
-class Spec(NamedTuple):
-    """What makes one command read-only.
-
-    Attributes:
-        paths: its non-option arguments are files (checked to be inside the workspace).
-        deny: options that write or run something (``--x`` also matches ``--x=...``).
-        deny_short: short option letters that do (also inside bundles such as ``-uo``).
-        max_args: at most this many non-option arguments (``uniq IN OUT`` writes OUT).
-        builtin: a bash builtin (no ``PATH`` lookup).
-        plus_format: ``+FORMAT`` operands are formats (``date +%F``); any other operand of
-            ``date`` sets the clock.
-    """
-
-    paths: bool = True
-    deny: frozenset[str] = frozenset()
-    deny_short: str = ""
-    max_args: int | None = None
-    builtin: bool = False
-    plus_format: bool = False
-
-
-def _spec(*deny: str, short: str = "", **kwargs: object) -> Spec:
-    return Spec(deny=frozenset(deny), deny_short=short, **kwargs)  # type: ignore[arg-type]
-
-
-_PLAIN = Spec()
-_NO_PATHS = Spec(paths=False)
-_FIND_DENY = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0")
-COMMANDS: dict[str, Spec] = {
-    **dict.fromkeys(
-        (
-            "cat",
-            "head",
-            "tail",
-            "wc",
-            "stat",
-            "du",
-            "df",
-            "basename",
-            "dirname",
-            "realpath",
-            "readlink",
-            "cut",
-            "nl",
-            "od",
-            "hexdump",
-            "md5sum",
-            "sha1sum",
-            "sha256sum",
-            "sha512sum",
-            "b2sum",
-            "cksum",
-            "cmp",
-            "diff",
-            "comm",
-            "tac",
-            "rev",
-            "strings",
-            "paste",
-            "fold",
-            "expand",
-            "unexpand",
-            "column",
-            "grep",
-            "egrep",
-            "fgrep",
-            "jq",
-            "ls",
-        ),
-        _PLAIN,
-    ),
-    **dict.fromkeys(
-        ("whoami", "id", "uname", "printenv", "seq", "tr", "which", "sleep"), _NO_PATHS
-    ),
-    **dict.fromkeys(
-        ("echo", "printf", "pwd", "true", "false", "test", "[", "type"),
-        Spec(paths=False, builtin=True),
-    ),
-    "find": _spec(*_FIND_DENY, "-fprintf", "-fls"),
-    "rg": _spec("--pre", "--pre-glob", "--hostname-bin"),
-    "sort": _spec("--output", "--compress-program", short="o"),
-    "tree": _spec("--fromfile", short="oR"),
-    "file": _spec("--compile", "--uncompress", "--uncompress-noreport", short="CzZ"),
-    "date": _spec(
-        "--set", "--file", "--reference", short="sfr", paths=False, max_args=0, plus_format=True
-    ),
-    "uniq": _spec(max_args=1),
-    "xxd": _spec(short="r", max_args=1),
-    "hostname": _spec("--boot", "--file", paths=False, max_args=0, short="bF"),
-}
-"""The read-only commands and their rules (``sed``/``awk`` can write and run code: absent)."""
 
 
 class Verdict(NamedTuple):
@@ -241,51 +149,52 @@ def _cd(args: list[Word], cwd: Path, ctx: Context) -> Path | None:
 
 
 def _check_args(spec: Spec, args: list[Word], cwd: Path, ctx: Context, text: str) -> str | None:
-    positional: list[Word] = []
+    if spec.grammar is None:
+        return None  # echo, test, true, false: no options, no files
+    words = _words(args, cwd)
+    if isinstance(words, str):
+        return f"{words} in {text!r}"
+    parsed = spec.grammar(words)
+    if isinstance(parsed, str):
+        return f"{parsed} (pi's table of its options cannot place it), in {text!r}"
     values: list[str] = []
-    options_done = False
+    for given in parsed.options:
+        option = given.option
+        if option.effect == ASKS:
+            return f"option {given.word} ({option.spelled}) {option.why}, in {text!r}"
+        if option.effect == READS and given.value is not None:
+            values.append(given.value)
+    operands = _operands(spec, parsed)
+    if isinstance(operands, str):
+        return f"{operands}, in {text!r}"
+    return _check_paths([*values, *operands] if spec.paths else values, cwd, ctx, text)
+
+
+def _words(args: list[Word], cwd: Path) -> list[str] | str:
+    """The words the program receives (globs expanded as bash expands them)."""
+    words: list[str] = []
     for word in args:
-        if word.dynamic and spec.paths:
-            return f"{word.text!r} in {text!r} is only known when it runs ({word.dynamic})"
-        value = word.text
-        if spec.plus_format and value.startswith("+"):
-            continue
-        if options_done or not value.startswith("-") or value == "-":
-            positional.append(word)
-            continue
-        if value == "--":
-            options_done = True
-            continue
-        problem = _denied_option(spec, value)
-        if problem:
-            return f"{problem} in {text!r}"
-        if "=" in value:
-            values.append(value.split("=", 1)[1])
-        elif "/" in value or "~" in value:
-            return f"option {value!r} in {text!r} may carry a path"
-    if spec.max_args is not None and len(positional) > spec.max_args:
-        return f"{text!r} has an output file argument"
-    if not spec.paths:
-        return None
-    candidates = [*values]
-    for word in positional:
+        if word.dynamic:
+            return f"{word.text!r} is only known when it runs ({word.dynamic})"
         expanded = _expand(word, cwd)
         if isinstance(expanded, str):
-            return f"{expanded} in {text!r}"
-        candidates.extend(expanded)
-    return _check_paths(candidates, cwd, ctx, text)
+            return expanded
+        words.extend(expanded)
+    return words
 
 
-def _denied_option(spec: Spec, value: str) -> str | None:
-    head = value.split("=", 1)[0]
-    denied = abbreviates(head, spec.deny)
-    if denied is not None:
-        return f"option {head} ({denied}) writes or runs something"
-    if spec.deny_short and not value.startswith("--"):
-        letters = value[1:]
-        if any(letter in spec.deny_short for letter in letters):
-            return f"option {value} writes or runs something"
-    return None
+def _operands(spec: Spec, parsed: Parsed) -> list[str] | str:
+    operands = parsed.operands
+    if spec.plus_format:
+        operands = [operand for operand in operands if not operand.startswith("+")]
+    if spec.filter_first and operands:
+        if not any(given.option.key == "from-file" for given in parsed.options):
+            operands = operands[1:]
+    if spec.response_files and any(operand.startswith("@") for operand in operands):
+        return "an @FILE operand reads more options from a file"
+    if spec.max_args is not None and len(operands) > spec.max_args:
+        return "an operand that is written or set (an output file, the clock, the host name)"
+    return operands
 
 
 def _expand(word: Word, cwd: Path) -> list[str] | str:
