@@ -6,6 +6,8 @@ Checked against the installed programs by ``tests/shell/permissions/test_option_
 
 from __future__ import annotations
 
+from functools import cache
+
 from pi_cli.shell.permissions._grammar import (
     ASKS,
     NO_ARG,
@@ -58,7 +60,7 @@ JQ = (
 WHICH = "a s"
 BUILTINS = {"pwd": "L P", "type": "a f P p t", "printf": "v=:!shell"}
 
-_FIND_TABLE = table(
+_FIND_TEXT = (
     "daystart follow:!follow nowarn regextype= warn depth d files0-from=:!list maxdepth= "
     "mindepth= mount noleaf xdev ignore_readdir_race noignore_readdir_race amin= anewer=:r "
     "atime= cmin= cnewer=:r context= ctime= empty false fstype= gid= group= ilname= iname= "
@@ -68,7 +70,7 @@ _FIND_TABLE = table(
     "ls fls=:w prune quit exec:x execdir:x ok:x okdir:x not and or a o help version"
 )
 _FIND_OPERATORS = frozenset({"(", ")", "!", ","})
-_FIND_START = table("H P L:!follow D=")
+_FIND_START_TEXT = "H P L:!follow D="
 _NEWER = "amcB"
 
 
@@ -82,7 +84,7 @@ def find_words(args: list[str]) -> Parsed | str:
         if word[1:2] == "O" or word == "--":
             index += 1
             continue
-        found = _FIND_START.short.get(word[1:]) if len(word) == 2 else None
+        found = _table(_FIND_START_TEXT).short.get(word[1:]) if len(word) == 2 else None
         if found is None:
             break
         index += 2 if found.key == "D" else 1
@@ -111,16 +113,17 @@ def find_words(args: list[str]) -> Parsed | str:
 
 
 def _find_primary(name: str) -> Option | None:
-    option = _FIND_TABLE.longs.get(name) or _FIND_TABLE.short.get(name)
+    find = _table(_FIND_TEXT)
+    option = find.longs.get(name) or find.short.get(name)
     if option is None and len(name) == 7 and name.startswith("newer") and name[5] in _NEWER:
         if name[6] in _NEWER:
-            return _FIND_TABLE.longs["newer"]
+            return find.longs["newer"]
         if name[6] == "t":
-            return _FIND_TABLE.longs["name"]  # a time string, not a file
+            return find.longs["name"]  # a time string, not a file
     return option
 
 
-_XXD_TABLE = table(
+_XXD_TEXT = (
     "a|autoskip b|bits C|capitalize c|cols= E|EBCDIC e g|groupsize= h|help i|include "
     "l|len= n|name= o|offset= p|ps|postscript|plain r|revert:w d s|seek= u|uppercase "
     "v|version R="
@@ -129,6 +132,7 @@ _XXD_TABLE = table(
 
 def xxd_words(args: list[str]) -> Parsed | str:
     """xxd's words: ``-X`` or its long spelling (``-cols 8``), a value attached or next."""
+    xxd = _table(_XXD_TEXT)
     given: list[Given] = []
     operands: list[str] = []
     index = 0
@@ -143,20 +147,20 @@ def xxd_words(args: list[str]) -> Parsed | str:
             break
         if word.startswith("--"):  # xxd skips one dash of "--name"
             word = word[1:]
-        option = _XXD_TABLE.longs.get(word[1:]) or _XXD_TABLE.short.get(word[1:2])
+        option = xxd.longs.get(word[1:]) or xxd.short.get(word[1:2])
         if option is None:
             return f"xxd has no option {word}"
-        value = word[2:] if option.arg != NO_ARG and word[1:] not in _XXD_TABLE.longs else ""
+        value = word[2:] if option.arg != NO_ARG and word[1:] not in xxd.longs else ""
         if option.arg != NO_ARG and not value:
             if index >= len(args):
                 return f"xxd {word} needs a value"
             value, index = args[index], index + 1
-        elif option.arg == NO_ARG and word[1:] not in _XXD_TABLE.longs and len(word) > 2:
+        elif option.arg == NO_ARG and word[1:] not in xxd.longs and len(word) > 2:
             return f"xxd reads {word} in a way pi does not follow"
         given.append(Given(option, value or None, word))
     return Parsed(given, operands)
 
 
-def builtin_table(name: str) -> Table:
-    """The option table of a bash builtin reader."""
-    return table(BUILTINS[name])
+@cache
+def _table(text: str) -> Table:
+    return table(text)
