@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         refresh_digest,
         trusted_folders,
     )
+    from pi_cli.shell.dialogs import DialogAnswer, DialogBroker
     from pi_cli.shell.events import (
         AutoRetryEnd,
         AutoRetryStart,
@@ -78,6 +79,14 @@ if TYPE_CHECKING:
         SubagentEvent,
         SubagentStarted,
         TodoUpdated,
+    )
+    from pi_cli.shell.events.dialogs import (
+        DialogKind,
+        DialogOption,
+        DialogRequested,
+        DialogResolved,
+        UiChanged,
+        UiSlot,
     )
     from pi_cli.shell.export_html import ExportError, default_export_path, export_session
     from pi_cli.shell.input_policy import Intent
@@ -175,6 +184,15 @@ _EXPORTS: dict[str, str] = {
     "SubagentEvent": "pi_cli.shell.events.agent_tools",
     "SubagentStarted": "pi_cli.shell.events.agent_tools",
     "TodoUpdated": "pi_cli.shell.events.agent_tools",
+    "DialogKind": "pi_cli.shell.events.dialogs",
+    "DialogOption": "pi_cli.shell.events.dialogs",
+    "DialogRequested": "pi_cli.shell.events.dialogs",
+    "DialogResolved": "pi_cli.shell.events.dialogs",
+    "UiChanged": "pi_cli.shell.events.dialogs",
+    "UiSlot": "pi_cli.shell.events.dialogs",
+    # dialogs
+    "DialogAnswer": "pi_cli.shell.dialogs",
+    "DialogBroker": "pi_cli.shell.dialogs",
     # files and text
     "pi_home": "pi_cli.shell.paths",
     "sessions_dir": "pi_cli.shell.paths",
@@ -280,6 +298,12 @@ __all__ = [
     "ConfigError",
     "default_export_path",
     "delete_session",
+    "DialogAnswer",
+    "DialogBroker",
+    "DialogKind",
+    "DialogOption",
+    "DialogRequested",
+    "DialogResolved",
     "describe_rewind",
     "detect_local_servers",
     "device_login",
@@ -372,6 +396,8 @@ __all__ = [
     "THINKING_LEVELS",
     "TodoUpdated",
     "TrustCheck",
+    "UiChanged",
+    "UiSlot",
     "trusted_folders",
     "UnknownCommand",
     "UserBashError",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +22,7 @@ from pi_cli.shell.commands import CommandResult, SlashCommand, SlashCommandRegis
 from pi_cli.shell.compaction import CompactionError, CompactionResult, Compactor
 from pi_cli.shell.config.settings import Settings
 from pi_cli.shell.controls import ShellControls
+from pi_cli.shell.dialogs import DialogBroker
 from pi_cli.shell.events import (
     Listener,
     Notice,
@@ -55,7 +56,7 @@ from pi_cli.shell.models.switching import (
 )
 from pi_cli.shell.models.usage import SessionUsage, context_tokens
 from pi_cli.shell.options import ShellOptions
-from pi_cli.shell.permissions import ApprovalAnswer, PermissionControl
+from pi_cli.shell.permissions import PermissionControl
 from pi_cli.shell.prompt.sources import PromptSources
 from pi_cli.shell.prompt.system import shell_system_prompt
 from pi_cli.shell.safety import Safety
@@ -89,6 +90,7 @@ class CodingAgent:
         self.notify = self.events.notify
         self.safety = Safety(options, self.cwd, self.notify)  # trust, settings, keys
         self.settings: Settings = self.safety.settings
+        self.dialogs = DialogBroker.of(self.emit, options.approvals, self.settings)
         self.stream_fns = StreamFnPool()
         self.thinking: str = options.thinking or self.settings.thinking
         self.models = ModelResolver(options, self.settings, self.safety.provider_env, self.notify)
@@ -383,8 +385,10 @@ class CodingAgent:
             await asyncio.to_thread(self.telemetry.shutdown)
         await asyncio.to_thread(flush_syncs)
 
-    def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
-        """Answer a :class:`~pi_cli.shell.events.PermissionRequested` (False: not pending)."""
+    def answer(self, request_id: str, answer: object) -> bool:
+        """Answer a permission or dialog request (False: not pending; ValueError: unfit)."""
+        if self.dialogs.knows(request_id):
+            return self.dialogs.answer(request_id, answer)
         return self.permissions.answer(request_id, answer)
 
     @property

@@ -36,6 +36,7 @@ from pi_cli.tui.widgets.footer import Item, Status, StatusFooter
 from pi_cli.tui.widgets.header import StartupHeader, header_parts
 from pi_cli.tui.widgets.queue_view import QueueView
 from pi_cli.tui.widgets.transcript import Transcript
+from pi_cli.tui.widgets.ui_pieces import UiPieces
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -99,6 +100,8 @@ class PiApp(App[int], inherit_bindings=False):
         self.transcript.describe = shell.describe_call
         self.attention = Attention(self, shell.settings.notifications, self.options.env)
         self._unsubscribe = shell.subscribe(self.bridge)
+        for piece in shell.dialogs.ui_state():  # set before this app subscribed
+            self.bridge(piece)
         register_tui_commands(self, shell)
         self.todos.show_stored(shell)
 
@@ -144,6 +147,7 @@ class PiApp(App[int], inherit_bindings=False):
         )
         self.editor.cursor_blink = self.options.cursor_blink
         self.footer = StatusFooter(id="footer")
+        self.ext_panel, self.ext_status = UiPieces(id="ext-panel"), UiPieces(id="ext-status")
         self.scroller = ScrollControl(self.transcript, self.marker)
         self.cursor = TranscriptCursor(self.transcript)
         self.todos = TodoPanels(self)
@@ -151,9 +155,11 @@ class PiApp(App[int], inherit_bindings=False):
             yield StartupHeader(*self._header_parts(), loading=self.shell is None)
             yield self.transcript.view
         yield self.marker
+        yield self.ext_panel
         yield self.queue_view
         yield self.menu
         yield self.editor
+        yield self.ext_status
         yield self.footer
 
     async def on_unmount(self) -> None:
@@ -341,6 +347,21 @@ class PiApp(App[int], inherit_bindings=False):
         if isinstance(message, m.ApprovalRequested) and self.attention is not None:
             self.attention.request(f"Approval needed: {message.tool_name} {message.title}")
         route(self, message, self.shell.answer if self.shell else None)
+
+    @on(m.DialogShown)
+    @on(m.DialogClosed)
+    @on(m.UiPieceChanged)
+    def _extension_ui(self, message: m.DialogShown | m.DialogClosed | m.UiPieceChanged) -> None:
+        from pi_cli.tui.controllers import extension_ui as ui  # the modal loads when first needed
+
+        if isinstance(message, m.UiPieceChanged):
+            ui.place_piece(message, self.footer, self.ext_panel, self.ext_status)
+        elif isinstance(message, m.DialogClosed):
+            ui.close_dialog(self, message.request_id)
+        elif self.shell is not None:
+            if self.attention is not None:
+                self.attention.request(f"Question: {message.title}")
+            ui.open_dialog(self, message, self.shell.answer)
 
     def on_jump_to_bottom(self, message: m.JumpToBottom) -> None:
         self.scroller.edge(bottom=True)

@@ -38,6 +38,8 @@ from pi_cli.shell import (
     BudgetExceeded,
     CompactionEnd,
     CompactionStart,
+    DialogRequested,
+    DialogResolved,
     McpStatusChanged,
     ModelChanged,
     Notice,
@@ -55,7 +57,9 @@ from pi_cli.shell import (
     SubagentEvent,
     SubagentStarted,
     TodoUpdated,
+    UiChanged,
 )
+from pi_cli.shell import clean as clean_whole
 from pi_cli.tui import messages as m
 from pi_cli.tui.agent_bridge import AgentBridge
 from pi_cli.tui.messages import clean, clean_value
@@ -228,6 +232,15 @@ class Bridge:
                 )
             case PermissionResolved(id=request_id):
                 return m.ApprovalClosed(request_id)
+            case DialogRequested():
+                return dialog_shown(event)
+            case DialogResolved(id=request_id):
+                return m.DialogClosed(request_id)
+            case UiChanged(slot=slot, key=key, text=text, lines=lines):
+                shown = [_clean(line) for line in lines] if lines is not None else None
+                return m.UiPieceChanged(
+                    slot, key, _clean(text) if text is not None else None, shown
+                )
             case PermissionModeChanged() | McpStatusChanged():
                 return m.StatusChanged()  # the footer shows the mode and the MCP servers
             case BackgroundShellsChanged():
@@ -243,3 +256,25 @@ class Bridge:
                 return self.agents.convert(event)
             case _:
                 assert_never(event)
+
+
+def _clean(text: str) -> str:
+    """Text that arrives whole (not streamed): escape sequences go whole, then the rest."""
+    return clean(clean_whole(text))
+
+
+def dialog_shown(event: DialogRequested) -> m.DialogShown:
+    """The modal's message for a dialog (text cleaned; the options' own labels kept aside)."""
+    return m.DialogShown(
+        event.id,
+        event.kind,
+        _clean(event.title),
+        _clean(event.message or ""),
+        [(_clean(o.label), _clean(o.description or "")) for o in event.options],
+        [o.label for o in event.options],
+        event.multiple,
+        event.allow_other,
+        _clean(event.placeholder or ""),
+        _clean(event.default or ""),
+        _clean(event.source or ""),
+    )

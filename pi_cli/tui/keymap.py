@@ -38,6 +38,7 @@ SCOPES: dict[str, str] = {
     "keys": "This list",
     "approval": "Approval question (a tool call waits for you)",
     "trust": "Folder-trust question (at start)",
+    "dialog": "A question from an extension or a tool",
 }
 
 
@@ -158,12 +159,27 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
     K("approval.project", "p", "scope('project')", "Always: in the project settings", "approval"),
     K("approval.user", "u", "scope('user')", "Always: in the user settings", "approval"),
     K("approval.escape", "escape", "escape", "Deny", "approval"),
+    K("dialog.cancel", "escape", "cancel", "Cancel the question (no answer)", "dialog"),
+    K("dialog.yes", "y", "confirm(True)", "Yes (a yes/no question)", "dialog"),
+    K("dialog.no", "n", "confirm(False)", "No (a yes/no question)", "dialog"),
+    K(
+        "dialog.send",
+        "enter",
+        "submit_ticked",
+        "Send the ticked options (multiple choice)",
+        "dialog",
+    ),
+    K("dialog.send_text", "ctrl+s", "submit_text", "Send the text (editor)", "dialog"),
     K("trust.yes", "y", "answer(True)", "Trust this folder", "trust"),
     K("trust.no", "n,escape", "answer(False)", "Do not trust it", "trust"),
     # Shift+Tab, Claude Code's habit: the permission mode (shown in the footer).
     K("pi.cycle_mode", "shift+tab", "key('cycle_permission_mode')", "Next permission mode", "main"),
 )
 del K
+
+# Bindings of modal scopes that must act before the focused widget takes the key (Enter would
+# tick an option of a multiple choice; Esc would stay in a text box).
+PRIORITY_IDS = frozenset({"dialog.cancel", "dialog.send"})
 
 # Chords legacy terminals (and tmux without extended-keys) cannot send.
 NEEDS_PROTOCOL = frozenset({"ctrl+enter", "shift+enter"})
@@ -179,7 +195,7 @@ def bindings(scope: str) -> list[BindingType]:
             spec.description,
             show=False,
             id=spec.id,
-            priority=scope in ("main", "picker"),
+            priority=scope in ("main", "picker") or spec.id in PRIORITY_IDS,
         )
         for spec in DEFAULT_KEYS
         if spec.scope == scope

@@ -260,3 +260,42 @@ class ShellBuilt(Message):
 
     result: Any
     """The shell, or the user-facing reason it cannot start."""
+
+
+@dataclass
+class DialogShown(Message):
+    """An extension or a tool asks the user something: open the dialog modal.
+
+    Plain data: the question's fields (cleaned for the screen) and the options' labels as the
+    asker gave them (the answer names those)."""
+
+    request_id: str
+    kind: str
+    title: str
+    message: str
+    options: list[tuple[str, str]]
+    """(label, description) as shown, cleaned."""
+    labels: list[str]
+    """The options' own labels, in the same order (what an answer names)."""
+    multiple: bool = False
+    allow_other: bool = False
+    placeholder: str = ""
+    default: str = ""
+    source: str = ""
+
+
+@dataclass
+class DialogClosed(Message):
+    """A dialog ended elsewhere (timeout, abort, another front end): close its modal."""
+
+    request_id: str
+
+
+@dataclass
+class UiPieceChanged(Message):
+    """An extension set or cleared a footer segment, a status line or a panel."""
+
+    slot: str
+    key: str
+    text: str | None
+    lines: list[str] | None

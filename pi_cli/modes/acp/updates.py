@@ -32,6 +32,7 @@ from agent_core import (
     TurnEnd,
     TurnStart,
 )
+from pi_cli.modes.acp import dialogs
 from pi_cli.modes.acp.sdk import helpers, schema
 from pi_cli.shell import (
     AutoRetryEnd,
@@ -40,6 +41,8 @@ from pi_cli.shell import (
     BudgetExceeded,
     CompactionEnd,
     CompactionStart,
+    DialogRequested,
+    DialogResolved,
     McpStatusChanged,
     ModelChanged,
     Notice,
@@ -56,6 +59,7 @@ from pi_cli.shell import (
     SubagentEvent,
     SubagentStarted,
     TodoUpdated,
+    UiChanged,
     redact,
 )
 
@@ -168,7 +172,9 @@ class AcpSession:
                 self._tool_ended(event)
             case PermissionRequested():
                 self._ask(event)
-            case PermissionResolved(id=request_id):
+            case DialogRequested():
+                self._ask_dialog(event)
+            case PermissionResolved(id=request_id) | DialogResolved(id=request_id):
                 task = self.asking.pop(request_id, None)
                 if task is not None and not task.done():
                     task.cancel()  # decided elsewhere (a hook, a time-out, an abort)
@@ -205,6 +211,7 @@ class AcpSession:
                 | SubagentEvent()
                 | SubagentEnded()
                 | StructuredOutput()
+                | UiChanged()
             ):
                 pass  # nothing an ACP client shows (the prompt's response ends the turn)
             case _:
@@ -310,10 +317,26 @@ class AcpSession:
 
         self.queue.put_nowait(start)
 
+    def _ask_dialog(self, request: DialogRequested) -> None:
+        if not dialogs.can_ask(request):
+            note = f"\n[pi] {request.title}: ACP cannot carry this question; it was cancelled\n"
+            self.update(helpers.update_agent_thought_text(redact(note)))
+            with contextlib.suppress(ValueError):
+                self.shell.answer(request.id, {"cancelled": True})
+            return
+
+        async def start() -> None:
+            asking = dialogs.ask(self.conn, self.session_id, self.shell, request)
+            self.asking[request.id] = asyncio.ensure_future(asking)
+            await asyncio.sleep(0)  # the request goes out before later updates
+
+        self.queue.put_nowait(start)
+
     def cancel_approvals(self) -> None:
         """``session/cancel``: withdraw every question still open (they are denied)."""
         for request_id, task in list(self.asking.items()):
             task.cancel()
+            cancelled = {"cancelled": True} if self.shell.dialogs.knows(request_id) else "deny"
             with contextlib.suppress(ValueError):
-                self.shell.answer(request_id, "deny")
+                self.shell.answer(request_id, cancelled)
         self.asking.clear()

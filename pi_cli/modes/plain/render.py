@@ -42,6 +42,7 @@ from pi_cli.modes.plain.tool_render import (
     result_text,
     safe,
 )
+from pi_cli.modes.plain.ui_render import PlainUi
 from pi_cli.shell import (
     AutoRetryEnd,
     AutoRetryStart,
@@ -49,6 +50,8 @@ from pi_cli.shell import (
     BudgetExceeded,
     CompactionEnd,
     CompactionStart,
+    DialogRequested,
+    DialogResolved,
     McpStatusChanged,
     ModelChanged,
     Notice,
@@ -66,6 +69,7 @@ from pi_cli.shell import (
     SubagentEvent,
     SubagentStarted,
     TodoUpdated,
+    UiChanged,
     cache_hit_rate,
     format_cost,
     short_tokens,
@@ -125,6 +129,7 @@ class PlainRenderer:
         self._calls: dict[str, tuple[str, float]] = {}  # running calls: title, start
         self._last_call: str | None = None  # the call whose line was printed last
         self.agents = AgentRenderer(console, shell.describe_call)  # todos, sub-agents
+        self.ui = PlainUi(console, self.on_change)  # dialogs' outcomes, extension UI
 
     # ------------------------------------------------------------------ dispatch
 
@@ -183,6 +188,8 @@ class PlainRenderer:
                 | StructuredOutput()
             ):
                 self.agents(event)
+            case DialogRequested() | DialogResolved() | UiChanged():
+                self.ui(event)
             case _:
                 assert_never(event)
 

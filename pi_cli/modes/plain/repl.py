@@ -29,6 +29,7 @@ from rich.text import Text
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.plain.approval import ask_approval, ask_trust, ask_unknown_command
+from pi_cli.modes.plain.dialogs import ask_dialog, describe
 from pi_cli.modes.plain.keys import PiCompleter, build_key_bindings, register_extra_sequences
 from pi_cli.modes.plain.pickers import Pickers
 from pi_cli.modes.plain.render import PlainRenderer
@@ -43,6 +44,8 @@ from pi_cli.modes.plain.tool_render import clip
 from pi_cli.modes.termination import Termination
 from pi_cli.shell import (
     CommandResult,
+    DialogRequested,
+    DialogResolved,
     PermissionRequested,
     PermissionResolved,
     QueueReturned,
@@ -135,8 +138,9 @@ class PlainRepl:
         self._closed = False
         self._restore = ""
         self._io = (input, output)
-        self._approvals: list[PermissionRequested] = []
+        self._approvals: list[PermissionRequested | DialogRequested] = []
         self._writer: TerminalWriter | None = None
+        self.asking: str | None = None  # the dialog whose prompt is up (tests wait for it)
         shell.subscribe(self.renderer)
         shell.subscribe(self._on_event)
         self.session = ReplSession(
@@ -175,7 +179,9 @@ class PlainRepl:
             # Printed once, never erased: output would follow it on the same line. A fresh
             # "› " is printed when the run ends (see _on_event).
             return FormattedText([])
-        parts: list[tuple[str, str]] = []
+        parts: list[tuple[str, str]] = [
+            ("fg:ansicyan", f"{line}\n") for line in self.renderer.ui.panel_lines()
+        ]
         for item in self.shell.queued():
             label = "steer" if item.kind == "steer" else "follow-up"
             text = clip(" ".join(item.text.split()), 100)
@@ -191,10 +197,11 @@ class PlainRepl:
             )
         context = f" · {self.renderer.context_text}" if self.renderer.context_text else ""
         mode = self.shell.permissions.mode
+        extra = "".join(f" · {part}" for part in self.renderer.ui.toolbar_parts())
         running = self.shell.sandbox.shells.running
         shells = f" · {running} background shell{'s' * (running > 1)} (/bashes)" if running else ""
         return (
-            f" {self.shell.model_id}{context}{shells} · {mode} · Ctrl+J newline · Tab complete"
+            f" {self.shell.model_id}{context}{shells} · {mode}{extra} · Ctrl+J newline · Tab complete"
             " · Ctrl+D quit"
         )
 
@@ -271,10 +278,13 @@ class PlainRepl:
             await self._writer.drain()
 
     async def _answer_approvals(self) -> None:
-        """Ask each pending approval in turn (the run waits; typed text is kept)."""
+        """Ask each pending approval and dialog in turn (the run waits; typed text is kept)."""
         while self._approvals:
             await self.drained()  # the question comes after what it is about
             request = self._approvals.pop(0)
+            if isinstance(request, DialogRequested):
+                await self._answer_dialog(request)
+                continue
             if request not in self.shell.permissions.pending:
                 continue  # answered meanwhile (abort, timeout)
             answer = await ask_approval(request, *self._io)
@@ -285,6 +295,22 @@ class PlainRepl:
             self.shell.answer(request.id, answer)
             if answer.choice != "deny":  # a denial is said by the call's result
                 self.console.print(Text(f"  {_ALLOWED[answer.choice]}", style="green"))
+
+    async def _answer_dialog(self, request: DialogRequested) -> None:
+        if not self.shell.dialogs.knows(request.id):
+            return  # answered meanwhile (abort, timeout)
+        for line in describe(request):
+            self.console.print(Text(line, style="bold yellow" if line.startswith("?") else ""))
+        try:
+            answer = await ask_dialog(
+                request, *self._io, echo=False, ready=lambda: setattr(self, "asking", request.id)
+            )
+        finally:
+            self.asking = None
+        try:
+            self.shell.answer(request.id, answer)
+        except ValueError as exc:  # cannot happen with parse_line's answers; say so anyway
+            self.console.print(Text(f"  {exc}", style="red"))
 
     async def handle(self, text: str, kind: Kind = "enter") -> None:
         """Act on one accepted input line (public for tests): the shell decides what it becomes."""
@@ -327,12 +353,12 @@ class PlainRepl:
 
     def _on_event(self, event: ShellEvent) -> None:
         """Approvals interrupt the input line; a handed-back queue goes into it."""
-        if isinstance(event, PermissionRequested):
+        if isinstance(event, PermissionRequested | DialogRequested):
             self._approvals.append(event)
             self._interrupt_for_approval()
         elif isinstance(event, ShellStateChanged) and event.state == "idle" and self._dumb:
             self._interrupt_for_approval()  # the "› " of the next input
-        elif isinstance(event, PermissionResolved):
+        elif isinstance(event, PermissionResolved | DialogResolved):
             self._approvals = [r for r in self._approvals if r.id != event.id]
         if isinstance(event, QueueReturned) and event.items:
             restored = "\n".join(item.text for item in event.items)

@@ -15,6 +15,10 @@ are accepted too), ``{"confirmed": true|false}`` (allow once / deny), or ``{"can
 (deny). No answer within ``permissions.approvalTimeoutS`` (default 120 s) denies; an ``abort``
 cancels. A ``permission_resolved`` event says how each request ended. No response line follows a
 valid ``extension_ui_response`` (as in pi); a malformed one gets an error response.
+
+Dialogs (an extension's or a tool's questions) and extension UI use the same sub-protocol
+(:mod:`.dialogs`): their requests go out here too, and their answers come back through the same
+``extension_ui_response`` command.
 """
 
 from __future__ import annotations
@@ -23,7 +27,15 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_cli.modes.rpc.base import Deferred, Handler, RpcContext, RpcError
-from pi_cli.shell import PermissionRequested, PermissionResolved, ShellEvent
+from pi_cli.modes.rpc.dialogs import dialog_answer, dialog_line, notify_line, ui_line
+from pi_cli.shell import (
+    DialogRequested,
+    Notice,
+    PermissionRequested,
+    PermissionResolved,
+    ShellEvent,
+    UiChanged,
+)
 
 if TYPE_CHECKING:
     from pi_cli.shell import CodingAgent
@@ -95,7 +107,7 @@ def parse_response(
 
 
 class RpcApprovals:
-    """Writes approval requests and routes their answers to the shell."""
+    """Writes approval, dialog and extension UI requests and routes the answers to the shell."""
 
     def __init__(self, shell: CodingAgent, write: Callable[[dict[str, Any]], None]) -> None:
         self.shell = shell
@@ -103,8 +115,15 @@ class RpcApprovals:
         self.labels: dict[str, dict[str, str]] = {}  # request id -> its own option labels
 
     def on_event(self, event: ShellEvent) -> None:
-        """Shell listener: an ``extension_ui_request`` for each approval."""
-        if isinstance(event, PermissionRequested):
+        """Shell listener: an ``extension_ui_request`` for each approval, dialog and piece of
+        extension UI."""
+        if isinstance(event, DialogRequested):
+            self.write(dialog_line(event))
+        elif isinstance(event, UiChanged):
+            self.write(ui_line(event))
+        elif isinstance(event, Notice) and event.source:
+            self.write(notify_line(event))
+        elif isinstance(event, PermissionRequested):
             timeout = self.shell.settings.permissions.approval_timeout_s
             if event.labels:
                 self.labels[event.id] = dict(event.labels)
@@ -118,8 +137,11 @@ class RpcApprovals:
         if not isinstance(request_id, str):
             return '"id" (the request\'s id) is required'
         try:
-            answer = parse_response(command, self.labels.get(request_id))
-            answered = self.shell.answer(request_id, answer)
+            if self.shell.dialogs.knows(request_id):
+                answered = self.shell.answer(request_id, dialog_answer(command))
+            else:
+                answer = parse_response(command, self.labels.get(request_id))
+                answered = self.shell.answer(request_id, answer)
         except ValueError as exc:
             return str(exc)
         return None if answered else f"No pending request {request_id!r}"

@@ -34,6 +34,12 @@ from pi_cli.shell.events.agent_tools import (
     SubagentStarted,
     TodoUpdated,
 )
+from pi_cli.shell.events.dialogs import (
+    DIALOG_EVENT_TYPES,
+    DialogRequested,
+    DialogResolved,
+    UiChanged,
+)
 
 ShellState = Literal["idle", "preparing", "running", "command", "compacting"]
 """What the shell is doing: ``preparing`` runs input hooks, ``running`` is a live model run
@@ -105,6 +111,8 @@ class Notice(WireModel):
     type: Literal["notice"] = "notice"
     level: Literal["info", "warning", "error"] = "info"
     text: str
+    source: str | None = None
+    """Who says it, when not pi itself (``extension protected-paths``: an extension's notify)."""
 
 
 class SessionChanged(WireModel):
@@ -284,6 +292,9 @@ OwnEvent = (
     | PermissionModeChanged
     | BackgroundShellsChanged
     | McpStatusChanged
+    | DialogRequested
+    | DialogResolved
+    | UiChanged
     | TodoUpdated
     | SubagentStarted
     | SubagentEvent
@@ -324,6 +335,7 @@ SHELL_EVENT_TYPES: tuple[type[WireModel], ...] = (
     PermissionModeChanged,
     BackgroundShellsChanged,
     McpStatusChanged,
+    *DIALOG_EVENT_TYPES,
     *AGENT_TOOL_EVENT_TYPES,
 )
 

@@ -126,7 +126,7 @@ class ApprovalBroker:
             self._resolved(request, answer, "user")
             return Outcome(answer, "user")
 
-    def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
+    def answer(self, request_id: str, answer: object) -> bool:
         """Answer a pending request; False if it is unknown or already answered."""
         future = self._pending.get(request_id)
         if future is None or future.done():

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from agent_core import AbortSignal, Tool
 from pi_cli.shell.events import PermissionModeChanged, PermissionRequested
-from pi_cli.shell.permissions.approvals import ApprovalAnswer
 from pi_cli.shell.permissions.direct import granted, parse_grants, run_checked
 from pi_cli.shell.permissions.gate import ToolGate
 from pi_cli.shell.permissions.modes import (
@@ -51,7 +50,7 @@ class PermissionControl:
         """The next mode of the Shift+Tab cycle."""
         return self.set_mode(next_mode(self.engine.mode, self.engine.start_mode))
 
-    def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
+    def answer(self, request_id: str, answer: object) -> bool:
         """Answer a pending approval; False if it is unknown or already decided."""
         return self.broker.answer(request_id, answer)
 

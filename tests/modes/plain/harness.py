@@ -115,12 +115,15 @@ class Harness:
 
 @asynccontextmanager
 async def plain_repl(
-    tmp_path: Path, stream: ScriptedStream, tools: list[Any] | None = None
+    tmp_path: Path, stream: ScriptedStream, tools: list[Any] | None = None, **options: Any
 ) -> AsyncIterator[Harness]:
-    """A REPL on a pipe input with a captured, colourless rich console."""
+    """A REPL on a pipe input with a captured, colourless rich console (``options``: more
+    :class:`ShellOptions`)."""
     work = tmp_path / "project"
     work.mkdir(exist_ok=True)
-    shell = CodingAgent(ShellOptions(cwd=work, stream_fn=stream, tool_objects=list(tools or [])))
+    shell = CodingAgent(
+        ShellOptions(cwd=work, stream_fn=stream, tool_objects=list(tools or []), **options)
+    )
     out = io.StringIO()
     console = Console(file=out, width=100, color_system=None, force_terminal=False, highlight=False)
     history = tmp_path / "history"

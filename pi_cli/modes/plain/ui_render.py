@@ -1,0 +1,60 @@
+"""The plain REPL's part for dialogs and extension UI: what they print, what the prompt shows.
+
+A dialog's question is printed when the REPL asks it (:mod:`.dialogs`); here only how it ended
+when the user did not answer it (a timeout, an abort). Footer segments and status lines go into
+the bottom toolbar, panels above the input line (:meth:`PlainUi.panel_lines`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.text import Text
+
+from pi_cli.shell import DialogRequested, DialogResolved, UiChanged, clean
+
+MAX_PANEL_LINES = 8
+
+
+class PlainUi:
+    """Extension UI state for the prompt, and dialog outcomes for the scrollback."""
+
+    def __init__(self, console: Console, on_change: Callable[[], None]) -> None:
+        self.console = console
+        self.on_change = on_change
+        self.pieces: dict[tuple[str, str], UiChanged] = {}
+
+    def __call__(self, event: DialogRequested | DialogResolved | UiChanged) -> None:
+        if isinstance(event, UiChanged):
+            key = (event.slot, event.key)
+            if event.cleared:
+                self.pieces.pop(key, None)
+            else:
+                self.pieces[key] = event
+            self.on_change()
+        elif isinstance(event, DialogResolved) and event.by != "user":
+            why = {
+                "timeout": "no answer in time",
+                "aborted": "aborted",
+                "no_user": "cannot ask here",
+            }
+            self.console.print(Text(f"  question cancelled ({why[event.by]})", style="yellow"))
+
+    def _texts(self, slot: str) -> list[str]:
+        return [clean(p.text or "") for (s, _), p in self.pieces.items() if s == slot and p.text]
+
+    def toolbar_parts(self) -> list[str]:
+        """Footer segments and status lines, for the bottom toolbar."""
+        return [" ".join(t.split()) for t in (*self._texts("footer"), *self._texts("status"))]
+
+    def panel_lines(self) -> list[str]:
+        """Every panel's lines (at most a few each), for above the input line."""
+        lines: list[str] = []
+        for (slot, _), piece in self.pieces.items():
+            if slot == "panel" and piece.lines:
+                shown = [clean(line) for line in piece.lines[:MAX_PANEL_LINES]]
+                if len(piece.lines) > MAX_PANEL_LINES:
+                    shown.append(f"… {len(piece.lines) - MAX_PANEL_LINES} more lines")
+                lines.extend(shown)
+        return lines

@@ -1,0 +1,96 @@
+"""Shell events of dialogs and extension UI: questions for the user, and pieces of UI.
+
+A dialog flows like an approval: the shell emits :class:`DialogRequested` with an id, whichever
+front end is attached answers with ``shell.answer(id, answer)``, and :class:`DialogResolved` says
+how it ended. Their wire shapes (camelCase) are documented in ``docs/rpc.md`` ("Dialogs").
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from agent_core.messages import WireModel
+
+DialogKind = Literal["select", "confirm", "input", "editor"]
+"""What a :class:`DialogRequested` asks: choose options, yes or no, a line, a longer text."""
+DialogResolution = Literal["user", "timeout", "aborted", "no_user"]
+"""How a dialog ended: answered (or cancelled) by the user, timed out, aborted with the run, or
+answered at once because no front end can ask (one-shot and JSON mode)."""
+
+
+class DialogOption(WireModel):
+    """One choice of a ``select`` dialog (``description``: a line under the label)."""
+
+    label: str
+    description: str | None = None
+
+
+class DialogRequested(WireModel):
+    """A question for the user (an extension's or a tool's); answer with ``shell.answer(id, ...)``.
+
+    ``select`` offers ``options`` (``multiple``: any number of them; ``allow_other``: the user
+    may type an answer of their own instead), ``confirm`` asks yes or no, ``input`` one line
+    (``placeholder``, ``default``), ``editor`` a longer text (``default`` is its first content).
+    ``timeout_ms``: when the request resolves by itself (as cancelled) if nobody answers.
+    ``source`` names who asks (``extension protected-paths``, ``tool ask_user``).
+    """
+
+    type: Literal["dialog_requested"] = "dialog_requested"
+    id: str
+    kind: DialogKind
+    title: str
+    message: str | None = None
+    options: list[DialogOption] = Field(default_factory=list)
+    multiple: bool = False
+    allow_other: bool = False
+    placeholder: str | None = None
+    default: str | None = None
+    timeout_ms: int | None = None
+    source: str | None = None
+
+
+class DialogResolved(WireModel):
+    """A dialog ended (see :data:`DialogResolution`); ``cancelled`` when it has no answer.
+
+    The answer: ``values`` (the options chosen, ``select``), ``other`` (the user's own answer to
+    a ``select`` that allows one), ``value`` (the text of ``input``/``editor``, or the single
+    choice of a ``select``), ``confirmed`` (``confirm``).
+    """
+
+    type: Literal["dialog_resolved"] = "dialog_resolved"
+    id: str
+    by: DialogResolution = "user"
+    cancelled: bool = False
+    value: str | None = None
+    values: list[str] | None = None
+    other: str | None = None
+    confirmed: bool | None = None
+
+
+UiSlot = Literal["footer", "status", "panel"]
+"""Where a front end shows an extension's text: a segment of the footer, a status line, or a
+panel of lines above the editor."""
+
+
+class UiChanged(WireModel):
+    """An extension set (or, with ``text`` and ``lines`` both ``None``, cleared) a piece of UI.
+
+    ``key`` is unique per slot (``<extension>.<name>``); ``text`` for ``footer`` and ``status``,
+    ``lines`` for ``panel``. The whole current state is ``shell.ui_state()``.
+    """
+
+    type: Literal["ui_changed"] = "ui_changed"
+    slot: UiSlot
+    key: str
+    text: str | None = None
+    lines: list[str] | None = None
+
+    @property
+    def cleared(self) -> bool:
+        """The piece is removed."""
+        return self.text is None and self.lines is None
+
+
+DIALOG_EVENT_TYPES = (DialogRequested, DialogResolved, UiChanged)

@@ -1,0 +1,62 @@
+"""Dialogs and extensions' pieces of UI for the app: open the modal, place the pieces.
+
+The shell decided what to ask and what to show; the modal's answer goes back with
+``shell.answer``. Footer segments join the footer's first line; status lines go under the
+editor, panels above it (:mod:`pi_cli.tui.widgets.ui_pieces`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+
+from pi_cli.tui import messages as m
+from pi_cli.tui.screens.dialog import CANCELLED, DialogScreen
+from pi_cli.tui.widgets.footer import Item
+
+if TYPE_CHECKING:
+    from pi_cli.shell import DialogAnswer
+    from pi_cli.tui.widgets.footer import StatusFooter
+    from pi_cli.tui.widgets.ui_pieces import UiPieces
+
+Answer = Callable[[str, "DialogAnswer"], bool]
+FOOTER_PRIORITY = 35  # below the permission mode and the activity, above cache figures
+
+
+def open_dialog(app: App[Any], message: m.DialogShown, answer: Answer) -> None:
+    """Show the modal for one dialog; its answer goes to the shell."""
+
+    def answered(result: DialogAnswer | None) -> None:
+        try:
+            answer(message.request_id, result or CANCELLED)
+        except ValueError:  # cannot fit the question (it changed?): no answer, never a hang
+            answer(message.request_id, CANCELLED)
+
+    app.push_screen(DialogScreen(message), callback=answered)
+
+
+def close_dialog(app: App[Any], request_id: str) -> None:
+    """Close the modal of a dialog that ended elsewhere (timeout, abort, another client)."""
+    for screen in app.screen_stack:
+        if isinstance(screen, DialogScreen) and screen.dialog.request_id == request_id:
+            if screen is app.screen:
+                screen.dismiss(None)
+            else:
+                app.call_later(screen.dismiss, None)
+
+
+def place_piece(
+    message: m.UiPieceChanged, footer: StatusFooter, panel: UiPieces, status: UiPieces
+) -> None:
+    """Show (or remove) one piece of extension UI where its slot says."""
+    if message.slot == "footer":
+        text = " ".join((message.text or "").split())
+        item = Item(text, "$footer-text", priority=FOOTER_PRIORITY) if text else None
+        footer.set_item(f"ext:{message.key}", item)
+    elif message.slot == "panel":
+        panel.set_piece(message.key, message.lines)
+    else:
+        lines = message.text.splitlines()[:1] if message.text is not None else None
+        status.set_piece(message.key, lines)
