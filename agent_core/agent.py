@@ -120,6 +120,9 @@ class Agent:
         self.on_retry_end: OnRetryEnd | None = None
         # Asked before each turn after the first; True ends the run there (budgets).
         self.should_stop: ShouldStop | None = None
+        # Wraps the stream function for each run (a shell's request hooks: inspect or rewrite a
+        # request, send it to another model); read when a run starts.
+        self.stream_middleware: Callable[[StreamFn], StreamFn] | None = None
         self._external_steering = get_steering_messages
         self._external_follow_ups = get_follow_up_messages
         self.state = AgentState(messages=[freeze(message) for message in messages or []])
@@ -283,8 +286,9 @@ class Agent:
         )
 
     def _config(self) -> AgentLoopConfig:
+        middleware = self.stream_middleware
         return AgentLoopConfig(
-            stream_fn=self.stream_fn,
+            stream_fn=middleware(self.stream_fn) if middleware is not None else self.stream_fn,
             model=self.model,
             api=self.api,
             provider=self.provider,

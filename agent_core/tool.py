@@ -184,8 +184,14 @@ def _copied(value: Any) -> Any:
 
 
 def tool_spec(tool: Tool) -> ToolSpec:
-    """The name, description and JSON schema the model sees for ``tool`` (a copy to edit)."""
-    schema = _parameters_schema(tool.parameters)
+    """The name, description and JSON schema the model sees for ``tool`` (a copy to edit).
+
+    A tool may carry its schema as data (a ``parameters_schema`` dict) instead of deriving it
+    from ``parameters``: a tool whose real model is imported only when it is first called (a
+    lazily loaded extension's) does; ``parameters`` then only needs to accept the arguments.
+    """
+    given = getattr(tool, "parameters_schema", None)
+    schema = _copied(given) if isinstance(given, dict) else _parameters_schema(tool.parameters)
     schema.pop("title", None)
     return ToolSpec(name=tool.name, description=tool.description, parameters=schema)
 
@@ -248,11 +254,14 @@ class ToolCallContext:
 
 @dataclass
 class BeforeToolCallResult:
-    """Returned by ``before_tool_call``: block with a reason, or replace the arguments."""
+    """Returned by ``before_tool_call``: block with a reason, replace the arguments, or answer
+    the call with ``result`` instead of running the tool (``after_tool_call`` still sees it)."""
 
     block: bool = False
     reason: str | None = None
     arguments: dict[str, Any] | None = None
+    result: ToolResult | None = None
+    is_error: bool = False
 
 
 _UNSET: Any = object()

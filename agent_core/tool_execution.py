@@ -55,6 +55,7 @@ class _Prepared:
     tool: Tool | None = None
     args: BaseModel | None = None
     error: str | None = None
+    answer: tuple[ToolResult, bool] | None = None  # a hook answered instead of the tool
 
 
 async def execute_tool_calls(
@@ -175,6 +176,8 @@ class _BatchRunner:
                 )
             if decision is not None and decision.block:
                 return _Prepared(call, error=decision.reason or "Tool execution was blocked")
+            if decision is not None and decision.result is not None:
+                return _Prepared(call, tool, args, answer=(decision.result, decision.is_error))
             if decision is not None and decision.arguments is not None:
                 rewritten = call.model_copy(update={"arguments": decision.arguments})
                 args, error = validate_arguments(tool, rewritten)
@@ -185,7 +188,10 @@ class _BatchRunner:
     async def _run_prepared(self, prepared: _Prepared) -> tuple[ToolResult, bool]:
         if prepared.error is not None or prepared.tool is None or prepared.args is None:
             return ToolResult.of_text(prepared.error or "Tool not available"), True
-        result, is_error = await self._execute(prepared.tool, prepared.call, prepared.args)
+        if prepared.answer is not None:
+            result, is_error = prepared.answer
+        else:
+            result, is_error = await self._execute(prepared.tool, prepared.call, prepared.args)
         hook = self.config.after_tool_call
         if hook is None:
             return result, is_error

@@ -32,6 +32,7 @@ from pi_cli.shell.events import (
     ShellState,
 )
 from pi_cli.shell.events.bus import EventBus
+from pi_cli.shell.extensions.attach import attach_extensions
 from pi_cli.shell.features import (
     attach_plugins,
     attach_session_features,
@@ -133,6 +134,7 @@ class CodingAgent:
         self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
         register_commands(self.commands, self.sources)
         self.plugins = attach_plugins(self)  # Claude Code plugins: before MCP, which runs theirs
+        self.extensions = attach_extensions(self, self.models, self.safety.trusted)
         self._mcp = setup_mcp(self)  # servers start now, on their own thread
         self.checkpoints, self.durable_queue = attach_session_features(self)  # after the gate
         self.telemetry = attach_telemetry(self)  # None unless telemetry is enabled
@@ -147,14 +149,9 @@ class CodingAgent:
     def rebuild_system_prompt(self) -> None:
         """Recompute the system prompt (after tools, context files or skills change)."""
         self.agent.system_prompt = shell_system_prompt(
-            self.cwd,
-            self.options,
-            self.tools,
-            self.sources.context_files,
-            self.sources.skills,
-            self.events.warn_once,
-            self.agent_tools.system_prompt_parts(),
-        )
+            self.cwd, self.options, self.tools, self.sources.context_files, self.sources.skills,
+            self.events.warn_once, self.agent_tools.system_prompt_parts(),
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ events
 
@@ -162,6 +159,8 @@ class CodingAgent:
         """Receive every :data:`ShellEvent` (start-up notices first). Returns an unsubscribe."""
         if self._mcp is not None:  # a front end subscribes on its loop: MCP news reach it now
             self._mcp.bind_loop()
+        if (extensions := getattr(self, "extensions", None)) is not None:  # built: start them
+            extensions.begin()
         return self.events.subscribe(listener)
 
     @property
@@ -380,6 +379,7 @@ class CodingAgent:
             self.sandbox.aclose(),
             self.stream_fns.aclose(self.agent.stream_fn),
             asyncio.to_thread(self.mcp.close),  # servers' process groups are killed
+            *([self.extensions.aclose()] if self.extensions is not None else []),
         )
         if self.telemetry is not None:  # the last spans and metrics are sent
             await asyncio.to_thread(self.telemetry.shutdown)

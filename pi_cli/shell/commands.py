@@ -111,6 +111,8 @@ class SlashCommand:
     # Safe while a run is live (neither prompts nor touches the conversation or session);
     # CodingAgent.submit refuses every other command then.
     while_running: bool = False
+    complete: Callable[[str], list[tuple[str, str]]] | None = None
+    """Candidates (value, description) for the argument typed so far (an extension's)."""
 
 
 @dataclass
@@ -125,6 +127,24 @@ class SlashCommandRegistry:
         self.commands[command.name] = command
         for alias in command.aliases:
             self._aliases[alias] = command.name
+
+    def unregister(self, name: str) -> None:
+        """Remove a command and its aliases (nothing if it is not there)."""
+        command = self.commands.pop(name, None)
+        if command is not None:
+            for alias in command.aliases:
+                if self._aliases.get(alias) == name:
+                    del self._aliases[alias]
+
+    def complete_argument(self, name: str, typed: str) -> list[tuple[str, str]]:
+        """Candidates for the argument of ``/name`` typed so far (``[]``: none offered)."""
+        command = self.get(name)
+        if command is None or command.complete is None:
+            return []
+        try:
+            return command.complete(typed)
+        except Exception:  # noqa: BLE001 - completion must never break typing
+            return []
 
     def register_all(self, *groups: Sequence[SlashCommand]) -> None:
         """Register every command of every group, in order (a later one replaces an earlier)."""

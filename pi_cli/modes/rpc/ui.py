@@ -151,6 +151,8 @@ def approval_commands(ctx: RpcContext) -> Mapping[str, Handler]:
     """The approval sub-protocol as an RPC command group: requests out, answers in."""
     approvals = RpcApprovals(ctx.shell, ctx.write)
     ctx.shell.subscribe(approvals.on_event)
+    for piece in ctx.shell.dialogs.ui_state():  # set while the shell was built
+        approvals.on_event(piece)
 
     async def response(command: dict[str, Any]) -> Any:
         problem = approvals.handle(command)

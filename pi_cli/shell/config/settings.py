@@ -136,6 +136,21 @@ class Settings(SettingsSection):
         "(Claude Code's key and shape; also read from `.claude/settings.json`). A project's "
         "applies only in a trusted folder. See [Plugins](plugins.md).",
     )
+    extensions: list[str] = Field(
+        default_factory=list,
+        description="More extension files or folders (Python modules or packages with "
+        "`register(pi)`), as the TypeScript pi's setting of the name; a project's need trust.",
+    )
+    disabled_extensions: list[str] = Field(
+        default_factory=list,
+        description="Extensions not to load, by name (their file, folder or entry point name).",
+    )
+    extension_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="How long one call of an extension's handler may take (waiting for the "
+        "user's answer to its dialog not counted) before the extension is disabled.",
+    )
     local_probe_ports: dict[str, int] | None = Field(
         default=None,
         description="Ports of local model servers to probe (`ollama`, `llamacpp`, `lmstudio`, "

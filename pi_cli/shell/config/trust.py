@@ -1,16 +1,16 @@
 """Folder trust: whether a project's own configuration may run code or redirect credentials.
 
-What needs trust: ``.pi/hooks/`` (Python modules pi would import), hooks, ``apiBase``/``model``
-and the other loosening keys of ``.pi/settings.json`` and ``.claude/settings*.json``
-(:mod:`.settings_layers`), ``.mcp.json``, and the agent profiles of ``.pi/agents/`` and
-``.claude/agents/`` (a sub-agent's tools and model). Harmless settings (theme, thinking, compaction)
+What needs trust: ``.pi/hooks/`` and ``.pi/extensions/`` (Python modules pi would import), hooks,
+``apiBase``/``model`` and the other loosening keys of ``.pi/settings.json`` and
+``.claude/settings*.json`` (:mod:`.settings_layers`), ``.mcp.json``, and the agent profiles of
+``.pi/agents/`` and ``.claude/agents/`` (a sub-agent's tools and model). Harmless settings (theme, thinking, compaction)
 and tightening ones (deny rules, stricter modes) apply everywhere.
 
 A decision is stored in ``$PI_HOME/trust.json`` under the folder's real path, with a hash of
 the content of **every** project file that can run code or move credentials
-(``.pi/settings*.json``, ``.pi/hooks/``, ``.mcp.json``, ``.claude/settings*.json``, the agent
-profiles): a change to
-any of them (a ``git pull``) makes the decision stale, so pi asks again.
+(``.pi/settings*.json``, ``.pi/hooks/``, ``.pi/extensions/``, ``.mcp.json``,
+``.claude/settings*.json``, the agent profiles): a change to any of them (a ``git pull``) makes
+the decision stale, so pi asks again.
 """
 
 from __future__ import annotations
@@ -102,6 +102,10 @@ def items_needing_trust(root: Path) -> list[str]:
         for p in sorted((root / ".pi" / "hooks").glob("*.py"))
         if p.is_file()
     ]
+    items += [
+        f"{p.relative_to(root)} (Python extension, imported by pi)"
+        for p in _project_extensions(root / ".pi" / "extensions")
+    ]
     try:
         layers, _ = read_layers(root)
     except Exception:  # noqa: BLE001 - a bad settings file is reported when the shell loads
@@ -117,6 +121,20 @@ def items_needing_trust(root: Path) -> list[str]:
         names = ", ".join(str(p.relative_to(root)) for p in profiles)
         items.append(f"agent profiles (sub-agents' tools and models): {names}")
     return items
+
+
+def _project_extensions(folder: Path) -> list[Path]:
+    """The Python extensions of a project folder (modules and packages), as pi would load them."""
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return []
+    return [
+        p
+        for p in entries
+        if not p.name.startswith(("_", "."))
+        and ((p.suffix == ".py" and p.is_file()) or (p / "__init__.py").is_file())
+    ]
 
 
 def _mcp_servers(path: Path) -> list[str]:

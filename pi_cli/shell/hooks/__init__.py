@@ -22,9 +22,8 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from agent_core import AbortSignal, AgentEnd, TurnEnd, to_wire
 from agent_core.tool import (
@@ -55,6 +54,7 @@ from pi_cli.shell.hooks._python import (
     call_hook,
     load_python_hooks,
 )
+from pi_cli.shell.hooks.in_process import PreToolUse, ToolStage, in_process_after, in_process_before
 
 if TYPE_CHECKING:
     from agent_core import Agent
@@ -72,18 +72,6 @@ __all__ = [
     "parse_hooks",
 ]
 log = logging.getLogger("pi_cli.hooks")
-
-
-@dataclass
-class PreToolUse:
-    """What the PreToolUse stage (Python ``tool_call`` hooks, then commands) decided."""
-
-    args: dict[str, Any]
-    rewritten: bool = False
-    block: bool = False
-    reason: str = ""
-    decision: Literal["allow", "ask"] | None = None
-    context: str = ""
 
 
 class HookManager:
@@ -113,6 +101,8 @@ class HookManager:
         self.start_source = "startup"
         """SessionStart's ``source`` for the next session start: startup, resume, clear."""
         self.session_start_due = False
+        self.in_process: ToolStage | None = None
+        """The extensions' tool hooks, run before the others (set when extensions attach)."""
 
     @classmethod
     def load(
@@ -134,8 +124,9 @@ class HookManager:
 
     @property
     def active(self) -> bool:
-        """Any hook is configured."""
-        return bool(self.python_hooks or self.command_hooks)
+        """Any hook is configured (an extension's included)."""
+        stage = self.in_process
+        return bool(self.python_hooks or self.command_hooks or (stage and stage.active))
 
     def input_transforms(self) -> list[Callable[[str], Awaitable[str | None]]]:
         """The shell's input transforms these hooks provide."""
@@ -212,27 +203,10 @@ class HookManager:
     async def pre_tool_use(self, tool: str, call_id: str, args: dict[str, Any]) -> PreToolUse:
         """Python ``tool_call`` hooks, then PreToolUse commands (Claude Code's names)."""
         stage = PreToolUse(dict(args))
-        for path, function in self.functions("tool_call"):
-            event = ToolCallEvent(tool, call_id, dict(stage.args), self.shell.cwd, self.shell)
-            try:
-                result = await call_hook(function, event)
-            except Exception as exc:  # noqa: BLE001 - fail safe: block and say why
-                stage.block = True
-                stage.reason = f"Tool call blocked: {self.report(path, 'tool_call', exc)}"
-                return stage
-            if isinstance(result, BeforeToolCallResult):
-                result = {
-                    "block": result.block,
-                    "reason": result.reason,
-                    "arguments": result.arguments,
-                }
-            if isinstance(result, dict):
-                if result.get("block"):
-                    stage.block = True
-                    stage.reason = str(result.get("reason") or f"Blocked by hook {path.name}")
-                    return stage
-                if isinstance(result.get("arguments"), dict):
-                    stage.args, stage.rewritten = dict(result["arguments"]), True
+        if await in_process_before(self.in_process, stage, tool, call_id):
+            return stage  # an extension blocked or answered the call
+        if await self._python_tool_call(stage, tool, call_id):
+            return stage
         for hook in self.commands("PreToolUse", names_of(tool, stage.args)):
             outcome = await self.run(
                 hook, self.tool_payload("PreToolUse", tool, call_id, stage.args)
@@ -251,6 +225,31 @@ class HookManager:
             if outcome.additional_context:
                 stage.context = "\n".join(filter(None, [stage.context, outcome.additional_context]))
         return stage
+
+    async def _python_tool_call(self, stage: PreToolUse, tool: str, call_id: str) -> bool:
+        """Python ``tool_call`` hooks into ``stage``; True when one blocked the call."""
+        for path, function in self.functions("tool_call"):
+            event = ToolCallEvent(tool, call_id, dict(stage.args), self.shell.cwd, self.shell)
+            try:
+                result = await call_hook(function, event)
+            except Exception as exc:  # noqa: BLE001 - fail safe: block and say why
+                stage.block = True
+                stage.reason = f"Tool call blocked: {self.report(path, 'tool_call', exc)}"
+                return True
+            if isinstance(result, BeforeToolCallResult):
+                result = {
+                    "block": result.block,
+                    "reason": result.reason,
+                    "arguments": result.arguments,
+                }
+            if isinstance(result, dict):
+                if result.get("block"):
+                    stage.block = True
+                    stage.reason = str(result.get("reason") or f"Blocked by hook {path.name}")
+                    return True
+                if isinstance(result.get("arguments"), dict):
+                    stage.args, stage.rewritten = dict(result["arguments"]), True
+        return False
 
     async def before_tool_call(
         self, ctx: ToolCallContext, signal: AbortSignal
@@ -282,7 +281,10 @@ class HookManager:
         """Python ``tool_result`` hooks patch, then PostToolUse commands."""
         call = ctx.tool_call
         result, is_error = ctx.result, ctx.is_error
-        changed = False
+        patched = await in_process_after(self.in_process, call, result, is_error)
+        changed = patched is not None
+        if patched is not None:
+            result, is_error = patched
         for path, function in self.functions("tool_result"):
             event = ToolResultEvent(
                 call.name, call.id, dict(call.arguments), result.text, result, is_error,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_core import AbortSignal, TextContent
 from agent_core.tool import (
@@ -129,10 +129,13 @@ class ToolGate:
     async def _pre_tool_use(
         self, name: str, call_id: str, args: dict[str, Any]
     ) -> BeforeToolCallResult | tuple[dict[str, Any], bool, HookDecision]:
-        """PreToolUse hooks: a block, or (arguments, whether rewritten, the hooks' decision)."""
+        """PreToolUse hooks: a block or an extension's answer (the tool does not run), or
+        (arguments, whether rewritten, the hooks' decision)."""
         if self.hooks is None or not self.hooks.active:
             return args, False, None
         stage = await self.hooks.pre_tool_use(name, call_id, args)
+        if stage.answer is not None:  # an extension answered: nothing runs, nothing to ask
+            return BeforeToolCallResult(result=stage.answer[0], is_error=stage.answer[1])
         if stage.block:
             return _block(stage.reason)
         if stage.context:
