@@ -71,6 +71,7 @@ from pi_cli.shell.tool_info import describe_call
 
 if TYPE_CHECKING:
     from agent_core.providers import ResolvedModel
+    from pi_cli.shell.reloading import Reloader
 
 __all__ = ["CodingAgent", "ConfigError", "ShellOptions"]
 InputTransform = Callable[[str], Awaitable[str | None]]
@@ -133,6 +134,7 @@ class CodingAgent:
         self.agent_tools.attach()
         self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
         register_commands(self.commands, self.sources)
+        self.reloaders: list[Reloader] = []  # /reload re-reads these too (plugins)
         self.plugins = attach_plugins(self)  # Claude Code plugins: before MCP, which runs theirs
         self.extensions = attach_extensions(self, self.models, self.safety.trusted)
         self._mcp = setup_mcp(self)  # servers start now, on their own thread

@@ -18,6 +18,7 @@ from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import permission_commands
 from pi_cli.shell.prompt.init_command import init_commands
 from pi_cli.shell.prompt.sources import PromptSources
+from pi_cli.shell.reloading import reload_commands
 from pi_cli.shell.session.branching import branching_commands
 from pi_cli.shell.session.commands import session_commands
 from pi_cli.shell.session.durable_queue import DurableQueue
@@ -105,5 +106,6 @@ def register_commands(commands: SlashCommandRegistry, sources: PromptSources) ->
         branching_commands(),
         init_commands(),
         permission_commands(),
+        reload_commands(),
     )
     sources.register(commands)

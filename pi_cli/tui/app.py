@@ -104,6 +104,15 @@ class PiApp(App[int], inherit_bindings=False):
             self.bridge(piece)
         register_tui_commands(self, shell)
         self.todos.show_stored(shell)
+        self.on_extensions_reloaded(m.ExtensionsReloaded())  # their keys
+
+    def on_extensions_reloaded(self, message: m.ExtensionsReloaded) -> None:
+        from pi_cli.tui.controllers.extension_ui import bind_extension_keys
+
+        if self.shell is not None and self.shell.extensions is not None:
+            keys = [(k.id, k.keys, k.description) for k in self.shell.extensions.keys()]
+            bind_extension_keys(self, keys)
+        self.refresh_status()
 
     # ------------------------------------------------------------------ layout
 
@@ -141,7 +150,7 @@ class PiApp(App[int], inherit_bindings=False):
         history = self.options.history_path or pi_home() / "history"
         self.editor = Editor(
             self.menu,
-            Completer(self.cwd, self._command_candidates),
+            Completer(self.cwd, self._command_candidates, self._argument_candidates),
             PromptHistory(history),
             self.cwd,
         )
@@ -231,6 +240,9 @@ class PiApp(App[int], inherit_bindings=False):
             return []
         return [(c.name, c.description) for c in self.shell.commands.complete(prefix)]
 
+    def _argument_candidates(self, command: str, typed: str) -> list[tuple[str, str]]:
+        return self.shell.commands.complete_argument(command, typed) if self.shell else []
+
     # ------------------------------------------------------------------ status
 
     def status(self) -> Status:
@@ -304,6 +316,11 @@ class PiApp(App[int], inherit_bindings=False):
         from pi_cli.tui.controllers.key_actions import run_key_action
 
         run_key_action(self, event.name, event.args)
+
+    def action_extension_key(self, key_id: str) -> None:
+        """An extension's key binding: its handler runs (on the extension's own thread)."""
+        if self.shell is not None and self.shell.extensions is not None:
+            self.shell.extensions.start_key(key_id)
 
     def action_suspend(self) -> None:
         """Ctrl+Z: back to the shell; ``fg`` resumes."""

@@ -49,6 +49,7 @@ from pi_cli.shell import (
     PermissionResolved,
     QueueChanged,
     QueueReturned,
+    Reloaded,
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
@@ -236,6 +237,8 @@ class Bridge:
                 return dialog_shown(event)
             case DialogResolved(id=request_id):
                 return m.DialogClosed(request_id)
+            case Reloaded():
+                return m.ExtensionsReloaded()
             case UiChanged(slot=slot, key=key, text=text, lines=lines):
                 shown = [_clean(line) for line in lines] if lines is not None else None
                 return m.UiPieceChanged(

@@ -1,4 +1,5 @@
-"""Completion sources for the editor: ``/`` slash commands and ``@`` project files (fuzzy)."""
+"""Completion sources for the editor: ``/`` slash commands, their arguments (a command that
+offers candidates, e.g. an extension's), and ``@`` project files (fuzzy)."""
 
 from __future__ import annotations
 
@@ -41,18 +42,23 @@ class CompletionRequest:
 
     start: int
     end: int
-    kind: str  # "command" or "file"
+    kind: str  # "command", "argument" or "file"
     query: str
+    command: str = ""  # an argument's command
 
 
 def token_at(line: str, column: int, whole_text: str) -> CompletionRequest | None:
     """The completable token ending at ``column`` of the cursor's ``line``, if any.
 
-    ``/name`` completes only as the first word of the input; ``@path`` anywhere after a space.
+    ``/name`` completes only as the first word of the input, then its argument; ``@path``
+    anywhere after a space.
     """
     before = line[:column]
     if whole_text.startswith("/") and "\n" not in whole_text and " " not in before:
         return CompletionRequest(0, column, "command", before[1:])
+    if whole_text.startswith("/") and "\n" not in whole_text and "@" not in before:
+        name, _, typed = before[1:].partition(" ")
+        return CompletionRequest(len(name) + 2, column, "argument", typed, name)
     match = re.search(r"(?:^|\s)@(\S*)$", before)
     if match:
         start = match.start(1) - 1
@@ -141,9 +147,15 @@ class Completer:
     until it is done, ``@`` has no candidates (rather than freezing the UI on a big tree).
     """
 
-    def __init__(self, cwd: Path, commands: Callable[[str], list[tuple[str, str]]]) -> None:
+    def __init__(
+        self,
+        cwd: Path,
+        commands: Callable[[str], list[tuple[str, str]]],
+        arguments: Callable[[str, str], list[tuple[str, str]]] | None = None,
+    ) -> None:
         self.cwd = cwd
         self.commands = commands
+        self.arguments = arguments
         self._files: list[str] | None = None
         self.stop = threading.Event()  # set when the app closes: stop listing
 
@@ -167,6 +179,9 @@ class Completer:
                 Completion(f"/{name}", f"/{name} ", detail)
                 for name, detail in self.commands(request.query)
             ]
+        if request.kind == "argument":
+            found = self.arguments(request.command, request.query) if self.arguments else []
+            return [Completion(value, f"{value} ", detail) for value, detail in found[:MAX_ITEMS]]
         scored = [(s, f) for f in self.files() if (s := fuzzy_score(request.query, f)) is not None]
         scored.sort(key=lambda item: (-item[0], item[1]))
         return [Completion(f, f"@{f} ") for _, f in scored[:MAX_ITEMS]]

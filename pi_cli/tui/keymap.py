@@ -235,6 +235,8 @@ def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], str | No
     keymap: dict[str, str] = {}
     invalid: list[str] = []
     for binding_id, value in data.items():
+        if _extension_id(binding_id):
+            continue  # an extension's key: the shell applies it (shell.extensions.keys())
         keys = _keys(value) if binding_id in known else None
         if keys is None:
             if binding_id in known:
@@ -242,7 +244,7 @@ def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], str | No
             continue
         keymap[binding_id] = keys
     problems = []
-    if unknown := sorted(set(data) - known):
+    if unknown := sorted(k for k in set(data) - known if not _extension_id(k)):
         problems.append(f"unknown ids {', '.join(unknown)}")
     if invalid:
         problems.append(
@@ -251,6 +253,12 @@ def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], str | No
     return keep_shared_keys(keymap), (
         f"Key bindings in {path}: {'; '.join(problems)}" if problems else None
     )
+
+
+def _extension_id(binding_id: str) -> bool:
+    """``<extension>.<name>``: an id in no scope of pi's own table."""
+    scope, dot, _ = binding_id.partition(".")
+    return bool(dot) and scope not in SCOPES and scope != "pi"
 
 
 def keep_shared_keys(keymap: dict[str, str]) -> dict[str, str]:

@@ -299,3 +299,8 @@ class UiPieceChanged(Message):
     key: str
     text: str | None
     lines: list[str] | None
+
+
+@dataclass
+class ExtensionsReloaded(Message):
+    """``/reload`` ran: extensions' keys and commands may have changed."""

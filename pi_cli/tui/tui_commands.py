@@ -53,7 +53,10 @@ def show_keys(host: TuiHost) -> None:
         for command in shell.commands.visible():
             usage = f"/{command.name}" + (f" {command.usage}" if command.usage else "")
             commands.append((usage, command.description))
-    host.push_screen(KeysScreen(host.options.keymap, commands))
+    extension_keys = []
+    if shell is not None and shell.extensions is not None:
+        extension_keys = [(k.keys, k.description, k.id) for k in shell.extensions.keys()]
+    host.push_screen(KeysScreen(host.options.keymap, commands, extension_keys))
 
 
 def open_queue_view(host: TuiHost) -> None:

@@ -22,7 +22,7 @@ from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.acp.fs import ClientEditTool, ClientFiles, ClientWriteTool
 from pi_cli.modes.acp.sdk import PROTOCOL_VERSION, RequestError, helpers, run_agent, schema
 from pi_cli.modes.acp.transport import checked_stdio
-from pi_cli.modes.acp.updates import AcpSession, tool_kind
+from pi_cli.modes.acp.updates import AcpSession, available_commands, tool_kind
 from pi_cli.modes.common import try_build_shell
 from pi_cli.shell import MODE_DESCRIPTIONS, MODES
 
@@ -133,18 +133,7 @@ class PiAgent:
         return {"modes": modes, "config_options": [model]}
 
     def _commands(self, session: AcpSession) -> None:
-        commands = [
-            schema.AvailableCommand(
-                name=command.name,
-                description=command.description or command.name,
-                input=schema.AvailableCommandInput(
-                    root=schema.UnstructuredCommandInput(hint=command.usage)
-                )
-                if command.usage
-                else None,
-            )
-            for command in session.shell.commands.visible()
-        ]
+        commands = available_commands(session.shell)
         session.update(helpers.update_available_commands(commands))
 
     def _models_later(self, session: AcpSession) -> None:

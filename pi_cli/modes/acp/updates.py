@@ -51,6 +51,7 @@ from pi_cli.shell import (
     PermissionResolved,
     QueueChanged,
     QueueReturned,
+    Reloaded,
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
@@ -89,6 +90,22 @@ _OPTION_KINDS: dict[str, tuple[OptionKind, str]] = {
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
 ]
+
+
+def available_commands(shell: CodingAgent) -> list[schema.AvailableCommand]:
+    """The shell's slash commands as ACP's available commands."""
+    return [
+        schema.AvailableCommand(
+            name=command.name,
+            description=command.description or command.name,
+            input=schema.AvailableCommandInput(
+                root=schema.UnstructuredCommandInput(hint=command.usage)
+            )
+            if command.usage
+            else None,
+        )
+        for command in shell.commands.visible()
+    ]
 
 
 def tool_kind(name: str) -> ToolKind:
@@ -174,6 +191,8 @@ class AcpSession:
                 self._ask(event)
             case DialogRequested():
                 self._ask_dialog(event)
+            case Reloaded():
+                self.update(helpers.update_available_commands(available_commands(self.shell)))
             case PermissionResolved(id=request_id) | DialogResolved(id=request_id):
                 task = self.asking.pop(request_id, None)
                 if task is not None and not task.done():

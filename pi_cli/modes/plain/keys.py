@@ -92,6 +92,48 @@ def build_key_bindings(repl: KeyTarget) -> KeyBindings:
     return kb
 
 
+# Keys the REPL or prompt-toolkit's line editing already use: an extension's binding of one of
+# them is not added (pi's own keys win, as in the TUI).
+RESERVED = frozenset(
+    {"c-j", "c-c", "c-d", "tab", "escape", "enter", "c-m", "c-i", "c-a", "c-e", "c-b", "c-f"}
+    | {"c-k", "c-u", "c-w", "c-y", "c-h", "c-l", "c-p", "c-n", "c-r", "c-s", "c-t", "c-z"}
+)
+
+
+def prompt_toolkit_keys(chord: str) -> tuple[str, ...] | None:
+    """A key of the key table (``ctrl+x``, ``alt+x``, ``f5``, ``shift+tab``) as prompt-toolkit
+    names it; ``None`` for one a line editor cannot tell (``ctrl+shift+x``...)."""
+    *mods, key = chord.strip().lower().split("+")
+    if not mods and key.startswith("f") and key[1:].isdigit() and 1 <= int(key[1:]) <= 24:
+        return (key,)
+    if mods == ["ctrl"] and len(key) == 1 and key.isalpha():
+        return (f"c-{key}",)
+    if mods == ["alt"] and len(key) == 1 and key.isprintable():
+        return ("escape", key)
+    if mods == ["shift"] and key == "tab":
+        return ("s-tab",)
+    return None
+
+
+def extension_key_bindings(shell: Any) -> KeyBindings:
+    """Extensions' key bindings that a line editor can receive (their handlers run as tasks)."""
+    kb = KeyBindings()
+    extensions = shell.extensions
+    if extensions is None:
+        return kb
+    for key in extensions.keys():
+        for chord in key.keys.split(","):
+            sequence = prompt_toolkit_keys(chord)
+            if sequence is None or (len(sequence) == 1 and sequence[0] in RESERVED):
+                continue
+
+            def run(event: KeyPressEvent, key_id: str = key.id) -> None:
+                extensions.start_key(key_id)
+
+            kb.add(*sequence)(run)
+    return kb
+
+
 class PiCompleter(Completer):
     """Completes ``/command`` at the start of the input and ``@path`` anywhere.
 
@@ -118,6 +160,10 @@ class PiCompleter(Completer):
         word = before.split()[-1] if before and not before[-1].isspace() else ""
         if word.startswith("@"):
             yield from self._paths(word)
+        elif before.startswith("/") and "\n" not in before:  # a command's argument
+            name, _, typed = before[1:].partition(" ")
+            for value, detail in self.shell.commands.complete_argument(name, typed):
+                yield Completion(value, start_position=-len(typed), display_meta=detail or None)
 
     def _paths(self, word: str) -> Iterator[Completion]:
         partial = word[1:]

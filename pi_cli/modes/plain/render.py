@@ -60,6 +60,7 @@ from pi_cli.shell import (
     PermissionResolved,
     QueueChanged,
     QueueReturned,
+    Reloaded,
     SessionChanged,
     SessionUsage,
     ShellEvent,
@@ -192,6 +193,8 @@ class PlainRenderer:
                 self.agents(event)
             case DialogRequested() | DialogResolved() | UiChanged():
                 self.ui(event)
+            case Reloaded():
+                self.on_change()  # the toolbar; the REPL re-reads extensions' keys itself
             case _:
                 assert_never(event)
 

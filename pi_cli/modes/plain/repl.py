@@ -22,6 +22,7 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, merge_key_bindings
 from prompt_toolkit.output import Output
 from rich.console import Console
 from rich.text import Text
@@ -30,7 +31,12 @@ from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.plain.approval import ask_approval, ask_trust, ask_unknown_command
 from pi_cli.modes.plain.dialogs import ask_dialog, describe
-from pi_cli.modes.plain.keys import PiCompleter, build_key_bindings, register_extra_sequences
+from pi_cli.modes.plain.keys import (
+    PiCompleter,
+    build_key_bindings,
+    extension_key_bindings,
+    register_extra_sequences,
+)
 from pi_cli.modes.plain.pickers import Pickers
 from pi_cli.modes.plain.render import PlainRenderer
 from pi_cli.modes.plain.terminal import (
@@ -141,6 +147,8 @@ class PlainRepl:
         self._approvals: list[PermissionRequested | DialogRequested] = []
         self._writer: TerminalWriter | None = None
         self.asking: str | None = None  # the dialog whose prompt is up (tests wait for it)
+        self._keys_stamp: tuple[int, int] | None = None
+        self._keys = KeyBindings()
         shell.subscribe(self.renderer)
         shell.subscribe(self._on_event)
         self.session = ReplSession(
@@ -148,7 +156,9 @@ class PlainRepl:
             history=FileHistory(str(history_file or history_path())),
             completer=PiCompleter(shell),
             complete_while_typing=False,
-            key_bindings=build_key_bindings(self),
+            key_bindings=merge_key_bindings(  # pi's own keys win over extensions'
+                [DynamicKeyBindings(self._extension_keys), build_key_bindings(self)]
+            ),
             bottom_toolbar=self._toolbar,
             reserve_space_for_menu=4,
             input=input,
@@ -161,6 +171,14 @@ class PlainRepl:
         self.session.app.timeoutlen = 0.25
         self.session.on_dumb_start = self._capture_app
         self._dumb = output is None and is_dumb()
+
+    def _extension_keys(self) -> KeyBindings:
+        """Extensions' keys, rebuilt when they changed (a load, ``/reload``)."""
+        extensions = self.shell.extensions
+        stamp = (id(extensions), extensions.version if extensions else 0)
+        if stamp != self._keys_stamp:
+            self._keys_stamp, self._keys = stamp, extension_key_bindings(self.shell)
+        return self._keys
 
     # ------------------------------------------------------------------ state
 

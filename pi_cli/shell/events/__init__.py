@@ -259,6 +259,14 @@ class PermissionModeChanged(WireModel):
     mode: str
 
 
+class Reloaded(WireModel):
+    """``/reload`` read settings, skills, templates, agent profiles, extensions... again: what was
+    read, one line each (front ends re-read commands and key bindings)."""
+
+    type: Literal["reloaded"] = "reloaded"
+    what: list[str] = Field(default_factory=list)
+
+
 class McpServerStatus(WireModel):
     """One MCP server: ``state`` is starting, ready, failed or stopped."""
 
@@ -292,6 +300,7 @@ OwnEvent = (
     | PermissionModeChanged
     | BackgroundShellsChanged
     | McpStatusChanged
+    | Reloaded
     | DialogRequested
     | DialogResolved
     | UiChanged
@@ -335,6 +344,7 @@ SHELL_EVENT_TYPES: tuple[type[WireModel], ...] = (
     PermissionModeChanged,
     BackgroundShellsChanged,
     McpStatusChanged,
+    Reloaded,
     *DIALOG_EVENT_TYPES,
     *AGENT_TOOL_EVENT_TYPES,
 )

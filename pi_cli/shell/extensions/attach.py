@@ -86,9 +86,10 @@ def _entry_point_cache() -> dict[str, Any]:
 
 
 def attach_extensions(
-    shell: ExtensionShell, models: ModelResolver, trusted: bool
+    shell: ExtensionShell, models: ModelResolver, trusted: bool, fresh: bool = False
 ) -> ShellExtensions | None:
-    """Find the shell's extensions and weave them in (``None``: there are none)."""
+    """Find the shell's extensions and weave them in (``None``: there are none); ``fresh``
+    (``/reload``) loads them all, none from the cache."""
     foreign = discovery.foreign_files(shell.cwd, pi_ts_home())
     if foreign:
         shell.notify(discovery.foreign_notice(foreign, shell.cwd), "warning")
@@ -122,6 +123,16 @@ def attach_extensions(
     shell.agent.transform_context = extensions.dispatcher.transform_context
     shell.agent.stream_middleware = extensions.provider.middleware
     shell.input_transforms.append(extensions.dispatcher.transform_input)
-    shell.subscribe(extensions.dispatcher.on_event)
-    extensions.load(sources)
+    unsubscribe = shell.subscribe(extensions.dispatcher.on_event)
+
+    def undo() -> None:
+        unsubscribe()
+        shell.hooks.in_process = None
+        shell.agent.transform_context = None
+        shell.agent.stream_middleware = None
+        if extensions.dispatcher.transform_input in shell.input_transforms:
+            shell.input_transforms.remove(extensions.dispatcher.transform_input)
+
+    extensions.undo.append(undo)
+    extensions.load(sources, fresh)
     return extensions

@@ -91,11 +91,11 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ start
 
-    async def start(self) -> None:
+    async def start(self, reason: str = "startup") -> None:
         """Once, when pi first runs with a loop: load the extensions that handle
         ``session_start`` and tell them (the first input waits for this)."""
         if self._started is None:
-            self._started = asyncio.ensure_future(self._session_start("startup"))
+            self._started = asyncio.ensure_future(self._session_start(reason))
         await asyncio.shield(self._started)
 
     async def _session_start(self, reason: str) -> None:

@@ -289,16 +289,15 @@ class Extensions:
         self.notify(f"Extension {ext.name} {why}; it is disabled ({ext.source.label}).", "error")
         self.on_change(ext)
 
-    async def aclose(self) -> None:
-        """Tell the live extensions pi stops (briefly), then stop their threads."""
+    async def aclose(self, reason: Literal["exit", "reload"] = "exit") -> None:
+        """Tell the live extensions pi stops or reloads them (briefly), then stop their threads."""
         from pi_cli.shell.extensions.api import SessionShutdownEvent
 
         for ext in self.usable():
             for handler in ext.handlers("session_shutdown"):
+                event = SessionShutdownEvent(reason)
                 try:
-                    await asyncio.wait_for(
-                        self.call(ext, "session_shutdown", handler, SessionShutdownEvent()), 2.0
-                    )
+                    await asyncio.wait_for(self.call(ext, "session_shutdown", handler, event), 2.0)
                 except (CallFailed, TimeoutError):
                     pass
         for ext in self.items.values():

@@ -14,7 +14,7 @@ import asyncio
 import concurrent.futures
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_cli.shell.commands import CommandResult, SlashCommand
 from pi_cli.shell.extensions import discovery
@@ -85,15 +85,18 @@ class ShellExtensions:
         """Bumped whenever tools, commands, keys or UI of extensions changed (front ends)."""
         self.routed: dict[str, tuple[StreamFn, str]] = {}
         """Models requests were routed to by a handler (their clients are closed at the end)."""
+        self.undo: list[Callable[[], None]] = []
+        """What :meth:`detach` undoes of the weaving into the shell (set by the attach step)."""
 
     # ------------------------------------------------------------------ loading
 
-    def load(self, sources: list[discovery.Source]) -> None:
-        """Take ``sources`` in (cached ones are not imported); writes the cache when it changed."""
+    def load(self, sources: list[discovery.Source], fresh: bool = False) -> None:
+        """Take ``sources`` in (cached ones are not imported, unless ``fresh``: ``/reload``);
+        writes the cache when it changed."""
         cache = read_cache()
         cached = cache.get("extensions") if isinstance(cache.get("extensions"), dict) else {}
         for source in sources:
-            entry = cached.get(source.label) if isinstance(cached, dict) else None
+            entry = cached.get(source.label) if isinstance(cached, dict) and not fresh else None
             self.runtime.add(source, Manifest.parse(entry, source.stamp))
         self.save_manifests(cache)
 
@@ -120,7 +123,7 @@ class ShellExtensions:
 
     # ------------------------------------------------------------------ weaving in
 
-    def _changed(self, ext: Extension) -> None:
+    def _changed(self, ext: Extension | None) -> None:
         """An extension loaded, changed its registrations, or was disabled: re-weave it."""
         self._weave_tools()
         self._weave_commands()
@@ -275,7 +278,15 @@ class ShellExtensions:
     # ------------------------------------------------------------------ keys
 
     def keys(self) -> list[ExtensionKey]:
-        """The key bindings of the usable extensions (ids ``<extension>.<name>``)."""
+        """The key bindings of the usable extensions (ids ``<extension>.<name>``), with the
+        user's keys from ``$PI_HOME/keybindings.json`` where they remapped one."""
+        overrides = _user_keys()
+        return [
+            ExtensionKey(k.id, overrides.get(k.id, k.keys), k.description, k.extension)
+            for k in self._registered_keys()
+        ]
+
+    def _registered_keys(self) -> list[ExtensionKey]:
         found: list[ExtensionKey] = []
         for ext in self.runtime.usable():
             if ext.state == "cached" and ext.manifest is not None:
@@ -319,14 +330,50 @@ class ShellExtensions:
             return  # no loop yet: the first input starts them
         self.dispatcher._fire_later(self.dispatcher.start())
 
-    async def aclose(self) -> None:
+    async def aclose(self, reason: Literal["exit", "reload"] = "exit") -> None:
         """``session_shutdown`` to the live extensions, stop their threads, close the clients of
         models requests were routed to."""
         from pi_cli.shell.models.setup import aclose_stream_fn
 
-        await self.runtime.aclose()
+        await self.runtime.aclose(reason)
         for stream_fn, _ in self.routed.values():
             await aclose_stream_fn(stream_fn)
+        self.routed.clear()
+
+    async def detach(self) -> None:
+        """Take every extension out of the shell (``/reload`` brings fresh ones): told
+        ``session_shutdown`` (reason ``reload``), their tools, commands, keys and UI removed,
+        their threads stopped, their modules forgotten."""
+        from pi_cli.shell.extensions import loader
+
+        await self.aclose("reload")
+        for ext in self.runtime:
+            ext.state = "disabled"
+            loader.forget(ext.source)
+        self._changed(None)
+        for undo in reversed(self.undo):
+            undo()
+        self.undo.clear()
+
+
+def _user_keys() -> dict[str, str]:
+    """The user's remapped keys (id -> ``"key,key"``) from ``$PI_HOME/keybindings.json``."""
+    import json
+
+    from pi_cli.shell.paths import pi_home
+
+    try:
+        data = json.loads((pi_home() / "keybindings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    found: dict[str, str] = {}
+    for key_id, value in data.items():
+        keys = ",".join(value) if isinstance(value, list) else value
+        if isinstance(keys, str) and keys.strip() and all(k.strip() for k in keys.split(",")):
+            found[str(key_id)] = ",".join(k.strip() for k in keys.split(","))
+    return found
 
 
 def _candidates(found: object) -> list[tuple[str, str]]:

@@ -60,3 +60,10 @@ def place_piece(
     else:
         lines = message.text.splitlines()[:1] if message.text is not None else None
         status.set_piece(message.key, lines)
+
+
+def bind_extension_keys(app: App[Any], keys: list[tuple[str, str, str]]) -> None:
+    """Bind extensions' keys ((id, keys, description), the user's remaps applied by the shell)
+    on the app: pi's own keys, priority bindings on the editor, win on a clash."""
+    for key_id, chords, description in keys:
+        app.bind(chords, f"extension_key({key_id!r})", description=description, show=False)

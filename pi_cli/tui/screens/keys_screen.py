@@ -11,8 +11,13 @@ from textual.widgets import Label, Static
 from pi_cli.tui.keymap import DEFAULT_KEYS, SCOPES, bindings, effective_keys, pretty
 
 
-def keys_content(keymap: dict[str, str], commands: list[tuple[str, str]]) -> Content:
-    """The table: one line per binding (keys, what it does, its id), then the commands."""
+def keys_content(
+    keymap: dict[str, str],
+    commands: list[tuple[str, str]],
+    extension_keys: list[tuple[str, str, str]] | None = None,
+) -> Content:
+    """The table: one line per binding (keys, what it does, its id), extensions' bindings
+    ((keys, description, id)), then the commands."""
     keys = effective_keys(keymap)
     lines: list[Content] = []
     for scope, title in SCOPES.items():
@@ -27,6 +32,18 @@ def keys_content(keymap: dict[str, str], commands: list[tuple[str, str]]) -> Con
                     (f"  {chord:<24}", "bold $hint-key"),
                     (f"{spec.description:<47}", "$notice-text"),
                     (spec.id, "$hint-text"),
+                )
+            )
+        lines.append(Content(""))
+    if extension_keys:
+        lines.append(Content.styled("Extensions", "bold $turn-title"))
+        for chords, description, key_id in extension_keys:
+            chord = " / ".join(pretty(k) for k in chords.split(","))
+            lines.append(
+                Content.assemble(
+                    (f"  {chord:<24}", "bold $hint-key"),
+                    (f"{description:<47}", "$notice-text"),
+                    (key_id, "$hint-text"),
                 )
             )
         lines.append(Content(""))
@@ -53,16 +70,23 @@ class KeysScreen(ModalScreen[None]):
 
     BINDINGS = bindings("keys")
 
-    def __init__(self, keymap: dict[str, str], commands: list[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        keymap: dict[str, str],
+        commands: list[tuple[str, str]],
+        extension_keys: list[tuple[str, str, str]] | None = None,
+    ) -> None:
         super().__init__(classes="picker")
         self.keymap = keymap
         self.commands = commands
+        self.extension_keys = extension_keys or []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box", classes="keys-box"):
             yield Label("Keys and commands", id="picker-title")
             with VerticalScroll(id="keys-scroll"):
-                yield Static(keys_content(self.keymap, self.commands), id="keys-list")
+                content = keys_content(self.keymap, self.commands, self.extension_keys)
+                yield Static(content, id="keys-list")
 
     def action_close(self) -> None:
         """Close the list."""
