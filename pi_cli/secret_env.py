@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 HANDOVER_ENV = "PI_SECRETS_FD"
@@ -42,6 +43,7 @@ KEY_ENV_NAMES: tuple[str, ...] = (
 KEY_FLAGS = ("--api-key",)
 _MAX_PIPE = 60_000  # stays below the pipe buffer, so writing before exec never blocks
 
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*\Z")
 HELD: dict[str, str] = {}
 """Environment keys taken out of this process's environment at start-up (name -> value)."""
 HELD_API_KEY: list[str] = []
@@ -49,10 +51,20 @@ HELD_API_KEY: list[str] = []
 
 
 def models_file_key_envs(env: dict[str, str] | os._Environ[str]) -> list[str]:
-    """``apiKeyEnv`` names of the custom providers in ``$PI_HOME/models.json`` (best effort)."""
-    home = env.get("PI_HOME") or os.path.join(os.path.expanduser("~"), ".pi")
+    """Key variables named by the custom providers of ``$PI_HOME/models.json`` and of the
+    TypeScript pi's ``~/.pi/agent/models.json`` (best effort): ``apiKeyEnv``, and ``apiKey`` or
+    header values that are a variable's name (the TypeScript pi reads those as variables)."""
+    home = os.path.expanduser(env.get("PI_HOME") or os.path.join("~", ".pi"))
+    pi_ts = os.path.expanduser(env.get("PI_CODING_AGENT_DIR") or os.path.join("~", ".pi", "agent"))
+    names: list[str] = []
+    for folder in (home, pi_ts):
+        names += _key_envs_of(os.path.join(folder, "models.json"))
+    return names
+
+
+def _key_envs_of(path: str) -> list[str]:
     try:
-        with open(os.path.join(os.path.expanduser(home), "models.json"), encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             data = json.load(f)
     except (OSError, ValueError, RecursionError):  # a bad file is reported where it is loaded
         return []
@@ -61,10 +73,14 @@ def models_file_key_envs(env: dict[str, str] | os._Environ[str]) -> list[str]:
         return []
     names = []
     for provider in providers.values():
-        if isinstance(provider, dict):
-            for key in ("apiKeyEnv", "api_key_env"):
-                if isinstance(provider.get(key), str):
-                    names.append(provider[key])
+        if not isinstance(provider, dict):
+            continue
+        for key in ("apiKeyEnv", "api_key_env"):
+            if isinstance(provider.get(key), str):
+                names.append(provider[key])
+        headers = provider.get("headers")
+        values = [provider.get("apiKey"), *(headers.values() if isinstance(headers, dict) else [])]
+        names += [v for v in values if isinstance(v, str) and _ENV_NAME.match(v)]
     return names
 
 

@@ -9,9 +9,11 @@ import importlib.util
 import json
 import marshal
 import os
+import re
+import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -253,8 +255,17 @@ class CustomProvider:
     models: dict[str, CustomModel] = field(default_factory=dict)
 
 
-def load_models_file(path: Path | None) -> dict[str, CustomProvider]:
-    """Parse models.json. Missing file = no custom providers; a bad file raises ModelConfigError."""
+def load_models_file(path: Path | Sequence[Path] | None) -> dict[str, CustomProvider]:
+    """Parse models.json. Missing file = no custom providers; a bad file raises ModelConfigError.
+
+    Several files (pi's, then the TypeScript pi's as a fallback) merge by provider: the first file
+    declaring a provider wins.
+    """
+    if path is not None and not isinstance(path, Path):
+        merged: dict[str, CustomProvider] = {}
+        for one in reversed(list(path)):
+            merged.update(load_models_file(one))
+        return merged
     if path is None or not path.is_file():
         return {}
     try:
@@ -329,6 +340,35 @@ def _parse_provider(path: Path, name: str, raw: Any) -> CustomProvider:
         headers={str(k): str(v) for k, v in headers.items()},
         models=models,
     )
+
+
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*\Z")
+COMMAND_TIMEOUT_S = 10.0
+
+
+def config_value(value: str, env: Mapping[str, str]) -> str:
+    """A models.json ``apiKey`` or header value as the TypeScript pi reads it: ``!command`` runs
+    the command (its first line of output; models.json lives in the user's own home, never in a
+    project), an environment variable's name gives its value when it is set, anything else is
+    the value itself."""
+    if value.startswith("!"):
+        try:
+            done = subprocess.run(
+                value[1:], shell=True, capture_output=True, text=True,
+                timeout=COMMAND_TIMEOUT_S, check=False,
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise ModelConfigError(
+                f"models.json: the command {value[1:]!r} failed: {exc}"
+            ) from None
+        if done.returncode != 0:
+            raise ModelConfigError(
+                f"models.json: the command {value[1:]!r} exited with {done.returncode}."
+            )
+        return done.stdout.strip().splitlines()[0] if done.stdout.strip() else ""
+    if _ENV_NAME.match(value) and env.get(value):
+        return env[value]
+    return value
 
 
 # ---------------------------------------------------------------------------- metadata

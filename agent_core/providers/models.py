@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -16,6 +16,7 @@ from agent_core.providers.catalog import (
     DEFAULT_MAX_OUTPUT,
     ModelConfigError,
     ModelMetadata,
+    config_value,
     cost_map,
     cost_map_metadata,
     custom_metadata,
@@ -192,7 +193,7 @@ def resolve_model(
     *,
     api_base: str | None = None,
     api_key: str | None = None,
-    models_file: Path | None = None,
+    models_file: Path | Sequence[Path] | None = None,
     env: Mapping[str, str] | None = None,
     transport: str = "auto",
     openai_api: str = "auto",
@@ -238,7 +239,8 @@ def resolve_model(
     if provider in customs:
         custom = customs[provider]
         if key is None and custom.api_key:
-            key, key_env = custom.api_key, f"the apiKey of provider {provider!r} in models.json"
+            key = config_value(custom.api_key, env)
+            key_env = f"the apiKey of provider {provider!r} in models.json"
         if key is None and custom.api_key_env:
             key = env.get(custom.api_key_env) or None
         key_env = (
@@ -253,7 +255,7 @@ def resolve_model(
             "litellm" if mode == "litellm" else custom.api,
             custom_metadata(custom, name),
             base_url=api_base or custom.base_url,
-            headers=custom.headers,
+            headers={k: config_value(v, env) for k, v in custom.headers.items()},
             api_key=key,
             api_key_env=key_env,
             litellm_model=prefix + name,
@@ -345,7 +347,7 @@ def default_model_spec(
 def list_models(
     filter: str | None = None,  # public API name
     *,
-    models_file: Path | None = None,
+    models_file: Path | Sequence[Path] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> list[ResolvedModel]:
     """Known chat models (litellm's cost map + models.json), optionally filtered by substring."""

@@ -24,9 +24,9 @@ class LocalRow:
 def known_models(needle: str | None, env: Mapping[str, str]) -> list[Any]:
     """Catalogue and models.json rows (``ResolvedModel``); raises on a bad models.json."""
     from agent_core.providers import list_models
-    from pi_cli.shell import pi_home
+    from pi_cli.shell import models_file
 
-    return list(list_models(needle, models_file=pi_home() / "models.json", env=env))
+    return list(list_models(needle, models_file=models_file(), env=env))
 
 
 def local_models(

@@ -101,7 +101,7 @@ if TYPE_CHECKING:
         probe_targets,
         probing_disabled,
     )
-    from pi_cli.shell.models.setup import ConfigError
+    from pi_cli.shell.models.setup import ConfigError, models_file
     from pi_cli.shell.models.usage import SessionUsage, cache_hit_rate, format_cost, short_tokens
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.paths import pi_home, sessions_dir
@@ -228,6 +228,7 @@ _EXPORTS: dict[str, str] = {
     "probe_local_servers": "pi_cli.shell.models.local",
     "probe_targets": "pi_cli.shell.models.local",
     "probing_disabled": "pi_cli.shell.models.local",
+    "models_file": "pi_cli.shell.models.setup",
     "SessionUsage": "pi_cli.shell.models.usage",
     "cache_hit_rate": "pi_cli.shell.models.usage",
     "format_cost": "pi_cli.shell.models.usage",
@@ -330,6 +331,7 @@ __all__ = [
     "make_scratch",
     "McpStatusChanged",
     "MODE_DESCRIPTIONS",
+    "models_file",
     "model_rows",
     "ModelChanged",
     "MODES",

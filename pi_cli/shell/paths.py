@@ -13,6 +13,17 @@ def pi_home() -> Path:
     return Path(value).expanduser() if value else Path.home() / ".pi"
 
 
+def pi_ts_home() -> Path | None:
+    """The TypeScript pi's home (``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent``), read as a fallback
+    layer under pi's own (models.json, settings.json, skills, prompts, themes); ``None`` when it
+    does not exist or ``PI_IGNORE_PI_TS_HOME`` is set."""
+    if os.environ.get("PI_IGNORE_PI_TS_HOME"):
+        return None
+    value = os.environ.get("PI_CODING_AGENT_DIR")
+    path = Path(value).expanduser() if value else Path.home() / ".pi" / "agent"
+    return path if path.is_dir() and path != pi_home() else None
+
+
 def project_dir(cwd: Path) -> Path:
     """The project's ``.pi`` directory."""
     return cwd / ".pi"

@@ -1,6 +1,7 @@
 """Settings files as layers, and what an untrusted project may set.
 
-Layers, lowest first: the user's ``$PI_HOME/settings.json``, the project's ``.pi/settings.json``,
+Layers, lowest first: the TypeScript pi's ``~/.pi/agent/settings.json`` (the keys both share,
+:mod:`.pi_ts`), the user's ``$PI_HOME/settings.json``, the project's ``.pi/settings.json``,
 and Claude Code's ``.claude/settings.json`` and ``.claude/settings.local.json`` (from those only
 ``permissions``, ``hooks``, ``disableBypassPermissionsMode`` and ``enabledPlugins`` are read).
 pi's own layers are merged into :class:`Settings`; rules and hooks are collected per layer (a
@@ -19,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from pi_cli.shell.config.pi_ts import read_pi_ts_settings
 from pi_cli.shell.config.settings import (
     PermissionSettings,
     Settings,
@@ -28,7 +30,7 @@ from pi_cli.shell.config.settings import (
     _validate,
 )
 from pi_cli.shell.config.untrusted import gate_untrusted
-from pi_cli.shell.paths import pi_home, project_dir
+from pi_cli.shell.paths import pi_home, pi_ts_home, project_dir
 
 _CLAUDE_KEYS = ("permissions", "hooks", "disableBypassPermissionsMode", "enabledPlugins")
 """What pi reads from Claude Code's settings files."""
@@ -91,10 +93,17 @@ def project_layer_paths(cwd: Path) -> list[tuple[Path, Literal["pi", "claude"]]]
 
 
 def read_layers(cwd: Path) -> tuple[list[Layer], list[str]]:
-    """Every layer's raw content (pi files must be valid: :class:`SettingsError`)."""
+    """Every layer's raw content (pi files must be valid: :class:`SettingsError`); the lowest
+    is the TypeScript pi's settings, where they exist (:mod:`.pi_ts`)."""
     problems: list[str] = []
+    layers: list[Layer] = []
+    pi_ts = pi_ts_home()
+    if pi_ts is not None:
+        data, problems = read_pi_ts_settings(pi_ts / "settings.json")
+        if data:
+            layers.append(Layer(pi_ts / "settings.json", "user", "pi", data))
     user_path = pi_home() / "settings.json"
-    layers = [Layer(user_path, "user", "pi", _read_json(user_path))]
+    layers.append(Layer(user_path, "user", "pi", _read_json(user_path)))
     for path, kind in project_layer_paths(cwd):
         if kind == "pi":
             layers.append(Layer(path, "project", "pi", _read_json(path)))

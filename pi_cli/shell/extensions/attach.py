@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.shell.extensions import discovery
+from pi_cli.shell.paths import pi_ts_home
 
 if TYPE_CHECKING:
     from agent_core import Agent, StreamFn, Tool
@@ -40,12 +41,6 @@ if TYPE_CHECKING:
         def notify(self, text: str, level: Any = "info") -> None: ...
         def subscribe(self, listener: Any) -> Any: ...
         def rebuild_system_prompt(self) -> None: ...
-
-
-def pi_ts_home() -> Path | None:
-    """The TypeScript pi's home (``~/.pi/agent``), when it exists."""
-    path = Path.home() / ".pi" / "agent"
-    return path if path.is_dir() else None
 
 
 def find_sources(

@@ -116,10 +116,10 @@ def available_models(
     from agent_core.providers import list_models
     from agent_core.providers.catalog import load_models_file
     from pi_cli.shell.models.local import detect_local_servers
-    from pi_cli.shell.paths import pi_home
+    from pi_cli.shell.models.setup import models_file as models_files
 
     env = dict(os.environ)
-    models_file = pi_home() / "models.json"
+    models_file = models_files()
     current = model_object(resolved, model_id)
     usable = _keyed_providers(env, current["provider"]) | set(load_models_file(models_file))
     rows = [current]

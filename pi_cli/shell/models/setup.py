@@ -291,11 +291,13 @@ def spec_provider(spec: str) -> str:
         return ""
 
 
-def models_file() -> Path:
-    """``$PI_HOME/models.json`` (custom providers)."""
-    from pi_cli.shell.paths import pi_home
+def models_file() -> list[Path]:
+    """``$PI_HOME/models.json`` (custom providers), then the TypeScript pi's (a fallback: a
+    provider declared in both is pi's)."""
+    from pi_cli.shell.paths import pi_home, pi_ts_home
 
-    return pi_home() / "models.json"
+    pi_ts = pi_ts_home()
+    return [pi_home() / "models.json", *([pi_ts / "models.json"] if pi_ts else [])]
 
 
 def no_model_message() -> str:

@@ -19,7 +19,7 @@ from html import escape
 from pathlib import Path
 
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
-from pi_cli.shell.paths import git_root, pi_home
+from pi_cli.shell.paths import git_root, pi_home, pi_ts_home
 from pi_cli.shell.prompt.frontmatter import FrontmatterError, parse_document, text_field
 
 SKILL_FILE = "SKILL.md"
@@ -176,8 +176,10 @@ def skill_roots(cwd: Path, extra_paths: list[str] | None = None) -> list[tuple[P
     pi's and the Agent Skills locations, and Claude Code's (``~/.claude/skills``,
     ``.claude/skills``); project folders from ``cwd`` up to the git root.
     """
+    pi_ts = pi_ts_home()
     roots: list[tuple[Path, str]] = [
         (pi_home() / "skills", "user"),
+        *([(pi_ts / "skills", "user")] if pi_ts is not None else []),  # the TypeScript pi's
         (Path.home() / ".agents" / "skills", "user"),
         (Path.home() / ".claude" / "skills", "user"),
     ]
