@@ -107,11 +107,9 @@ class PiApp(App[int], inherit_bindings=False):
         self.on_extensions_reloaded(m.ExtensionsReloaded())  # their keys
 
     def on_extensions_reloaded(self, message: m.ExtensionsReloaded) -> None:
-        from pi_cli.tui.controllers.extension_ui import bind_extension_keys
+        from pi_cli.tui.controllers.extension_ui import rebind_keys
 
-        if self.shell is not None and self.shell.extensions is not None:
-            keys = [(k.id, k.keys, k.description) for k in self.shell.extensions.keys()]
-            bind_extension_keys(self, keys)
+        rebind_keys(self, self.shell)
         self.refresh_status()
 
     # ------------------------------------------------------------------ layout

@@ -105,8 +105,22 @@ def _source_info(path: str, scope: str) -> dict[str, Any]:
 
 
 def commands_of(shell: CodingAgent) -> list[dict[str, Any]]:
-    """``get_commands``: prompt templates and skills, as pi lists them (built-ins are not)."""
+    """``get_commands``: extensions' commands, prompt templates and skills, as pi lists them
+    (built-ins are not)."""
     commands: list[dict[str, Any]] = []
+    origins = shell.extensions.command_origins() if shell.extensions is not None else {}
+    for name, (path, origin) in origins.items():
+        command = shell.commands.get(name)
+        commands.append(
+            {
+                "name": name,
+                "description": command.description if command is not None else "",
+                "source": "extension",
+                "sourceInfo": _source_info(path, origin),
+                "location": origin,
+                "path": path,
+            }
+        )
     for template in shell.sources.templates:
         path = str(template.path)
         commands.append(

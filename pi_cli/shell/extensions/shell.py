@@ -275,6 +275,20 @@ class ShellExtensions:
             return []
         return _candidates(found)
 
+    def command_origins(self) -> dict[str, tuple[str, str]]:
+        """Each extension command's name -> (its extension's file or entry point, its origin:
+        ``user``, ``project``, ``setting`` or ``package``)."""
+        found: dict[str, tuple[str, str]] = {}
+        for name, owner in self._commands.items():
+            ext = self.runtime.items.get(owner)
+            if ext is not None:
+                source = ext.source
+                found[name] = (
+                    str(source.path) if source.path else str(source.entry),
+                    source.origin,
+                )
+        return found
+
     # ------------------------------------------------------------------ keys
 
     def keys(self) -> list[ExtensionKey]:

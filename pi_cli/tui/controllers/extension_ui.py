@@ -17,7 +17,7 @@ from pi_cli.tui.screens.dialog import CANCELLED, DialogScreen
 from pi_cli.tui.widgets.footer import Item
 
 if TYPE_CHECKING:
-    from pi_cli.shell import DialogAnswer
+    from pi_cli.shell import CodingAgent, DialogAnswer
     from pi_cli.tui.widgets.footer import StatusFooter
     from pi_cli.tui.widgets.ui_pieces import UiPieces
 
@@ -62,8 +62,34 @@ def place_piece(
         status.set_piece(message.key, lines)
 
 
-def bind_extension_keys(app: App[Any], keys: list[tuple[str, str, str]]) -> None:
+def bind_extension_keys(
+    app: App[Any], keys: list[tuple[str, str, str]], keymap: dict[str, str]
+) -> list[str]:
     """Bind extensions' keys ((id, keys, description), the user's remaps applied by the shell)
-    on the app: pi's own keys, priority bindings on the editor, win on a clash."""
+    as priority bindings of the app (so the editor's own, such as F6 "select line", do not
+    swallow them), except the keys of pi's main screen (``keymap``: the user's remaps): pi's
+    own keys win. Returns what was left out, for a notice."""
+    from pi_cli.tui.keymap import DEFAULT_KEYS, effective_keys
+
+    effective = effective_keys(keymap)
+    taken = {k for spec in DEFAULT_KEYS if spec.scope == "main" for k in effective[spec.id]}
+    left_out: list[str] = []
     for key_id, chords, description in keys:
-        app.bind(chords, f"extension_key({key_id!r})", description=description, show=False)
+        free = [c for c in chords.split(",") if c and c not in taken]
+        left_out += [f"{c} ({key_id})" for c in chords.split(",") if c in taken]
+        if free:
+            action = f"extension_key({key_id!r})"
+            # App.bind makes no priority binding; its BindingsMap does (the same call inside).
+            app._bindings.bind(",".join(free), action, description, show=False, priority=True)
+    return left_out
+
+
+def rebind_keys(app: App[Any], shell: CodingAgent | None) -> None:
+    """Bind the shell's extensions' keys (at attach and after ``/reload``); a clash with one of
+    pi's own keys is said once."""
+    if shell is None or shell.extensions is None:
+        return
+    keys = [(k.id, k.keys, k.description) for k in shell.extensions.keys()]
+    keymap: dict[str, str] = getattr(getattr(app, "options", None), "keymap", {})
+    for clash in bind_extension_keys(app, keys, keymap):
+        shell.notify(f"Extension key {clash} is one of pi's own: not bound", "warning")

@@ -313,3 +313,51 @@ def test_mcp_servers_from_the_client(
         u for u in log["updates"] if u["sessionUpdate"] == "tool_call" and u["toolCallId"] == "m1"
     ]
     assert starts[0]["kind"] == "other" and starts[0]["title"].startswith("r: peek")
+
+
+def test_an_extensions_dialogs_through_the_client(
+    server: FakeProviderServer, project: Path, pi_home: Path
+) -> None:
+    """A confirmation goes out as session/request_permission (Yes / No); free text, which ACP
+    cannot carry, is cancelled at once with a note in the thoughts (the asker never hangs)."""
+    examples = REPO / "examples" / "extensions"
+    (pi_home / "settings.json").write_text(
+        json.dumps({"extensions": [str(examples / "permission_gate.py")]})
+    )
+    (pi_home / "extensions").mkdir()
+    (pi_home / "extensions" / "namer.py").write_text(
+        "from pi_cli.shell.extensions import Block\n\n"
+        "def register(pi):\n"
+        "    @pi.on('before_tool_call')\n"
+        "    async def name(event, ctx):\n"
+        "        if event.args.get('command') == 'touch named':\n"
+        "            if await ctx.ui.input('Name the file?') is None:\n"
+        "                return Block('no name given')\n"
+    )
+    server.add(
+        Turn(tool_calls=[ToolCallSpec("bash", {"command": "sudo rm -rf /tmp/nothing"}, id="b1")]),
+        Turn(tool_calls=[ToolCallSpec("bash", {"command": "touch named"}, id="b2")]),
+        Turn(text="ok"),
+    )
+    log = drive(
+        server,
+        project,
+        pi_home,
+        [{"op": "new"}, {"op": "prompt", "text": "go"}],
+        permission="no",
+        flags=["--permission-mode", "bypassPermissions"],
+    )
+    (asked,) = log["permissions"]
+    assert [(o["optionId"], o["name"], o["kind"]) for o in asked["options"]] == [
+        ("yes", "Yes", "allow_once"),
+        ("no", "No", "reject_once"),
+    ]
+    assert "Dangerous command" in asked["toolCall"]["title"]
+    assert "sudo rm -rf /tmp/nothing" in asked["toolCall"]["title"]
+    results = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert [m["content"] for m in results] == ["Blocked by user", "no name given"]
+    thoughts = "".join(
+        u["content"]["text"] for u in log["updates"] if u["sessionUpdate"] == "agent_thought_chunk"
+    )
+    assert "Name the file?: ACP cannot carry this question; it was cancelled" in thoughts
+    assert not (project / "named").exists()

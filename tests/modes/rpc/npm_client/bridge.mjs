@@ -8,6 +8,9 @@ const [packageDir] = process.argv.slice(2);
 const { RpcClient } = await import(
   pathToFileURL(`${packageDir}/dist/modes/rpc/rpc-client.js`).href
 );
+const { serializeJsonLine } = await import(
+  pathToFileURL(`${packageDir}/dist/modes/rpc/jsonl.js`).href
+);
 let client = null;
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
 
@@ -16,6 +19,13 @@ async function run(call, args) {
     client = new RpcClient(args[0]);
     client.onEvent((event) => out({ event }));
     await client.start();
+    return null;
+  }
+  if (call === "respondUi") {
+    // An extension_ui_response, written to the agent's stdin as pi's own example client does
+    // (examples/rpc-extension-ui.ts): RpcClient has no method for it, and its send() would
+    // replace the request's id with one of its own.
+    client.process.stdin.write(serializeJsonLine({ type: "extension_ui_response", ...args[0] }));
     return null;
   }
   const value = await client[call](...args);

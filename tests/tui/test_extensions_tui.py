@@ -1,0 +1,82 @@
+"""Extensions in the TUI, tested by what is drawn: a panel above the editor (``todo_panel``), its
+command's argument completion, its key binding (remapped), a footer segment (``custom_footer``),
+a status line (``status_line``), an extension's dialog (``permission_gate``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_cli.tui.screens.dialog import DialogScreen
+from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
+from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
+from tests.tui.screen_text import screen_text
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "extensions"
+
+
+def with_examples(pi_home: Path, *names: str) -> None:
+    extensions = [str(EXAMPLES / f"{name}.py") for name in names]
+    (pi_home / "settings.json").write_text(json.dumps({"extensions": extensions}))
+
+
+async def test_a_panel_its_command_completion_and_a_remapped_key(
+    tmp_path: Path, pi_home: Path
+) -> None:
+    with_examples(pi_home, "todo_panel")
+    (pi_home / "keybindings.json").write_text(json.dumps({"todo_panel.toggle": "f6"}))
+    shell = make_shell(tmp_path, ScriptedStream(), tools=[], approvals="interactive")
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/note a")
+        await wait_until(pilot, lambda: app.menu.is_open and "add" in screen_text(app))
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: app.editor.text == "/note add ")
+        await type_text(pilot, "ship the release")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "☐ ship the release" in screen_text(app))
+        rows = screen_text(app).splitlines()
+        panel = next(i for i, row in enumerate(rows) if "☐ ship the release" in row)
+        assert panel < app.editor.region.y  # above the editor
+        await pilot.press("f6")  # the user's key for todo_panel.toggle: hides the panel
+        await wait_until(pilot, lambda: "☐ ship the release" not in screen_text(app))
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: "☐ ship the release" in screen_text(app))
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: "Keys and commands" in screen_text(app))
+        app.screen.query_one("#keys-scroll").scroll_end(animate=False)
+        await wait_until(pilot, lambda: "todo_panel.toggle" in screen_text(app))
+        row = next(r for r in screen_text(app).splitlines() if "todo_panel.toggle" in r)
+        assert "F6" in row and "Show or hide the notes panel" in row
+
+
+async def test_footer_segment_status_line_and_an_extensions_dialog(
+    tmp_path: Path, pi_home: Path
+) -> None:
+    with_examples(pi_home, "custom_footer", "status_line", "permission_gate")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": "sudo rm -rf /tmp/x"})),
+        reply(text("Not done.")),
+    )
+    shell = make_shell(tmp_path, stream, tools=None, approvals="interactive")
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "Ready" in screen_text(app))  # status_line's session_start
+        await type_text(pilot, "/footer")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "↑0 ↓0 $0.000" in screen_text(app))
+        footer_row = next(r for r in screen_text(app).splitlines() if "↑0 ↓0 $0.000" in r)
+        assert "(main)" in footer_row
+        await type_text(pilot, "clean up")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, DialogScreen))
+        await wait_until(pilot, lambda: "⚠️ Dangerous command" in screen_text(app))
+        assert "sudo rm -rf /tmp/x" in screen_text(app)
+        assert "(extension permission_gate)" in screen_text(app)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.is_settled)
+        await wait_until(pilot, lambda: "✓ Turn 2 complete" in screen_text(app))
+    results = [m.text for m in shell.messages if m.role == "toolResult"]
+    assert results == ["Blocked by user"]
