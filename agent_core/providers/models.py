@@ -11,12 +11,12 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.messages import Cost, Usage
+from agent_core.providers._config_values import config_value
 from agent_core.providers.catalog import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_OUTPUT,
     ModelConfigError,
     ModelMetadata,
-    config_value,
     cost_map,
     cost_map_metadata,
     custom_metadata,

@@ -32,7 +32,7 @@ from pi_cli.shell.events import (
     ShellState,
 )
 from pi_cli.shell.events.bus import EventBus
-from pi_cli.shell.extensions.attach import attach_extensions
+from pi_cli.shell.extension_setup import attach_extensions
 from pi_cli.shell.features import (
     attach_plugins,
     attach_session_features,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -58,7 +59,6 @@ def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQue
 def attach_telemetry(shell: FeatureHost) -> Any:
     """OpenTelemetry export when ``telemetry`` is enabled (or ``PI_TELEMETRY=1``), else None;
     nothing of it is imported otherwise."""
-    import os
 
     if not (shell.settings.telemetry.enabled or os.environ.get("PI_TELEMETRY") == "1"):
         return None

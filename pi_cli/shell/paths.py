@@ -55,3 +55,10 @@ def project_profile_files(cwd: Path) -> list[Path]:
         if directory.is_dir():
             found.extend(sorted(p for p in directory.glob("*.md") if p.is_file()))
     return found
+
+
+def models_files() -> list[Path]:
+    """``$PI_HOME/models.json`` (custom providers), then the TypeScript pi's (a fallback: a
+    provider declared in both is pi's)."""
+    pi_ts = pi_ts_home()
+    return [pi_home() / "models.json", *([pi_ts / "models.json"] if pi_ts else [])]

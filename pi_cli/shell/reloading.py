@@ -18,19 +18,69 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 
 if TYPE_CHECKING:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from agent_core import Tool
+    from pi_cli.shell.agent_tools import AgentTools
+    from pi_cli.shell.commands import SlashCommandRegistry
+    from pi_cli.shell.context import ShellContext
+    from pi_cli.shell.dialogs import DialogBroker
+    from pi_cli.shell.extensions.shell import ShellExtensions
+    from pi_cli.shell.hooks import HookManager
+    from pi_cli.shell.input_policy import InputPolicy
+    from pi_cli.shell.models.setup import ModelResolver
+    from pi_cli.shell.options import ShellOptions
+    from pi_cli.shell.prompt.sources import PromptSources
+    from pi_cli.shell.safety import Safety
 
-Reloader = Callable[["CodingAgent"], "list[str] | Awaitable[list[str]]"]
+    class ReloadHost(ShellContext, Protocol):
+        """The shell as ``/reload`` re-reads it (the CodingAgent satisfies it)."""
+
+        options: ShellOptions
+        sources: PromptSources
+        extensions: ShellExtensions | None
+        reloaders: list[Reloader]
+
+        @property
+        def safety(self) -> Safety: ...
+        @property
+        def hooks(self) -> HookManager: ...
+        @property
+        def input_transforms(self) -> list[Any]: ...
+        @property
+        def commands(self) -> SlashCommandRegistry: ...
+        @property
+        def agent_tools(self) -> AgentTools: ...
+        @property
+        def models(self) -> ModelResolver: ...
+        @property
+        def policy(self) -> InputPolicy: ...
+        @property
+        def dialogs(self) -> DialogBroker: ...
+        @property
+        def messages(self) -> Sequence[Any]: ...
+        @property
+        def model_id(self) -> str: ...
+        @property
+        def thinking(self) -> str: ...
+        def replace_tool(self, tool: Tool) -> None: ...
+        def rebuild_system_prompt(self) -> None: ...
+        async def wait_idle(self) -> None: ...
+        def subscribe(self, listener: Any) -> Any: ...
+        def abort(self) -> None: ...
+        def context_usage(self) -> tuple[int, int]: ...
+        def submit(self, text: str, intent: Any = "auto") -> Any: ...
+
+
+Reloader = Callable[["ReloadHost"], "list[str] | Awaitable[list[str]]"]
 """Re-reads one part of a shell; returns what to tell the user (one line each, maybe none)."""
 
 
-async def reload_shell(shell: CodingAgent) -> list[str]:
+async def reload_shell(shell: ReloadHost) -> list[str]:
     """Re-read everything (see the module doc); what was read, one line each. Call when idle."""
     from pi_cli.shell.events import Reloaded
 
@@ -47,7 +97,7 @@ async def reload_shell(shell: CodingAgent) -> list[str]:
     return lines
 
 
-def _settings_and_trust(shell: CodingAgent) -> list[str]:
+def _settings_and_trust(shell: ReloadHost) -> list[str]:
     from pi_cli.shell.config.layers import load_layered
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.config.trust import check_trust, untrusted_notice
@@ -85,7 +135,7 @@ def _settings_and_trust(shell: CodingAgent) -> list[str]:
     return [f"settings ({len(loaded.layers)} files, folder {trust}), {hooks} hooks"]
 
 
-def _prompt_sources(shell: CodingAgent) -> list[str]:
+def _prompt_sources(shell: ReloadHost) -> list[str]:
     from pi_cli.shell.prompt.sources import PromptSources
 
     for name, command in list(shell.commands.commands.items()):
@@ -102,7 +152,7 @@ def _prompt_sources(shell: CodingAgent) -> list[str]:
     ]
 
 
-def _profiles(shell: CodingAgent) -> list[str]:
+def _profiles(shell: ReloadHost) -> list[str]:
     from pi_cli.shell.agent_tools.profiles import load_profiles
     from tools import create_task_tool
 
@@ -116,8 +166,8 @@ def _profiles(shell: CodingAgent) -> list[str]:
     return [f"{len(profiles)} agent profiles"]
 
 
-async def _extensions(shell: CodingAgent) -> list[str]:
-    from pi_cli.shell.extensions.attach import attach_extensions
+async def _extensions(shell: ReloadHost) -> list[str]:
+    from pi_cli.shell.extension_setup import attach_extensions
 
     if shell.extensions is not None:
         await shell.extensions.detach()
@@ -131,7 +181,7 @@ async def _extensions(shell: CodingAgent) -> list[str]:
     return [line + (f" (not loaded: {', '.join(broken)})" if broken else "")]
 
 
-async def _reload_when_idle(shell: CodingAgent) -> None:
+async def _reload_when_idle(shell: ReloadHost) -> None:
     while True:
         await shell.wait_idle()
         if not shell.busy:
@@ -140,7 +190,7 @@ async def _reload_when_idle(shell: CodingAgent) -> None:
     await task
 
 
-async def _reload_and_say(shell: CodingAgent) -> None:
+async def _reload_and_say(shell: ReloadHost) -> None:
     try:
         lines = await reload_shell(shell)
     except Exception as exc:  # noqa: BLE001 - a reload that fails leaves the session usable
@@ -154,7 +204,7 @@ _PENDING: set[asyncio.Task[None]] = set()
 
 async def reload_command(api: ShellAPI, args: str) -> CommandResult:
     """``/reload``: now when idle, else once the live run has ended."""
-    shell: CodingAgent = api  # type: ignore[assignment]
+    shell: ReloadHost = api  # type: ignore[assignment]  # the CodingAgent, a ShellAPI too
     if shell.policy.busy_elsewhere():
         task = asyncio.ensure_future(_reload_when_idle(shell))
         _PENDING.add(task)

@@ -234,9 +234,8 @@ class PiApp(App[int], inherit_bindings=False):
         await show_history(self, reason)
 
     def _command_candidates(self, prefix: str) -> list[tuple[str, str]]:
-        if self.shell is None:
-            return []
-        return [(c.name, c.description) for c in self.shell.commands.complete(prefix)]
+        commands = self.shell.commands.complete(prefix) if self.shell else []
+        return [(c.name, c.description) for c in commands]
 
     def _argument_candidates(self, command: str, typed: str) -> list[tuple[str, str]]:
         return self.shell.commands.complete_argument(command, typed) if self.shell else []

@@ -1,18 +1,12 @@
-"""Extensions into a shell being built: found cheaply, loaded only when there are some.
-
-With no extension anywhere this costs a few directory reads and one small cache file: nothing
-of the extension machinery is imported (``python -X importtime`` shows it). ``PI_NO_EXTENSIONS=1``
-skips them all.
-"""
+"""Extensions into a shell: loaded, then woven in (found by :mod:`pi_cli.shell.extension_sources`,
+which ``pi_cli.shell.features.attach_extensions`` calls first: with none installed nothing of this
+package is imported)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pi_cli.shell.extensions import discovery
-from pi_cli.shell.paths import pi_ts_home
+from pi_cli.shell.extension_sources import Source
 
 if TYPE_CHECKING:
     from agent_core import Agent, StreamFn, Tool
@@ -43,58 +37,11 @@ if TYPE_CHECKING:
         def rebuild_system_prompt(self) -> None: ...
 
 
-def find_sources(
-    cwd: Path, trusted: bool, settings: Settings
-) -> tuple[list[discovery.Source], list[str]]:
-    """Every extension to load, one per name, and what to tell the user about them."""
-    notes: list[str] = []
-    sources = discovery.folder_sources(discovery.user_folder(), "user")
-    if trusted:
-        sources += discovery.project_sources(cwd)
-    extra, problems = discovery.setting_sources(list(settings.extensions), cwd)
-    sources += extra
-    notes += problems
-    sources += discovery.entry_point_sources(_entry_point_cache())
-    disabled = discovery.disabled_names(list(settings.disabled_extensions))
-    sources = [s for s in sources if s.name not in disabled]
-    chosen, replaced = discovery.by_name(sources)
-    return chosen, notes + replaced
-
-
-_EP_CACHE: dict[str, Any] = {}
-
-
-def _entry_point_cache() -> dict[str, Any]:
-    """The entry points, cached in this process and in ``$PI_HOME/cache/extensions.json``."""
-    if not _EP_CACHE:
-        from pi_cli.shell.extensions.manifest import read_cache, write_cache
-
-        cache = read_cache()
-        before = cache.get("entryPoints")
-        _EP_CACHE.update(cache)
-        found = discovery.entry_point_sources(_EP_CACHE)  # fills _EP_CACHE["entryPoints"]
-        del found
-        if _EP_CACHE.get("entryPoints") != before:
-            cache["entryPoints"] = _EP_CACHE["entryPoints"]
-            write_cache(cache)
-    return _EP_CACHE
-
-
-def attach_extensions(
-    shell: ExtensionShell, models: ModelResolver, trusted: bool, fresh: bool = False
-) -> ShellExtensions | None:
-    """Find the shell's extensions and weave them in (``None``: there are none); ``fresh``
-    (``/reload``) loads them all, none from the cache."""
-    foreign = discovery.foreign_files(shell.cwd, pi_ts_home())
-    if foreign:
-        shell.notify(discovery.foreign_notice(foreign, shell.cwd), "warning")
-    if os.environ.get("PI_NO_EXTENSIONS"):
-        return None
-    sources, notes = find_sources(shell.cwd, trusted, shell.settings)
-    for note in notes:
-        shell.notify(note, "warning")
-    if not sources:
-        return None
+def weave(
+    shell: ExtensionShell, models: ModelResolver, sources: list[Source], fresh: bool = False
+) -> ShellExtensions:
+    """Load ``sources`` (from the cache where it is valid, unless ``fresh``: ``/reload``) and
+    weave the extensions into ``shell``: tools, commands, UI, hooks, transforms, listeners."""
     from pi_cli.shell.extensions.shell import ShellExtensions
     from pi_cli.shell.extensions.tool import ExtensionTool
 

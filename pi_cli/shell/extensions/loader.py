@@ -15,7 +15,7 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from pi_cli.shell.extensions.discovery import Source
+from pi_cli.shell.extension_sources import Source
 from pi_cli.shell.extensions.registry import ExtensionAPI
 
 

@@ -11,15 +11,10 @@ cache that cannot be read means a normal load. The file is rewritten whole, atom
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pi_cli.shell.extensions.registry import Registration
-from pi_cli.shell.paths import pi_home
 
 API = 1
 """Bumped when what is cached changes shape (or its meaning)."""
@@ -100,30 +95,3 @@ class Manifest:
         except (KeyError, TypeError, ValueError):
             return None
         return manifest
-
-
-def cache_file() -> Path:
-    """``$PI_HOME/cache/extensions.json``."""
-    return pi_home() / "cache" / "extensions.json"
-
-
-def read_cache() -> dict[str, Any]:
-    """The whole cache (empty when missing or unreadable)."""
-    try:
-        data = json.loads(cache_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def write_cache(data: dict[str, Any]) -> None:
-    """Write the cache atomically (a failure is harmless: the next start loads normally)."""
-    path = cache_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".extensions.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
-        os.replace(tmp, path)
-    except OSError:
-        return

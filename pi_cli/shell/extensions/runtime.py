@@ -33,7 +33,7 @@ from pi_cli.shell.extensions.worker import Worker
 
 if TYPE_CHECKING:
     from pi_cli.shell.context import Level
-    from pi_cli.shell.extensions.discovery import Source
+    from pi_cli.shell.extension_sources import Source
 
 State = Literal["cached", "live", "failed", "disabled"]
 DEFAULT_TIMEOUT_S = 30.0

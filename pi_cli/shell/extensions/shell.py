@@ -16,11 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from pi_cli.shell import extension_sources as discovery
 from pi_cli.shell.commands import CommandResult, SlashCommand
-from pi_cli.shell.extensions import discovery
+from pi_cli.shell.extension_sources import read_cache, write_cache
+from pi_cli.shell.extensions._util import candidates, user_keys
 from pi_cli.shell.extensions.api import KeyEvent
 from pi_cli.shell.extensions.dispatch import Dispatcher
-from pi_cli.shell.extensions.manifest import Manifest, read_cache, write_cache
+from pi_cli.shell.extensions.manifest import Manifest
 from pi_cli.shell.extensions.provider import ProviderHooks, Route
 from pi_cli.shell.extensions.runtime import CallFailed, Extension, Extensions
 from pi_cli.shell.extensions.tool import ExtensionTool, validated
@@ -273,7 +275,7 @@ class ShellExtensions:
         except Exception as exc:  # noqa: BLE001 - a completer's bug: said once, no candidates
             self.runtime.fail(ext, f"completing /{name} raised {type(exc).__name__}: {exc}")
             return []
-        return _candidates(found)
+        return candidates(found)
 
     def command_origins(self) -> dict[str, tuple[str, str]]:
         """Each extension command's name -> (its extension's file or entry point, its origin:
@@ -294,7 +296,7 @@ class ShellExtensions:
     def keys(self) -> list[ExtensionKey]:
         """The key bindings of the usable extensions (ids ``<extension>.<name>``), with the
         user's keys from ``$PI_HOME/keybindings.json`` where they remapped one."""
-        overrides = _user_keys()
+        overrides = user_keys()
         return [
             ExtensionKey(k.id, overrides.get(k.id, k.keys), k.description, k.extension)
             for k in self._registered_keys()
@@ -368,35 +370,3 @@ class ShellExtensions:
         for undo in reversed(self.undo):
             undo()
         self.undo.clear()
-
-
-def _user_keys() -> dict[str, str]:
-    """The user's remapped keys (id -> ``"key,key"``) from ``$PI_HOME/keybindings.json``."""
-    import json
-
-    from pi_cli.shell.paths import pi_home
-
-    try:
-        data = json.loads((pi_home() / "keybindings.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    found: dict[str, str] = {}
-    for key_id, value in data.items():
-        keys = ",".join(value) if isinstance(value, list) else value
-        if isinstance(keys, str) and keys.strip() and all(k.strip() for k in keys.split(",")):
-            found[str(key_id)] = ",".join(k.strip() for k in keys.split(","))
-    return found
-
-
-def _candidates(found: object) -> list[tuple[str, str]]:
-    if not isinstance(found, list | tuple):
-        return []
-    out: list[tuple[str, str]] = []
-    for item in found[:200]:
-        if isinstance(item, str):
-            out.append((clean(item), ""))
-        elif isinstance(item, tuple | list) and len(item) == 2:
-            out.append((clean(str(item[0])), clean(str(item[1]))))
-    return out

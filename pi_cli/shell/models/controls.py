@@ -116,7 +116,7 @@ def available_models(
     from agent_core.providers import list_models
     from agent_core.providers.catalog import load_models_file
     from pi_cli.shell.models.local import detect_local_servers
-    from pi_cli.shell.models.setup import models_file as models_files
+    from pi_cli.shell.paths import models_files
 
     env = dict(os.environ)
     models_file = models_files()

@@ -292,12 +292,10 @@ def spec_provider(spec: str) -> str:
 
 
 def models_file() -> list[Path]:
-    """``$PI_HOME/models.json`` (custom providers), then the TypeScript pi's (a fallback: a
-    provider declared in both is pi's)."""
-    from pi_cli.shell.paths import pi_home, pi_ts_home
+    """``$PI_HOME/models.json`` (custom providers), then the TypeScript pi's (a fallback)."""
+    from pi_cli.shell.paths import models_files
 
-    pi_ts = pi_ts_home()
-    return [pi_home() / "models.json", *([pi_ts / "models.json"] if pi_ts else [])]
+    return models_files()
 
 
 def no_model_message() -> str:

@@ -103,14 +103,14 @@ async def test_an_installed_packages_entry_point(
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pi-weather\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[pi.extensions]\nweather = pi_weather:register\n")
     monkeypatch.syspath_prepend(str(site))
-    from pi_cli.shell.extensions import attach
+    from pi_cli.shell import extension_sources
 
-    attach._EP_CACHE.clear()  # this process scanned the packages before: scan again
+    extension_sources._EP_CACHE.clear()  # this process scanned the packages before: scan again
     shell = shell_with(project)
     ext = shell.extensions.runtime.items["weather"]
     assert ext.source.origin == "package" and ext.source.stamp == "pi-weather==1.0"
     assert (await shell.submit("/weather")).output == "weather ran"
-    attach._EP_CACHE.clear()
+    extension_sources._EP_CACHE.clear()
     monkeypatch.undo()
 
 

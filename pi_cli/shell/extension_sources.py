@@ -1,4 +1,5 @@
-"""Where extensions come from, found without importing any of them.
+"""Where extensions come from, found without importing any of them (nor anything of
+:mod:`pi_cli.shell.extensions`: with none installed, a one-shot loads only this module).
 
 - ``$PI_HOME/extensions/``: a module ``name.py`` or a package ``name/__init__.py``;
 - a **trusted** project's ``.pi/extensions/`` (the same forms; an untrusted project's are listed
@@ -17,13 +18,18 @@ the result is cached with the modification times of ``sys.path``'s folders.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pi_cli.shell.paths import pi_home, project_dir
+from pi_cli.shell.paths import pi_home, pi_ts_home, project_dir
+
+if TYPE_CHECKING:
+    from pi_cli.shell.config.settings import Settings
 
 Origin = Literal["user", "project", "setting", "package"]
 ENTRY_POINT_GROUP = "pi.extensions"
@@ -193,3 +199,75 @@ def by_name(sources: list[Source]) -> tuple[list[Source], list[str]]:
             notes.append(f"Extension {source.name}: {source.label} replaces {previous.label}")
         chosen[source.name] = source
     return list(chosen.values()), notes
+
+
+# ---------------------------------------------------------------------------- the cache file
+
+
+def cache_file() -> Path:
+    """``$PI_HOME/cache/extensions.json``: the entry points found, and each extension's
+    registrations (:mod:`pi_cli.shell.extensions.manifest`)."""
+    return pi_home() / "cache" / "extensions.json"
+
+
+def read_cache() -> dict[str, Any]:
+    """The whole cache (empty when missing or unreadable)."""
+    try:
+        data = json.loads(cache_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_cache(data: dict[str, Any]) -> None:
+    """Write the cache atomically (a failure is harmless: the next start finds things again)."""
+    path = cache_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".extensions.", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        os.replace(tmp, path)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+
+
+_EP_CACHE: dict[str, Any] = {}
+
+
+def _entry_point_cache() -> dict[str, Any]:
+    """The entry points, cached in this process and in the cache file."""
+    if not _EP_CACHE:
+        cache = read_cache()
+        before = cache.get("entryPoints")
+        _EP_CACHE.update(cache)
+        entry_point_sources(_EP_CACHE)  # fills _EP_CACHE["entryPoints"]
+        if _EP_CACHE.get("entryPoints") != before:
+            cache["entryPoints"] = _EP_CACHE["entryPoints"]
+            write_cache(cache)
+    return _EP_CACHE
+
+
+def find_sources(cwd: Path, trusted: bool, settings: Settings) -> tuple[list[Source], list[str]]:
+    """Every extension to load, one per name, and what to tell the user about them."""
+    notes: list[str] = []
+    sources = folder_sources(user_folder(), "user")
+    if trusted:
+        sources += project_sources(cwd)
+    extra, problems = setting_sources(list(settings.extensions), cwd)
+    sources += extra
+    notes += problems
+    sources += entry_point_sources(_entry_point_cache())
+    disabled = disabled_names(list(settings.disabled_extensions))
+    sources = [s for s in sources if s.name not in disabled]
+    chosen, replaced = by_name(sources)
+    return chosen, notes + replaced
+
+
+def foreign_warning(cwd: Path) -> str | None:
+    """The one warning about the TypeScript pi's extensions found here, if any."""
+    found = foreign_files(cwd, pi_ts_home())
+    return foreign_notice(found, cwd) if found else None
