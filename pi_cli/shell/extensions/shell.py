@@ -87,6 +87,7 @@ class ShellExtensions:
         """Bumped whenever tools, commands, keys or UI of extensions changed (front ends)."""
         self.routed: dict[str, tuple[StreamFn, str]] = {}
         """Models requests were routed to by a handler (their clients are closed at the end)."""
+        self._loading = False
         self.undo: list[Callable[[], None]] = []
         """What :meth:`detach` undoes of the weaving into the shell (set by the attach step)."""
 
@@ -97,9 +98,14 @@ class ShellExtensions:
         writes the cache when it changed."""
         cache = read_cache()
         cached = cache.get("extensions") if isinstance(cache.get("extensions"), dict) else {}
-        for source in sources:
-            entry = cached.get(source.label) if isinstance(cached, dict) and not fresh else None
-            self.runtime.add(source, Manifest.parse(entry, source.stamp))
+        self._loading = True  # woven once at the end, not once per extension
+        try:
+            for source in sources:
+                entry = cached.get(source.label) if isinstance(cached, dict) and not fresh else None
+                self.runtime.add(source, Manifest.parse(entry, source.stamp))
+        finally:
+            self._loading = False
+        self._changed(None)
         self.save_manifests(cache)
 
     def save_manifests(self, cache: dict[str, Any] | None = None) -> None:
@@ -127,6 +133,8 @@ class ShellExtensions:
 
     def _changed(self, ext: Extension | None) -> None:
         """An extension loaded, changed its registrations, or was disabled: re-weave it."""
+        if self._loading:
+            return
         self._weave_tools()
         self._weave_commands()
         self._weave_ui()
