@@ -366,16 +366,9 @@ class PiApp(App[int], inherit_bindings=False):
     @on(m.DialogClosed)
     @on(m.UiPieceChanged)
     def _extension_ui(self, message: m.DialogShown | m.DialogClosed | m.UiPieceChanged) -> None:
-        from pi_cli.tui.controllers import extension_ui as ui  # the modal loads when first needed
+        from pi_cli.tui.controllers.extension_ui import route_ui  # the modal loads when needed
 
-        if isinstance(message, m.UiPieceChanged):
-            ui.place_piece(message, self.footer, self.ext_panel, self.ext_status)
-        elif isinstance(message, m.DialogClosed):
-            ui.close_dialog(self, message.request_id)
-        elif self.shell is not None:
-            if self.attention is not None:
-                self.attention.request(f"Question: {message.title}")
-            ui.open_dialog(self, message, self.shell.answer)
+        route_ui(self, self, message)
 
     def on_jump_to_bottom(self, message: m.JumpToBottom) -> None:
         self.scroller.edge(bottom=True)

@@ -16,7 +16,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from pi_cli.shell import DialogAnswer, clean
+from pi_cli.shell import DialogAnswer, clean, say
 
 if TYPE_CHECKING:
     from pi_cli.shell import DialogRequested
@@ -86,7 +86,7 @@ async def ask_dialog(
     called each time the prompt is up (it reads keys from then on)."""
     if echo:
         for line in describe(request):
-            print(line)
+            say(line)
     session: PromptSession[str] = PromptSession(input=input, output=output)
     multiline = request.kind == "editor"
     default = request.default or "" if request.kind in ("input", "editor") else ""

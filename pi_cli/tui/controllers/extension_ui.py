@@ -8,7 +8,7 @@ editor, panels above it (:mod:`pi_cli.tui.widgets.ui_pieces`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
 
@@ -18,11 +18,36 @@ from pi_cli.tui.widgets.footer import Item
 
 if TYPE_CHECKING:
     from pi_cli.shell import CodingAgent, DialogAnswer
+    from pi_cli.tui.controllers.attention import Attention
     from pi_cli.tui.widgets.footer import StatusFooter
     from pi_cli.tui.widgets.ui_pieces import UiPieces
 
 Answer = Callable[[str, "DialogAnswer"], bool]
 FOOTER_PRIORITY = 35  # below the permission mode and the activity, above cache figures
+
+
+class UiHost(Protocol):
+    """What :func:`route_ui` needs of the app."""
+
+    footer: StatusFooter
+    ext_panel: UiPieces
+    ext_status: UiPieces
+    shell: CodingAgent | None
+    attention: Attention | None
+
+
+def route_ui(
+    app: App[Any], host: UiHost, message: m.DialogShown | m.DialogClosed | m.UiPieceChanged
+) -> None:
+    """One dialog or piece of UI from the shell: place it, close it, or ask the user."""
+    if isinstance(message, m.UiPieceChanged):
+        place_piece(message, host.footer, host.ext_panel, host.ext_status)
+    elif isinstance(message, m.DialogClosed):
+        close_dialog(app, message.request_id)
+    elif host.shell is not None:
+        if host.attention is not None:
+            host.attention.request(f"Question: {message.title}")
+        open_dialog(app, message, host.shell.answer)
 
 
 def open_dialog(app: App[Any], message: m.DialogShown, answer: Answer) -> None:

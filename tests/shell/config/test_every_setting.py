@@ -157,6 +157,9 @@ PROBES: dict[str, tuple[Any, Probe, Any]] = {
         lambda s: sorted(s.mcp.servers),
         ["probe"],
     ),
+    "extensions": (["EXT_FILE"], lambda s: [e.name for e in s.extensions.runtime], ["probe_ext"]),
+    "disabledExtensions": (["probe_ext"], lambda s: s.extensions, None),
+    "extensionTimeoutS": (2.5, lambda s: s.extensions.runtime.timeout_s, 2.5),
     "webFetch.allowPrivateHosts": (
         ["127.0.0.1:8080"],
         lambda s: _tool(s, "web_fetch").refusal({"url": "http://127.0.0.1:8080/"}),
@@ -222,6 +225,8 @@ EXTRA: dict[str, dict[str, Any]] = {
         for key in ("headers", "logPrompts", "serviceName", "metricsIntervalS")
     },
     "telemetry.endpoint": {"telemetry": {"enabled": True}},
+    "disabledExtensions": {"extensions": ["EXT_FILE"]},
+    "extensionTimeoutS": {"extensions": ["EXT_FILE"]},
     "telemetry.enabled": {"telemetry": {"endpoint": "http://127.0.0.1:9/o"}},
 }
 """Other settings a probe needs beside its key (the tool or the exporter exists only then)."""
@@ -383,8 +388,7 @@ async def test_the_setting_takes_effect(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     value, probe, expected = PROBES[key]
-    value = _materialise(value, tmp_path)
-    data = _deep_merge(EXTRA.get(key, {}), nested(key, value))
+    data = _materialise(_deep_merge(EXTRA.get(key, {}), nested(key, value)), tmp_path)
     (pi_home / "settings.json").write_text(json.dumps(data))
     if key != "localProbePorts":  # without a key or a model pi looks for a local server
         monkeypatch.setenv("OPENAI_API_KEY", "sk-probe")
@@ -445,6 +449,9 @@ def _materialise(value: Any, tmp_path: Path) -> Any:
         if marker in text:
             (tmp_path / name).mkdir()
             text = text.replace(marker, str(tmp_path / name))
+    if "EXT_FILE" in text:
+        (tmp_path / "probe_ext.py").write_text("def register(pi):\n    pass\n")
+        text = text.replace("EXT_FILE", str(tmp_path / "probe_ext.py"))
     if "CA_FILE" in text:
         (tmp_path / "ca.pem").write_text("")
         text = text.replace("CA_FILE", str(tmp_path / "ca.pem"))
