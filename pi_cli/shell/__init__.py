@@ -5,7 +5,8 @@ few subpackage APIs listed in ``.importlinter-cli``: :mod:`.permissions`, :mod:`
 :mod:`.export_html`), never from the shell's modules: an import-linter contract in ``make lint``
 holds that line. Names load lazily on first use, as ``textual.widgets`` does, so importing this
 package costs nothing at start-up; the ``TYPE_CHECKING`` block gives type checkers the same
-names (``tests/shell/test_front_door.py`` checks the two lists agree).
+names, and :mod:`pi_cli.shell._exports` holds the table of where each lives
+(``tests/shell/test_front_door.py`` checks the lists agree).
 """
 
 from __future__ import annotations
@@ -126,156 +127,6 @@ if TYPE_CHECKING:
     from pi_cli.shell.session.store import SessionError, SessionStore, compaction_summary_of
     from pi_cli.shell.session.tree import text_of
     from pi_cli.shell.terminal_text import clean, json_text, one_line, say
-
-_EXPORTS: dict[str, str] = {
-    # the shell
-    "CodingAgent": "pi_cli.shell.coding_agent",
-    "ShellOptions": "pi_cli.shell.options",
-    "Intent": "pi_cli.shell.input_policy",
-    "QueuedInput": "pi_cli.shell.input_queue",
-    "InputQueue": "pi_cli.shell.input_queue",
-    "QueueError": "pi_cli.shell.input_queue",
-    # commands
-    "CommandResult": "pi_cli.shell.commands",
-    "PickAction": "pi_cli.shell.commands",
-    "ShellAPI": "pi_cli.shell.commands",
-    "SlashCommand": "pi_cli.shell.commands",
-    "UnknownCommand": "pi_cli.shell.commands",
-    "parse_command_line": "pi_cli.shell.commands",
-    "THINKING_LEVELS": "pi_cli.shell.builtin_commands",
-    "shell_line": "pi_cli.shell.bash.commands",
-    # plugins
-    "PLUGIN_USAGE": "pi_cli.shell.plugins.commands",
-    "PLUGIN_VERBS": "pi_cli.shell.plugins.commands",
-    "PluginChoice": "pi_cli.shell.plugins.commands",
-    "plugin_choices": "pi_cli.shell.plugins.commands",
-    "plugin_words": "pi_cli.shell.plugins.commands",
-    "PluginError": "pi_cli.shell.plugins.manifest",
-    # errors
-    "ConfigError": "pi_cli.shell.models.setup",
-    "SessionError": "pi_cli.shell.session.store",
-    "SettingsError": "pi_cli.shell.config.settings",
-    "CompactionError": "pi_cli.shell.compaction",
-    "ImageError": "pi_cli.shell.prompt.images",
-    "UserBashError": "pi_cli.shell.bash.user",
-    # events
-    "ShellEvent": "pi_cli.shell.events",
-    "OwnEvent": "pi_cli.shell.events",
-    "Listener": "pi_cli.shell.events",
-    "ShellState": "pi_cli.shell.events",
-    "AutoRetryStart": "pi_cli.shell.events",
-    "AutoRetryEnd": "pi_cli.shell.events",
-    "BackgroundShellsChanged": "pi_cli.shell.events",
-    "CompactionStart": "pi_cli.shell.events",
-    "CompactionEnd": "pi_cli.shell.events",
-    "McpStatusChanged": "pi_cli.shell.events",
-    "ModelChanged": "pi_cli.shell.events",
-    "Notice": "pi_cli.shell.events",
-    "PermissionModeChanged": "pi_cli.shell.events",
-    "PermissionRequested": "pi_cli.shell.events",
-    "PermissionResolved": "pi_cli.shell.events",
-    "QueueChanged": "pi_cli.shell.events",
-    "QueueReturned": "pi_cli.shell.events",
-    "Reloaded": "pi_cli.shell.events",
-    "SessionChanged": "pi_cli.shell.events",
-    "ShellStateChanged": "pi_cli.shell.events",
-    "AgentToolEvent": "pi_cli.shell.events.agent_tools",
-    "BudgetExceeded": "pi_cli.shell.events.agent_tools",
-    "StructuredOutput": "pi_cli.shell.events.agent_tools",
-    "SubagentEnded": "pi_cli.shell.events.agent_tools",
-    "SubagentEvent": "pi_cli.shell.events.agent_tools",
-    "SubagentStarted": "pi_cli.shell.events.agent_tools",
-    "TodoUpdated": "pi_cli.shell.events.agent_tools",
-    "DialogKind": "pi_cli.shell.events.dialogs",
-    "DialogOption": "pi_cli.shell.events.dialogs",
-    "DialogRequested": "pi_cli.shell.events.dialogs",
-    "DialogResolved": "pi_cli.shell.events.dialogs",
-    "UiChanged": "pi_cli.shell.events.dialogs",
-    "UiSlot": "pi_cli.shell.events.dialogs",
-    # dialogs
-    "DialogAnswer": "pi_cli.shell.dialogs",
-    "DialogBroker": "pi_cli.shell.dialogs",
-    # files and text
-    "pi_home": "pi_cli.shell.paths",
-    "sessions_dir": "pi_cli.shell.paths",
-    "clean": "pi_cli.shell.terminal_text",
-    "one_line": "pi_cli.shell.terminal_text",
-    "json_text": "pi_cli.shell.terminal_text",
-    "say": "pi_cli.shell.terminal_text",
-    "redact": "pi_cli.shell.redaction",
-    "REDACTOR": "pi_cli.shell.redaction",
-    "dumps_line": "pi_cli.shell.jsonl",
-    "check_frame": "pi_cli.shell.jsonrpc",
-    "encode": "pi_cli.shell.jsonrpc",
-    "valid_id": "pi_cli.shell.jsonrpc",
-    # settings and trust
-    "AuthError": "pi_cli.shell.config.auth",
-    "AuthStore": "pi_cli.shell.config.auth",
-    "device_login": "pi_cli.shell.config.oauth",
-    "pkce_login": "pi_cli.shell.config.oauth",
-    "OAUTH_PROVIDERS": "pi_cli.shell.config.oauth",
-    "load_settings": "pi_cli.shell.config.settings",
-    "save_global_setting": "pi_cli.shell.config.settings",
-    "TrustCheck": "pi_cli.shell.config.trust",
-    "check_trust": "pi_cli.shell.config.trust",
-    "forget_trust": "pi_cli.shell.config.trust",
-    "record_trust": "pi_cli.shell.config.trust",
-    "refresh_digest": "pi_cli.shell.config.trust",
-    "trusted_folders": "pi_cli.shell.config.trust",
-    # models
-    "model_rows": "pi_cli.shell.models.choices",
-    "detect_local_servers": "pi_cli.shell.models.local",
-    "probe_local_servers": "pi_cli.shell.models.local",
-    "probe_targets": "pi_cli.shell.models.local",
-    "probing_disabled": "pi_cli.shell.models.local",
-    "models_file": "pi_cli.shell.models.setup",
-    "SessionUsage": "pi_cli.shell.models.usage",
-    "cache_hit_rate": "pi_cli.shell.models.usage",
-    "format_cost": "pi_cli.shell.models.usage",
-    "short_tokens": "pi_cli.shell.models.usage",
-    # prompt
-    "load_image": "pi_cli.shell.prompt.images",
-    "looks_like_image": "pi_cli.shell.prompt.images",
-    "skill_call_of": "pi_cli.shell.session.skill_text",
-    # sessions
-    "SessionStore": "pi_cli.shell.session.store",
-    "compaction_summary_of": "pi_cli.shell.session.store",
-    "BashExecutionMessage": "pi_cli.shell.session.bash_messages",
-    "fork_before": "pi_cli.shell.session.branching",
-    "fork_points": "pi_cli.shell.session.branching",
-    "abandoned": "pi_cli.shell.compaction.branch_summary",
-    "find_latest_session": "pi_cli.shell.session.files",
-    "resolve_session": "pi_cli.shell.session.files",
-    "SessionInfo": "pi_cli.shell.session.listing",
-    "delete_session": "pi_cli.shell.checkpoints.prune",
-    "list_sessions": "pi_cli.shell.session.listing",
-    "rename_session": "pi_cli.shell.session.listing",
-    "session_name": "pi_cli.shell.session.names",
-    "set_session_name": "pi_cli.shell.session.names",
-    "ReplayReport": "pi_cli.shell.checkpoints.replay",
-    "make_scratch": "pi_cli.shell.checkpoints.replay",
-    "recorded": "pi_cli.shell.checkpoints.replay",
-    "replay": "pi_cli.shell.checkpoints.replay",
-    "text_of": "pi_cli.shell.session.tree",
-    # export
-    "ExportError": "pi_cli.shell.export_html",
-    "default_export_path": "pi_cli.shell.export_html",
-    "export_session": "pi_cli.shell.export_html",
-    # checkpoints
-    "NeedsConfirmation": "pi_cli.shell.checkpoints.rewind",
-    "RewindError": "pi_cli.shell.checkpoints.rewind",
-    "RewindPlan": "pi_cli.shell.checkpoints.rewind",
-    "RewindPoint": "pi_cli.shell.checkpoints.rewind",
-    "RewindResult": "pi_cli.shell.checkpoints.rewind",
-    "describe_rewind": "pi_cli.shell.checkpoints.commands",
-    "format_points": "pi_cli.shell.checkpoints.commands",
-    "resolve_point": "pi_cli.shell.checkpoints.commands",
-    # permissions
-    "ApprovalAnswer": "pi_cli.shell.permissions.approvals",
-    "MODE_DESCRIPTIONS": "pi_cli.shell.permissions.modes",
-    "MODES": "pi_cli.shell.permissions.modes",
-}
-"""Each public name and the module that defines it."""
 
 __all__ = [
     "abandoned",
@@ -415,7 +266,9 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     """Import the module defining ``name`` on first use and keep the value here."""
-    module = _EXPORTS.get(name)
+    from pi_cli.shell._exports import EXPORTS  # the table loads with the first name used
+
+    module = EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(import_module(module), name)
@@ -424,4 +277,6 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    from pi_cli.shell._exports import EXPORTS
+
+    return sorted([*globals(), *EXPORTS])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input
@@ -19,7 +19,18 @@ from prompt_toolkit.output import Output
 from pi_cli.shell import DialogAnswer, clean, say
 
 if TYPE_CHECKING:
-    from pi_cli.shell import DialogRequested
+    from rich.console import Console
+
+    from pi_cli.shell import CodingAgent, DialogRequested
+
+
+class DialogAsker(Protocol):
+    """What :func:`answer_dialog` needs of the plain REPL."""
+
+    shell: CodingAgent
+    console: Console
+    asking: str | None
+
 
 CANCELLED = DialogAnswer(cancelled=True)
 
@@ -100,3 +111,26 @@ async def ask_dialog(
         answer = parse_line(text, request)
         if answer is not None:
             return answer
+
+
+async def answer_dialog(
+    repl: DialogAsker, request: DialogRequested, io: tuple[Input | None, Output | None]
+) -> None:
+    """Ask one dialog on the REPL's input line (``repl.asking`` names it while its prompt is
+    up) and hand the answer to the shell."""
+    from rich.text import Text
+
+    if not repl.shell.dialogs.knows(request.id):
+        return  # answered meanwhile (abort, timeout)
+    for line in describe(request):
+        repl.console.print(Text(line, style="bold yellow" if line.startswith("?") else ""))
+    try:
+        answer = await ask_dialog(
+            request, *io, echo=False, ready=lambda: setattr(repl, "asking", request.id)
+        )
+    finally:
+        repl.asking = None
+    try:
+        repl.shell.answer(request.id, answer)
+    except ValueError as exc:  # cannot happen with parse_line's answers; say so anyway
+        repl.console.print(Text(f"  {exc}", style="red"))

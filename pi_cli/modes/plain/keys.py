@@ -18,7 +18,13 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import (
+    DynamicKeyBindings,
+    KeyBindings,
+    KeyBindingsBase,
+    KeyPressEvent,
+    merge_key_bindings,
+)
 from prompt_toolkit.keys import Keys
 
 if TYPE_CHECKING:
@@ -132,6 +138,30 @@ def extension_key_bindings(shell: Any) -> KeyBindings:
 
             kb.add(*sequence)(run)
     return kb
+
+
+class ExtensionKeys:
+    """Extensions' keys for a ``DynamicKeyBindings``: rebuilt when they changed (a load,
+    ``/reload``)."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self._stamp: tuple[int, int] | None = None
+        self._keys = KeyBindings()
+
+    def __call__(self) -> KeyBindings:
+        extensions = self.shell.extensions
+        stamp = (id(extensions), extensions.version if extensions else 0)
+        if stamp != self._stamp:
+            self._stamp, self._keys = stamp, extension_key_bindings(self.shell)
+        return self._keys
+
+
+def repl_key_bindings(target: KeyTarget, shell: Any) -> KeyBindingsBase:
+    """pi's own keys (:func:`build_key_bindings`) and the extensions' (pi's win a clash)."""
+    return merge_key_bindings(
+        [DynamicKeyBindings(ExtensionKeys(shell)), build_key_bindings(target)]
+    )
 
 
 class PiCompleter(Completer):

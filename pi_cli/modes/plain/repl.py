@@ -22,7 +22,6 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings, merge_key_bindings
 from prompt_toolkit.output import Output
 from rich.console import Console
 from rich.text import Text
@@ -30,13 +29,8 @@ from rich.text import Text
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.plain.approval import ask_approval, ask_trust, ask_unknown_command
-from pi_cli.modes.plain.dialogs import ask_dialog, describe
-from pi_cli.modes.plain.keys import (
-    PiCompleter,
-    build_key_bindings,
-    extension_key_bindings,
-    register_extra_sequences,
-)
+from pi_cli.modes.plain.dialogs import answer_dialog
+from pi_cli.modes.plain.keys import PiCompleter, register_extra_sequences, repl_key_bindings
 from pi_cli.modes.plain.pickers import Pickers
 from pi_cli.modes.plain.render import PlainRenderer
 from pi_cli.modes.plain.terminal import (
@@ -147,8 +141,6 @@ class PlainRepl:
         self._approvals: list[PermissionRequested | DialogRequested] = []
         self._writer: TerminalWriter | None = None
         self.asking: str | None = None  # the dialog whose prompt is up (tests wait for it)
-        self._keys_stamp: tuple[int, int] | None = None
-        self._keys = KeyBindings()
         shell.subscribe(self.renderer)
         shell.subscribe(self._on_event)
         self.session = ReplSession(
@@ -156,9 +148,7 @@ class PlainRepl:
             history=FileHistory(str(history_file or history_path())),
             completer=PiCompleter(shell),
             complete_while_typing=False,
-            key_bindings=merge_key_bindings(  # pi's own keys win over extensions'
-                [DynamicKeyBindings(self._extension_keys), build_key_bindings(self)]
-            ),
+            key_bindings=repl_key_bindings(self, shell),
             bottom_toolbar=self._toolbar,
             reserve_space_for_menu=4,
             input=input,
@@ -171,14 +161,6 @@ class PlainRepl:
         self.session.app.timeoutlen = 0.25
         self.session.on_dumb_start = self._capture_app
         self._dumb = output is None and is_dumb()
-
-    def _extension_keys(self) -> KeyBindings:
-        """Extensions' keys, rebuilt when they changed (a load, ``/reload``)."""
-        extensions = self.shell.extensions
-        stamp = (id(extensions), extensions.version if extensions else 0)
-        if stamp != self._keys_stamp:
-            self._keys_stamp, self._keys = stamp, extension_key_bindings(self.shell)
-        return self._keys
 
     # ------------------------------------------------------------------ state
 
@@ -301,7 +283,7 @@ class PlainRepl:
             await self.drained()  # the question comes after what it is about
             request = self._approvals.pop(0)
             if isinstance(request, DialogRequested):
-                await self._answer_dialog(request)
+                await answer_dialog(self, request, self._io)
                 continue
             if request not in self.shell.permissions.pending:
                 continue  # answered meanwhile (abort, timeout)
@@ -313,22 +295,6 @@ class PlainRepl:
             self.shell.answer(request.id, answer)
             if answer.choice != "deny":  # a denial is said by the call's result
                 self.console.print(Text(f"  {_ALLOWED[answer.choice]}", style="green"))
-
-    async def _answer_dialog(self, request: DialogRequested) -> None:
-        if not self.shell.dialogs.knows(request.id):
-            return  # answered meanwhile (abort, timeout)
-        for line in describe(request):
-            self.console.print(Text(line, style="bold yellow" if line.startswith("?") else ""))
-        try:
-            answer = await ask_dialog(
-                request, *self._io, echo=False, ready=lambda: setattr(self, "asking", request.id)
-            )
-        finally:
-            self.asking = None
-        try:
-            self.shell.answer(request.id, answer)
-        except ValueError as exc:  # cannot happen with parse_line's answers; say so anyway
-            self.console.print(Text(f"  {exc}", style="red"))
 
     async def handle(self, text: str, kind: Kind = "enter") -> None:
         """Act on one accepted input line (public for tests): the shell decides what it becomes."""
