@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         ToolResultEvent,
     )
     from pi_cli.shell.extensions.context import ExtensionContext, ExtensionUI
+    from pi_cli.shell.extensions.control import CommandInfo, ExecResult, ToolInfo
     from pi_cli.shell.extensions.registry import ExtensionAPI
 
 _API = "pi_cli.shell.extensions.api"
@@ -42,6 +43,9 @@ _EXPORTS: dict[str, str] = {
     "ExtensionContext": "pi_cli.shell.extensions.context",
     "ExtensionUI": "pi_cli.shell.extensions.context",
     "DialogAnswer": "pi_cli.shell.dialogs",
+    "CommandInfo": "pi_cli.shell.extensions.control",
+    "ExecResult": "pi_cli.shell.extensions.control",
+    "ToolInfo": "pi_cli.shell.extensions.control",
     **{
         name: _API
         for name in (
@@ -68,8 +72,10 @@ __all__ = [
     "Answer",
     "Block",
     "CommandEvent",
+    "CommandInfo",
     "ContextEvent",
     "DialogAnswer",
+    "ExecResult",
     "ExtensionAPI",
     "ExtensionContext",
     "ExtensionUI",
@@ -83,6 +89,7 @@ __all__ = [
     "SessionShutdownEvent",
     "SessionStartEvent",
     "ToolCallEvent",
+    "ToolInfo",
     "ToolResultEvent",
 ]
 

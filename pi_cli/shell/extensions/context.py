@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from pi_cli.shell.dialogs import DialogAnswer, OptionSpec
 from pi_cli.shell.events import Notice
+from pi_cli.shell.extensions.control import ShellControls
 from pi_cli.shell.terminal_text import clean
 
 if TYPE_CHECKING:
@@ -237,13 +238,17 @@ class ExtensionUI:
                 invocation.dialogs_open -= 1
 
 
-class ExtensionContext:
-    """``ctx``: the session and the shell as a handler sees them."""
+class ExtensionContext(ShellControls):
+    """``ctx``: the session and the shell as a handler sees them (and the controls of
+    :class:`~.control.ShellControls`)."""
 
     def __init__(self, name: str, bridge: HostBridge, ui: ExtensionUI) -> None:
         self.name = name
         self.bridge = bridge
         self.ui = ui
+
+    def _bridge(self) -> HostBridge:
+        return self.bridge
 
     @property
     def host(self) -> ExtensionHost:

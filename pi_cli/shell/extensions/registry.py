@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from pi_cli.shell.extensions.api import DECISION_EVENTS, EVENT_ALIASES
+from pi_cli.shell.extensions.control import ShellControls
 
 if TYPE_CHECKING:
     from agent_core import FileEffect
-    from pi_cli.shell.extensions.context import ExtensionContext, ExtensionUI
+    from pi_cli.shell.extensions.context import ExtensionContext, ExtensionUI, HostBridge
 
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
@@ -116,8 +117,10 @@ def _parameters_of(execute: Callable[..., Any]) -> type[BaseModel] | None:
     return hint if isinstance(hint, type) and issubclass(hint, BaseModel) else None
 
 
-class ExtensionAPI:
-    """What ``register(pi)`` gets: register tools, commands, keys, handlers; set UI; keep state.
+class ExtensionAPI(ShellControls):
+    """What ``register(pi)`` gets: register tools, commands, keys, handlers; set UI; keep state;
+    once loaded, the shell's controls (:class:`~.control.ShellControls`: ``exec``,
+    ``set_model``, ``set_active_tools``...), as ``ctx`` has them.
 
     Example::
 
@@ -324,6 +327,10 @@ class ExtensionAPI:
     def _live(self) -> ExtensionContext:
         if self.context is None:
             raise RuntimeError(
-                "session state is for handlers, not register(): use a session_start handler"
+                "the session and the shell are for handlers, not register(): "
+                "use a session_start handler"
             )
         return self.context
+
+    def _bridge(self) -> HostBridge:
+        return self._live().bridge
