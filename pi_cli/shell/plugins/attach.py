@@ -26,9 +26,10 @@ from pi_cli.shell.agent_tools.profiles import read_profile
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.hooks import EVENTS, CommandHook, parse_hooks
 from pi_cli.shell.mcp import PluginServers
+from pi_cli.shell.packages.files import verify
 from pi_cli.shell.plugins.components import build_index
 from pi_cli.shell.plugins.manifest import ROOT_VARIABLE, PluginError, expand_root
-from pi_cli.shell.plugins.store import installed, verify
+from pi_cli.shell.plugins.store import installed
 from pi_cli.shell.prompt.command_files import expand_command
 from pi_cli.shell.prompt.frontmatter import FrontmatterError
 from pi_cli.shell.prompt.sources import Skill, SkillSet, load_template, skill_commands

@@ -15,13 +15,13 @@ installed.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
+from pi_cli.shell.packages.files import CopyTooLarge, copy_tree, file_records, write_json
 from pi_cli.shell.paths import pi_home, project_dir
 from pi_cli.shell.plugins.components import build_index
 from pi_cli.shell.plugins.manifest import MANIFEST, PluginError, inside, valid_name
@@ -35,13 +35,7 @@ from pi_cli.shell.plugins.marketplace import (
     now,
     read_catalog,
 )
-from pi_cli.shell.plugins.store import (
-    file_records,
-    installed,
-    plugins_home,
-    save_installed,
-    write_json,
-)
+from pi_cli.shell.plugins.store import installed, plugins_home, save_installed
 
 Scope = Literal["user", "project"]
 MAX_FILES = 5000
@@ -126,34 +120,6 @@ def _source(
     return folder, commit
 
 
-def copy_plugin(source: Path, dest: Path) -> list[str]:
-    """Copy the plugin's files (no ``.git``, no link out of it); what was left out."""
-    real = source.resolve()
-    left_out: list[str] = []
-    count = total = 0
-    for folder, dirs, files in os.walk(real):
-        dirs[:] = sorted(d for d in dirs if d != ".git")
-        rel_folder = Path(folder).relative_to(real)
-        (dest / rel_folder).mkdir(parents=True, exist_ok=True)
-        for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-            path = Path(folder, name)
-            target = path.resolve()
-            if path.is_symlink() and (real not in target.parents or not target.is_file()):
-                left_out.append(f"{rel_folder / name} (a link out of the plugin or to a folder)")
-                dirs[:] = [d for d in dirs if d != name]
-                continue
-            count += 1
-            total += target.stat().st_size
-            if count > MAX_FILES or total > MAX_BYTES:
-                raise PluginError(
-                    f"the plugin is larger than pi installs ({MAX_FILES} files, "
-                    f"{MAX_BYTES // (1024 * 1024)} MiB)"
-                )
-            shutil.copyfile(target, dest / rel_folder / name)
-            os.chmod(dest / rel_folder / name, 0o755 if os.access(target, os.X_OK) else 0o644)
-    return left_out
-
-
 def _synthesize_manifest(folder: Path, entry: dict[str, Any]) -> None:
     """``strict: false``: the marketplace entry is the manifest when the plugin has none."""
     if entry.get("strict", True) is not False or (folder / MANIFEST).is_file():
@@ -174,7 +140,10 @@ def install(plugin_id: str, scope: Scope, cwd: Path) -> tuple[dict[str, Any], li
     try:
         folder, commit = _source(root, catalog, entry, staging)
         copy = staging / "copy"
-        notes = copy_plugin(folder, copy)
+        try:
+            notes = copy_tree(folder, copy, MAX_FILES, MAX_BYTES)
+        except CopyTooLarge as exc:
+            raise PluginError(f"the plugin {name}: {exc}") from None
         _synthesize_manifest(copy, entry)
         index = build_index(copy)
         label = (commit or "local")[:12]

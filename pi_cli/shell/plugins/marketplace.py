@@ -13,15 +13,17 @@ Anthropic's marketplaces are refused from anywhere else.
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pi_cli.shell.packages.git import GitError
+from pi_cli.shell.packages.git import clone as git_clone
+from pi_cli.shell.packages.git import git as git_run
+from pi_cli.shell.packages.git import head_commit as git_head
 from pi_cli.shell.plugins.manifest import PluginError, read_json, shown, valid_name
 from pi_cli.shell.plugins.store import known_marketplaces, plugins_home, save_marketplaces
 
@@ -38,7 +40,6 @@ RESERVED = frozenset(
     }
 )
 """Marketplace names Claude Code keeps for Anthropic (accepted only from github.com/anthropics)."""
-GIT_TIMEOUT_S = 300.0
 _GITHUB = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _URL = re.compile(r"^(?:https?|ssh|git|file)://|^[\w.-]+@[\w.-]+:")
 
@@ -52,51 +53,25 @@ def now() -> str:
     return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def git(*args: str, cwd: Path | None = None, timeout: float = GIT_TIMEOUT_S) -> str:
-    """Run git (no prompts, no hooks, safe protocols only); its stdout, or MarketplaceError."""
-    env = {
-        **os.environ,
-        "GIT_TERMINAL_PROMPT": "0",
-        "GIT_ALLOW_PROTOCOL": "file:git:http:https:ssh",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-    command = ["git", "-c", "core.hooksPath=/dev/null", "-c", "protocol.file.allow=always"]
+def git(*args: str, cwd: Path | None = None) -> str:
+    """Run git (:mod:`pi_cli.shell.packages.git`); MarketplaceError when it fails."""
     try:
-        done = subprocess.run(
-            [*command, *args],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        raise MarketplaceError("git is not installed (it is needed for git sources)") from None
-    except subprocess.TimeoutExpired:
-        raise MarketplaceError(f"git {args[0]} took longer than {timeout:g}s") from None
-    if done.returncode != 0:
-        lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
-        raise MarketplaceError(f"git {args[0]} failed: {shown(lines[-1] if lines else '?')}")
-    return done.stdout
+        return git_run(*args, cwd=cwd)
+    except GitError as exc:
+        raise MarketplaceError(str(exc)) from None
 
 
 def head_commit(folder: Path) -> str | None:
     """The commit checked out in ``folder`` (None: not a git work tree)."""
-    if not (folder / ".git").exists():
-        return None
-    try:
-        return git("rev-parse", "HEAD", cwd=folder).strip() or None
-    except MarketplaceError:
-        return None
+    return git_head(folder)
 
 
 def clone(url: str, dest: Path, ref: str | None = None, sha: str | None = None) -> str:
-    """Clone ``url`` into ``dest`` at ``ref`` or ``sha`` (default branch else); the commit."""
-    git("clone", "--quiet", "--no-recurse-submodules", "--", url, str(dest))
-    if sha or ref:
-        git("checkout", "--quiet", "--detach", sha or ref or "", "--", cwd=dest)
-    return git("rev-parse", "HEAD", cwd=dest).strip()
+    """Clone ``url`` into ``dest`` at ``ref`` or ``sha``; the commit (MarketplaceError)."""
+    try:
+        return git_clone(url, dest, ref, sha)
+    except GitError as exc:
+        raise MarketplaceError(str(exc)) from None
 
 
 @dataclass
