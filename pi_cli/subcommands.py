@@ -7,6 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+PACKAGE_VERBS = ("install", "list", "update", "remove")
+"""``pi install|list|update|remove``: packages (pi_cli/package_cli.py)."""
+
 
 @dataclass(frozen=True)
 class Subcommand:
@@ -18,15 +21,19 @@ class Subcommand:
     run: Callable[[list[str]], int]
 
 
-def _lazy(module: str) -> tuple[Callable[[list[str]], bool], Callable[[list[str]], int]]:
-    """``accepts`` and ``run`` of a subcommand module, imported only when called."""
+def _lazy(
+    module: str, word: str | None = None
+) -> tuple[Callable[[list[str]], bool], Callable[[list[str]], int]]:
+    """``accepts`` and ``run`` of a subcommand module, imported only when called (``word``: the
+    module serves several words and is given the word first)."""
     import importlib
 
     def accepts(argv: list[str]) -> bool:
-        return bool(importlib.import_module(module).accepts(argv))
+        words = argv if word is None else [word, *argv]
+        return bool(importlib.import_module(module).accepts(words))
 
     def run(argv: list[str]) -> int:
-        return int(importlib.import_module(module).run(argv))
+        return int(importlib.import_module(module).run(argv if word is None else [word, *argv]))
 
     return accepts, run
 
@@ -41,7 +48,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         ("login", "pi_cli.login_cli"),
         ("logout", "pi_cli.logout_cli"),
     ]
-}
+} | {verb: Subcommand(verb, *_lazy("pi_cli.package_cli", verb)) for verb in PACKAGE_VERBS}
 """Registered subcommands by name (features add theirs)."""
 
 

@@ -105,6 +105,9 @@ if TYPE_CHECKING:
     from pi_cli.shell.models.setup import ConfigError, models_file
     from pi_cli.shell.models.usage import SessionUsage, cache_hit_rate, format_cost, short_tokens
     from pi_cli.shell.options import ShellOptions
+    from pi_cli.shell.packages.commands import package_accepts, package_words
+    from pi_cli.shell.packages.lock import package_paths
+    from pi_cli.shell.packages.sources import PackageError
     from pi_cli.shell.paths import pi_home, sessions_dir
     from pi_cli.shell.permissions.approvals import ApprovalAnswer
     from pi_cli.shell.permissions.modes import MODE_DESCRIPTIONS, MODES
@@ -227,6 +230,10 @@ __all__ = [
     "plugin_choices",
     "plugin_words",
     "PluginError",
+    "package_accepts",
+    "package_words",
+    "package_paths",
+    "PackageError",
     "SessionChanged",
     "SessionError",
     "SessionInfo",

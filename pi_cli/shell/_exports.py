@@ -28,6 +28,11 @@ EXPORTS: dict[str, str] = {
     "plugin_choices": "pi_cli.shell.plugins.commands",
     "plugin_words": "pi_cli.shell.plugins.commands",
     "PluginError": "pi_cli.shell.plugins.manifest",
+    # packages
+    "package_accepts": "pi_cli.shell.packages.commands",
+    "package_words": "pi_cli.shell.packages.commands",
+    "package_paths": "pi_cli.shell.packages.lock",
+    "PackageError": "pi_cli.shell.packages.sources",
     # errors
     "ConfigError": "pi_cli.shell.models.setup",
     "SessionError": "pi_cli.shell.session.store",

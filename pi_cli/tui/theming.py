@@ -1,4 +1,5 @@
-"""Themes: ``themes/*.toml`` (built in) and ``$PI_HOME/themes/*.toml`` (user) as Textual themes.
+"""Themes: ``themes/*.toml`` (built in), installed packages' and ``$PI_HOME/themes/*.toml`` (user) as
+Textual themes.
 
 A theme file holds ``dark`` (bool), ``ansi`` (bool: ANSI colours such as ``ansi_default``, the
 terminal's own background, are passed through instead of converted to RGB), a ``[palette]`` of
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from pi_cli.shell import pi_home
+from pi_cli.shell import package_paths, pi_home
 
 if TYPE_CHECKING:
     from pi_cli.tui.host import TuiHost
@@ -109,8 +110,11 @@ def load_themes(user_dir: Path | None = None) -> tuple[dict[str, Theme], list[Th
     for path in sorted(builtin_theme_dir().glob("*.toml")):
         found[path.stem] = theme_from_toml(path)
     user_dir = user_dir if user_dir is not None else pi_home() / "themes"
-    if user_dir.is_dir():
-        for path in sorted(user_dir.glob("*.toml")):
+    files = [p for folder in package_paths("themes") for p in sorted(folder.glob("*.toml"))]
+    if user_dir.is_dir():  # the user's own after the packages' (a same name: the user's wins)
+        files += sorted(user_dir.glob("*.toml"))
+    if files:
+        for path in files:
             try:
                 theme = theme_from_toml(path)
             except ValueError as exc:

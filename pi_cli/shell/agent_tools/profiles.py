@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pi_cli.shell.packages.lock import package_paths
 from pi_cli.shell.paths import pi_home
 from pi_cli.shell.prompt.frontmatter import FrontmatterError, parse_document, text_field
 
@@ -54,7 +55,8 @@ def profile_dirs(cwd: Path, trusted: bool) -> list[tuple[Path, str]]:
     """(directory, source) to read, highest precedence first."""
     project = [(cwd / ".pi" / "agents", "project"), (cwd / ".claude" / "agents", "project")]
     user = [(pi_home() / "agents", "user"), (Path.home() / ".claude" / "agents", "user")]
-    return [*(project if trusted else []), *user]
+    packaged = [(folder, "package") for folder in package_paths("agents")]
+    return [*(project if trusted else []), *user, *packaged]
 
 
 def load_profiles(cwd: Path, trusted: bool) -> tuple[list[AgentProfile], list[str]]:

@@ -22,6 +22,7 @@ from pi_cli.shell.commands import (
     SlashCommand,
     SlashCommandRegistry,
 )
+from pi_cli.shell.packages.lock import package_paths
 from pi_cli.shell.paths import pi_home, pi_ts_home, project_dir
 from pi_cli.shell.prompt.command_files import CommandSpec, expand_command, spec_of, substitute
 from pi_cli.shell.prompt.frontmatter import FrontmatterError, parse_document, text_field
@@ -76,6 +77,7 @@ def discover_templates(cwd: Path) -> tuple[list[PromptTemplate], list[str]]:
     pi_ts = pi_ts_home()
     for directory, source in (
         *([(pi_ts / "prompts", "user")] if pi_ts is not None else []),  # the TypeScript pi's
+        *((folder, "user") for folder in package_paths("prompts")),
         (pi_home() / "prompts", "user"),
         (Path.home() / ".claude" / "commands", "user"),
         (cwd / ".claude" / "commands", "project"),

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_cli.shell.commands import SlashCommandRegistry
+from pi_cli.shell.packages.lock import package_resources
 from pi_cli.shell.prompt._context_files import ContextFile, load_context
 from pi_cli.shell.prompt._skills import Skill, SkillSet, load_skills, skill_commands
 from pi_cli.shell.prompt._templates import (
@@ -45,9 +46,11 @@ class PromptSources:
     def load(cls, cwd: Path, skill_paths: list[str]) -> PromptSources:
         """Read them all from disk (``skill_paths``: ``--skill`` and the ``skills`` setting)."""
         context_files, import_notices = load_context(cwd)
-        skills = load_skills(cwd, skill_paths)
+        packaged, package_problems = package_resources()
+        skills = load_skills(cwd, [*skill_paths, *map(str, packaged.get("skills", []))])
         templates, template_problems = load_templates(cwd)
         problems = [*map(str, skills.problems), *template_problems, *import_notices]
+        problems += package_problems
         return cls(context_files, skills, templates, problems)
 
     def register(self, commands: SlashCommandRegistry) -> None:

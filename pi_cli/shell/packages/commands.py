@@ -1,0 +1,61 @@
+"""``pi install``, ``pi list``, ``pi update``, ``pi remove``: the words, the lines shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_cli.shell.packages import install as installer
+from pi_cli.shell.packages.lock import lock_file, read_lock
+from pi_cli.shell.packages.sources import PackageError, valid_name
+from pi_cli.shell.terminal_text import one_line
+
+PACKAGE_USAGE = """usage: pi install SOURCE     git:URL[@REF], a folder, pypi:NAME[==VERSION]
+       pi install            put back every locked package, as locked (offline when it can)
+       pi list
+       pi update [NAME...]   (none: all unpinned packages)
+       pi remove NAME"""
+
+
+def package_accepts(verb: str, words: list[str]) -> bool:
+    """Whether ``pi VERB WORDS`` is this command (else it stays a prompt: ``pi list files``)."""
+    if verb == "install":
+        return len(words) <= 1
+    if verb == "list":
+        return not words
+    if verb == "update":
+        return words == ["--all"] or all(valid_name(w) for w in words) and len(words) <= 20
+    return verb == "remove" and len(words) == 1
+
+
+def _list() -> list[str]:
+    packages = read_lock()
+    if not packages:
+        return ["No packages installed (pi install SOURCE)."]
+    lines = []
+    for name, record in sorted(packages.items()):
+        pin = record.get("commit") or record.get("version") or record.get("hash") or "-"
+        carried = record.get("resources") if isinstance(record.get("resources"), dict) else {}
+        kinds = ", ".join(f"{len(v)} {k}" for k, v in sorted((carried or {}).items()) if v)
+        lines.append(
+            one_line(f"{name}  {record.get('source')}  @ {str(pin)[:12]}  ({kinds or 'nothing'})")
+        )
+    return [*lines, f"lock: {lock_file()}"]
+
+
+def package_words(verb: str, words: list[str], cwd: Path) -> list[str]:
+    """Do ``pi VERB WORDS``; the lines to show. Raises :class:`PackageError`."""
+    if verb == "install" and not words:
+        return installer.reinstall()
+    if verb == "install":
+        record, notes = installer.install(words[0], cwd)
+        pin = str(record.get("commit") or record.get("version") or "a copy")[:12]
+        carried = ", ".join(f"{len(v)} {k}" for k, v in sorted(record["resources"].items()))
+        lines = [f"Installed {record['name']} at {pin} ({carried or 'nothing pi loads'})."]
+        return lines + [one_line(f"  note: {note}") for note in notes]
+    if verb == "list":
+        return _list()
+    if verb == "update":
+        return installer.update([w for w in words if w != "--all"])
+    if verb == "remove":
+        return [installer.remove(words[0])]
+    raise PackageError(PACKAGE_USAGE)
