@@ -105,19 +105,12 @@ if TYPE_CHECKING:
     from pi_cli.shell.models.setup import ConfigError, models_file
     from pi_cli.shell.models.usage import SessionUsage, cache_hit_rate, format_cost, short_tokens
     from pi_cli.shell.options import ShellOptions
-    from pi_cli.shell.packages.commands import package_accepts, package_words
+    from pi_cli.shell.packages.commands import PackageError, package_accepts, package_words
     from pi_cli.shell.packages.lock import package_paths
-    from pi_cli.shell.packages.sources import PackageError
     from pi_cli.shell.paths import pi_home, sessions_dir
     from pi_cli.shell.permissions.approvals import ApprovalAnswer
     from pi_cli.shell.permissions.modes import MODE_DESCRIPTIONS, MODES
-    from pi_cli.shell.plugins.commands import (
-        PLUGIN_USAGE,
-        PLUGIN_VERBS,
-        PluginChoice,
-        plugin_choices,
-        plugin_words,
-    )
+    from pi_cli.shell.plugins.commands import PLUGIN_VERBS, plugin_choices, plugin_words
     from pi_cli.shell.plugins.manifest import PluginError
     from pi_cli.shell.prompt.images import ImageError, load_image, looks_like_image
     from pi_cli.shell.redaction import REDACTOR, redact
@@ -224,9 +217,7 @@ __all__ = [
     "RewindResult",
     "save_global_setting",
     "session_name",
-    "PLUGIN_USAGE",
     "PLUGIN_VERBS",
-    "PluginChoice",
     "plugin_choices",
     "plugin_words",
     "PluginError",

@@ -22,9 +22,7 @@ EXPORTS: dict[str, str] = {
     "THINKING_LEVELS": "pi_cli.shell.builtin_commands",
     "shell_line": "pi_cli.shell.bash.commands",
     # plugins
-    "PLUGIN_USAGE": "pi_cli.shell.plugins.commands",
     "PLUGIN_VERBS": "pi_cli.shell.plugins.commands",
-    "PluginChoice": "pi_cli.shell.plugins.commands",
     "plugin_choices": "pi_cli.shell.plugins.commands",
     "plugin_words": "pi_cli.shell.plugins.commands",
     "PluginError": "pi_cli.shell.plugins.manifest",
@@ -32,7 +30,7 @@ EXPORTS: dict[str, str] = {
     "package_accepts": "pi_cli.shell.packages.commands",
     "package_words": "pi_cli.shell.packages.commands",
     "package_paths": "pi_cli.shell.packages.lock",
-    "PackageError": "pi_cli.shell.packages.sources",
+    "PackageError": "pi_cli.shell.packages.commands",
     # errors
     "ConfigError": "pi_cli.shell.models.setup",
     "SessionError": "pi_cli.shell.session.store",

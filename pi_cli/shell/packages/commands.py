@@ -7,6 +7,8 @@ from pathlib import Path
 from pi_cli.shell.packages import install as installer
 from pi_cli.shell.packages.lock import lock_file, read_lock
 from pi_cli.shell.packages.sources import PackageError, valid_name
+
+__all__ = ["PACKAGE_USAGE", "PackageError", "package_accepts", "package_words"]
 from pi_cli.shell.terminal_text import one_line
 
 PACKAGE_USAGE = """usage: pi install SOURCE     git:URL[@REF], a folder, pypi:NAME[==VERSION]
