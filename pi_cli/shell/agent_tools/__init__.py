@@ -148,6 +148,12 @@ class AgentTools:
         self.runner.profiles.update({p.name: p for p in fresh})
         return bool(fresh)
 
+    def remove_profiles(self, names: set[str]) -> None:
+        """Take profiles out again (a plugin refused after its check)."""
+        self.profiles[:] = [p for p in self.profiles if p.name not in names]
+        for name in names:
+            self.runner.profiles.pop(name, None)
+
     def start_run(self) -> None:
         """An input starts the model: budgets count from here."""
         self.budget.start_run()

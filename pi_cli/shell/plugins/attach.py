@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pi_cli.shell.agent_tools.profiles import read_profile
+from pi_cli.shell.agent_tools.profiles import AgentProfile, read_profile
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.hooks import EVENTS, CommandHook, parse_hooks
 from pi_cli.shell.mcp import PluginServers
-from pi_cli.shell.packages.files import verify
+from pi_cli.shell.plugins._checks import DeferredChecks, check_copy, runs_at_start
 from pi_cli.shell.plugins.components import build_index
 from pi_cli.shell.plugins.manifest import ROOT_VARIABLE, PluginError, expand_root
 from pi_cli.shell.plugins.store import installed
@@ -47,6 +47,8 @@ class LoadedPlugin(NamedTuple):
     content: dict[str, Any]
     """Its index (:func:`~.components.build_index`)."""
     origin: str
+    record: dict[str, Any] | None = None
+    """Its install record while its copy's check is pending (:mod:`._checks`)."""
 
 
 def enabled_table(layers: Sequence[Any]) -> dict[str, tuple[bool, str]]:
@@ -85,18 +87,18 @@ def discover(shell: PluginHost) -> tuple[list[LoadedPlugin], list[str]]:
             )
             continue
         root = Path(str(record.get("path")))
-        changed = verify(root, record.get("files") or {})
-        if changed is not None:
-            problems.append(
-                f"Plugin {plugin_id} not loaded: its installed copy changed since it was "
-                f"installed at {str(record.get('commit') or 'a local folder')[:12]} ({changed}). "
-                f"Reinstall it: pi plugin install {plugin_id}"
-            )
-            continue
         content = record.get("index")
-        if isinstance(content, dict):
-            name = str(record.get("name"))
-            found.append(LoadedPlugin(plugin_id, name, root, content, where))
+        if not isinstance(content, dict):
+            continue
+        name = str(record.get("name"))
+        pending: dict[str, Any] | None = record
+        if runs_at_start(content):  # its code may run before any input: checked now
+            changed = check_copy(plugin_id, record)
+            if changed is not None:
+                problems.append(changed)
+                continue
+            pending = None
+        found.append(LoadedPlugin(plugin_id, name, root, content, where, pending))
     return _unique(found, problems), problems
 
 
@@ -164,6 +166,7 @@ class Plugins:
     def __init__(self) -> None:
         self.loaded: list[LoadedPlugin] = []
         self.problems: list[str] = []
+        self.checks: DeferredChecks | None = None
 
     @property
     def mcp_servers(self) -> list[PluginServers]:
@@ -177,15 +180,22 @@ class Plugins:
     def load(self, shell: PluginHost) -> None:
         """Find the plugins and build them into ``shell`` (problems are notices)."""
         self.loaded, self.problems = discover(shell)
+        new_agents = False
         for plugin in self.loaded:
             self.problems += [
                 f"Plugin {plugin.name}: {p}" for p in plugin.content.get("problems", [])
             ]
-            self._register(shell, plugin)
+            new_agents = self._register(shell, plugin) or new_agents
+        if new_agents:
+            self._task_tool(shell)
         for problem in self.problems:
             shell.notify(problem, "warning")
+        pending = [p for p in self.loaded if p.record is not None]
+        if self.checks is not None:
+            self.checks.detach(shell)
+        self.checks = DeferredChecks(self, pending).attach(shell) if pending else None
 
-    def _register(self, shell: PluginHost, plugin: LoadedPlugin) -> None:
+    def _register(self, shell: PluginHost, plugin: LoadedPlugin) -> bool:
         commands = shell.commands
         for entry in plugin.content.get("commands") or []:
             command = _command(plugin, entry)
@@ -202,27 +212,59 @@ class Plugins:
                 commands.register(
                     dataclasses.replace(command, name=short, source=f"plugin:{plugin.name}")
                 )
-        self._agents(shell, plugin)
         hooks = _hooks(plugin, self.problems)
         if hooks:
             shell.hooks.command_hooks.extend(hooks)
             if shell.hooks.transform_input not in shell.input_transforms:
                 shell.input_transforms.append(shell.hooks.transform_input)
+        return self._agents(shell, plugin)
 
-    def _agents(self, shell: PluginHost, plugin: LoadedPlugin) -> None:
+    def _agents(self, shell: PluginHost, plugin: LoadedPlugin) -> bool:
+        """Add the plugin's agents (from its index; an old index: from its files); any new."""
         profiles = []
+        source = f"plugin:{plugin.name}"
         for entry in plugin.content.get("agents") or []:
+            name = f"{plugin.name}:{entry['name']}"
+            if isinstance(entry.get("prompt"), str):
+                tools = entry.get("tools")
+                profiles.append(
+                    AgentProfile(
+                        name,
+                        str(entry.get("description", "")),
+                        entry["prompt"],
+                        plugin.root / str(entry["path"]),
+                        source,
+                        [str(t) for t in tools] if isinstance(tools, list) else None,
+                        str(entry["model"]) if entry.get("model") else None,
+                    )
+                )
+                continue
             profile = read_profile(plugin.root / str(entry["path"]), "plugin", self.problems)
             if profile is not None:
-                name = f"{plugin.name}:{profile.name}"
-                profiles.append(
-                    dataclasses.replace(profile, name=name, source=f"plugin:{plugin.name}")
-                )
-        if shell.agent_tools.add_profiles(profiles) and any(t.name == "task" for t in shell.tools):
+                profiles.append(dataclasses.replace(profile, name=name, source=source))
+        return shell.agent_tools.add_profiles(profiles)
+
+    def _task_tool(self, shell: PluginHost) -> None:
+        """The ``task`` tool made again, listing the agents as they are now."""
+        if any(t.name == "task" for t in shell.tools):
             from tools import create_task_tool
 
             infos = shell.agent_tools.services().agent_profiles
             shell.replace_tool(create_task_tool(shell.cwd, infos, shell.agent_tools.runner))
+
+    def drop(self, shell: PluginHost, name: str) -> None:
+        """Take one plugin out of ``shell`` (refused after its check)."""
+        source = f"plugin:{name}"
+        for key, command in list(shell.commands.commands.items()):
+            if command.source == source:
+                shell.commands.commands.pop(key, None)
+        skills = shell.sources.skills.skills
+        skills[:] = [s for s in skills if s.source != source]
+        shell.agent_tools.remove_profiles(
+            {p.name for p in shell.agent_tools.profiles if p.source == source}
+        )
+        self._task_tool(shell)
+        self.loaded = [p for p in self.loaded if p.name != name]
 
     def unload(self, shell: PluginHost) -> None:
         """Take what the plugins registered out of ``shell`` (before loading them again)."""

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pi_cli.shell.agent_tools.profiles import read_profile
 from pi_cli.shell.plugins.manifest import (
     Manifest,
     PluginError,
@@ -29,7 +30,7 @@ MAX_COMPONENTS = 200
 """Commands, agents or skills read per plugin (each kind)."""
 MAX_DEPTH = 4
 """Folders below ``commands/`` followed (``commands/a/b/x.md`` is ``/plugin:a:b:x``)."""
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 
 
 def _front(path: Path) -> tuple[dict[str, Any], str] | str:
@@ -115,7 +116,16 @@ def _agents(manifest: Manifest, problems: list[str]) -> list[dict[str, Any]]:
             if not valid_name(name):
                 problems.append(f"plugin {manifest.name}: agent {path.name}: bad name; skipped")
                 continue
-            found[name] = {"name": name, "path": _relative(path, root)}
+            entry: dict[str, Any] = {"name": name, "path": _relative(path, root)}
+            profile = read_profile(path, "plugin", problems)
+            if profile is not None:  # kept whole: a start reads no agent file
+                entry.update(
+                    description=profile.description,
+                    prompt=profile.prompt,
+                    tools=profile.tools,
+                    model=profile.model,
+                )
+            found[name] = entry
     return list(found.values())
 
 
