@@ -11,14 +11,33 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.shell.packages.files import verify
 
 if TYPE_CHECKING:
     from pi_cli.shell.plugins import PluginHost
-    from pi_cli.shell.plugins.attach import LoadedPlugin, Plugins
+
+
+class PendingPlugin(Protocol):
+    """A loaded plugin whose copy is still to be checked (``attach.LoadedPlugin``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def record(self) -> dict[str, Any] | None: ...
+
+
+class PluginOwner(Protocol):
+    """The shell's plugins (``attach.Plugins``), as the checks report to them."""
+
+    problems: list[str]
+
+    def drop(self, shell: PluginHost, name: str) -> None: ...
 
 
 def runs_at_start(index: dict[str, Any]) -> bool:
@@ -41,7 +60,7 @@ def check_copy(plugin_id: str, record: dict[str, Any]) -> str | None:
 class DeferredChecks:
     """The pending plugins' checks, run on a thread; :meth:`gate` is the input transform."""
 
-    def __init__(self, plugins: Plugins, pending: list[LoadedPlugin]) -> None:
+    def __init__(self, plugins: PluginOwner, pending: Sequence[PendingPlugin]) -> None:
         self.plugins = plugins
         self.pending = pending
         self.failed: dict[str, str] = {}
