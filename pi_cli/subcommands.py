@@ -47,6 +47,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         ("rewind", "pi_cli.rewind_cli"),
         ("login", "pi_cli.login_cli"),
         ("logout", "pi_cli.logout_cli"),
+        ("import", "pi_cli.import_cli"),
     ]
 } | {verb: Subcommand(verb, *_lazy("pi_cli.package_cli", verb)) for verb in PACKAGE_VERBS}
 """Registered subcommands by name (features add theirs)."""

@@ -105,6 +105,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.models.setup import ConfigError, models_file
     from pi_cli.shell.models.usage import SessionUsage, cache_hit_rate, format_cost, short_tokens
     from pi_cli.shell.options import ShellOptions
+    from pi_cli.shell.importing import TranscriptImportError, import_words
     from pi_cli.shell.packages.commands import PackageError, package_accepts, package_words
     from pi_cli.shell.packages.lock import package_paths
     from pi_cli.shell.paths import pi_home, sessions_dir
@@ -225,6 +226,8 @@ __all__ = [
     "package_words",
     "package_paths",
     "PackageError",
+    "TranscriptImportError",
+    "import_words",
     "SessionChanged",
     "SessionError",
     "SessionInfo",

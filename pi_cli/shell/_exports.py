@@ -31,6 +31,8 @@ EXPORTS: dict[str, str] = {
     "package_words": "pi_cli.shell.packages.commands",
     "package_paths": "pi_cli.shell.packages.lock",
     "PackageError": "pi_cli.shell.packages.commands",
+    "TranscriptImportError": "pi_cli.shell.importing",
+    "import_words": "pi_cli.shell.importing",
     # errors
     "ConfigError": "pi_cli.shell.models.setup",
     "SessionError": "pi_cli.shell.session.store",
