@@ -91,6 +91,7 @@ if TYPE_CHECKING:
         UiSlot,
     )
     from pi_cli.shell.export_html import ExportError, default_export_path, export_session
+    from pi_cli.shell.importing import TranscriptImportError, import_words
     from pi_cli.shell.input_policy import Intent
     from pi_cli.shell.input_queue import InputQueue, QueuedInput, QueueError
     from pi_cli.shell.jsonl import dumps_line
@@ -105,7 +106,6 @@ if TYPE_CHECKING:
     from pi_cli.shell.models.setup import ConfigError, models_file
     from pi_cli.shell.models.usage import SessionUsage, cache_hit_rate, format_cost, short_tokens
     from pi_cli.shell.options import ShellOptions
-    from pi_cli.shell.importing import TranscriptImportError, import_words
     from pi_cli.shell.packages.commands import PackageError, package_accepts, package_words
     from pi_cli.shell.packages.lock import package_paths
     from pi_cli.shell.paths import pi_home, sessions_dir
