@@ -21,7 +21,7 @@ RUNS = 5
 
 def main() -> None:
     started = time.perf_counter()
-    from tools._web_markdown import html_to_markdown
+    from tools.web._markdown import html_to_markdown
 
     html_to_markdown("<html><body><p>warm up</p></body></html>", "https://example.com/")
     print(f"trafilatura import + first call {time.perf_counter() - started:.3f} s")

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent_core import AbortSignal
 from tools import Sandbox, create_bash_tool, create_find_tool, create_grep_tool
-from tools._bwrap import probe
 from tools._rg import find_rg
+from tools.sandbox._bwrap import probe
 
 RUNS = 5
 BIG = 1_000_000

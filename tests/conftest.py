@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-import tools.processes
+import tools.sandbox.processes
 
 # The test runner is not pi: as a child subreaper it would adopt, and never reap, the orphans of
 # every test (a zombie answers kill(pid, 0)), and its exit sweep would end what other tests left
 # for their fixtures. Containment is tested on real pi processes (tests/tools/sandbox/test_keepers.py).
-tools.processes._contained = True
+tools.sandbox.processes._contained = True
 
 _PROVIDER_ENV = (
     "ANTHROPIC_API_KEY",

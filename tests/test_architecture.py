@@ -24,9 +24,9 @@ FORBIDDEN_FOR_CORE = {"pi_cli", "tools", "textual", "typer", "rich", "litellm"}
 TOOLS_MAY_IMPORT = {"agent_core", "pydantic"}
 # web_fetch's two modules, and only they, import one library more each (lazily: see below).
 TOOLS_MODULE_MAY_IMPORT = {
-    "tools._web_http": {"httpx"},
-    "tools._web_markdown": {"trafilatura"},
-    "tools._search_backends": {"httpx"},
+    "tools.web._http": {"httpx"},
+    "tools.web._markdown": {"trafilatura"},
+    "tools.web._search_backends": {"httpx"},
 }
 
 

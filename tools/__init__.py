@@ -21,34 +21,33 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import Tool
-from tools._background import ShellInfo
 from tools._output import OutputBuffer
 from tools._paths import display_path, resolve_path
 from tools._rg import find_rg
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
-from tools._web_guard import parse_entry as parse_web_fetch_entry
 from tools.bash import BashTool, create_bash_tool
-from tools.bash_kill import BashKillTool, create_bash_kill_tool
-from tools.bash_output import BashOutputTool, create_bash_output_tool
+from tools.bash.kill import BashKillTool, create_bash_kill_tool
+from tools.bash.output import BashOutputTool, create_bash_output_tool
 from tools.edit import EditDetails, EditTool, create_edit_tool
 from tools.exit_plan_mode import ExitPlanModeTool, create_exit_plan_mode_tool
 from tools.find import FindTool, create_find_tool
 from tools.grep import GrepTool, create_grep_tool
 from tools.ls import LsTool, create_ls_tool
 from tools.read import ReadTool, create_read_tool
-from tools.sandbox import Sandbox, SandboxStatus, SandboxUnavailable
+from tools.sandbox import Sandbox, SandboxStatus, SandboxUnavailable, ShellInfo
 from tools.services import ToolServices
 from tools.task import TaskTool, create_task_tool
 from tools.todo import TodoTool, create_todo_tool
-from tools.web_fetch import WebFetchTool, create_web_fetch_tool
+from tools.web.fetch import WebFetchTool, create_web_fetch_tool
+from tools.web.fetch import parse_entry as parse_web_fetch_entry
 from tools.write import WriteTool, create_write_tool
 
 _LAZY = {  # web_search loads when it is built or named: it is off unless configured
-    "WebSearchTool": ("tools.web_search", "WebSearchTool"),
-    "create_web_search_tool": ("tools.web_search", "create_web_search_tool"),
-    "SearchBackend": ("tools._search_backends", "SearchBackend"),
-    "SEARCH_DEFAULT_URLS": ("tools._search_backends", "DEFAULT_URLS"),
-    "SEARCH_KEY_ENVS": ("tools._search_backends", "KEY_ENVS"),
+    "WebSearchTool": ("tools.web.search", "WebSearchTool"),
+    "create_web_search_tool": ("tools.web.search", "create_web_search_tool"),
+    "SearchBackend": ("tools.web.search", "SearchBackend"),
+    "SEARCH_DEFAULT_URLS": ("tools.web.search", "DEFAULT_URLS"),
+    "SEARCH_KEY_ENVS": ("tools.web.search", "KEY_ENVS"),
 }
 
 
@@ -62,7 +61,7 @@ def __getattr__(name: str) -> Any:
 
 
 def _web_search_tool(cwd: str | Path, config: Any) -> Tool:
-    from tools.web_search import create_web_search_tool
+    from tools.web.search import create_web_search_tool
 
     return create_web_search_tool(cwd, config)
 

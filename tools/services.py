@@ -13,7 +13,7 @@ from typing import Any
 from tools.exit_plan_mode import PlanApprover
 from tools.task import AgentProfileInfo, TaskRunner
 from tools.todo import TodoChanged
-from tools.web_fetch import WebFetchConfig
+from tools.web.fetch import WebFetchConfig
 
 
 @dataclass
@@ -34,4 +34,4 @@ class ToolServices:
     agent_profiles: Sequence[AgentProfileInfo] = ()
     plan_approver: PlanApprover | None = None
     web_fetch: WebFetchConfig = field(default_factory=WebFetchConfig)
-    web_search: Any = None  # tools.web_search.WebSearchConfig (None: not configured)
+    web_search: Any = None  # tools.web.search.WebSearchConfig (None: not configured)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_core import Agent, ToolResultMessage
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
-from tests.tools.test_bash import _alive, _wait_for_pid_file
+from tests.tools.bash.test_bash import _alive, _wait_for_pid_file
 from tools import DEFAULT_TOOL_NAMES, create_tools
 
 

@@ -73,7 +73,7 @@ class AgentTools:
         self.todos = TodoState(shell.emit, lambda: shell.session)
         self.plans = PlanApproval(shell)
         self.runner = SubagentRunner(shell, models, self.profiles, self.budget)
-        self.web_search: Any = None  # tools.web_search.WebSearchConfig, made with the services
+        self.web_search: Any = None  # tools.web.search.WebSearchConfig, made with the services
 
     def system_prompt_parts(self) -> list[str]:
         """Sections the system prompt needs for these tools (``--output-schema``'s format)."""
@@ -106,7 +106,7 @@ class AgentTools:
 
     def _web_fetch_config(self) -> Any:
         from tools import parse_web_fetch_entry as parse_entry
-        from tools.web_fetch import WebFetchConfig
+        from tools.web.fetch import WebFetchConfig
 
         settings = self.shell.settings.web_fetch
         allowed = []

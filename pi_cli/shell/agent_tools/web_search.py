@@ -7,11 +7,11 @@ from typing import Any
 
 
 def web_search_config(shell: Any) -> Any:
-    """A :class:`tools.web_search.WebSearchConfig` (no backend: not configured, or unusable)."""
+    """A :class:`tools.web.search.WebSearchConfig` (no backend: not configured, or unusable)."""
     from tools import SEARCH_DEFAULT_URLS as DEFAULT_URLS
     from tools import SEARCH_KEY_ENVS as KEY_ENVS
     from tools import SearchBackend
-    from tools.web_search import WebSearchConfig
+    from tools.web.search import WebSearchConfig
 
     settings = shell.settings.web_search
     if settings.backend is None:

@@ -67,8 +67,9 @@ def result_text(command: str, result: BashResult, include: bool) -> str:
 async def run_command(command: str, cwd: Path, signal: AbortSignal) -> BashResult:
     """Run ``command`` with bash in ``cwd`` in its own process group; abort kills the tree."""
     # The bash tool's helpers, imported when a command runs (not at every start-up).
-    from tools import OutputBuffer, processes
+    from tools import OutputBuffer
     from tools.bash import KILL_GRACE, clean_output, find_shell
+    from tools.sandbox import processes
 
     buffer = OutputBuffer()
     process = await processes.start(

@@ -184,7 +184,7 @@ class BackgroundShellsChanged(WireModel):
 
     @classmethod
     def of(cls, infos: Sequence[Any]) -> BackgroundShellsChanged:
-        """The event for the sandbox's shell snapshots (``tools._background.ShellInfo``)."""
+        """The event for the sandbox's shell snapshots (``tools.sandbox._background.ShellInfo``)."""
         return cls(
             shells=[
                 BackgroundShellItem(

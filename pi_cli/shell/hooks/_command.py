@@ -128,7 +128,7 @@ async def run_command_hook(
     base.update(PI_PROJECT_DIR=str(cwd), CLAUDE_PROJECT_DIR=str(cwd))
     base.update(hook.env or {})
     try:
-        from tools import processes
+        from tools.sandbox import processes
 
         # Its own session, ended with everything it started on a time-out or at pi's exit.
         process = await processes.start(
@@ -218,6 +218,6 @@ def interpret_output(stdout: str) -> HookOutcome:
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:
-    from tools import processes
+    from tools.sandbox import processes
 
     processes.Tree(process.pid).kill()

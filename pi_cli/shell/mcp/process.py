@@ -1,4 +1,4 @@
-"""Starting an MCP server process inside pi's process containment (:mod:`tools.processes`).
+"""Starting an MCP server process inside pi's process containment (:mod:`tools.sandbox.processes`).
 
 The server starts in its own session with a parent-death signal (SIGKILL when pi dies, even by
 SIGKILL), with exactly the environment pi gives it (the tools' key-free environment plus its
@@ -13,7 +13,7 @@ import asyncio
 import signal
 from collections.abc import Mapping
 
-from tools import processes
+from tools.sandbox import processes
 
 STDERR_TAIL = 4096
 

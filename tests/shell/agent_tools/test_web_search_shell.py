@@ -14,7 +14,7 @@ from pi_cli.shell.events import PermissionRequested
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import ToolCallSpec, Turn
 from tests.shell.agent_tools.conftest import make_shell, tool_texts
-from tests.tools.test_web_search import backend_server, fixture
+from tests.tools.web.test_search import backend_server, fixture
 
 KEY = "BSA-SECRET-KEY-0123456789"
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.tools.sandbox.procs import kill_leftovers
-from tools import _bwrap
+from tools.sandbox import _bwrap
 
 _PROBE: _bwrap.Probe | None = None
 

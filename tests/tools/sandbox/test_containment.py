@@ -220,7 +220,7 @@ async def test_kept_background_shells_outlive_the_session(tmp_path: Path, where:
 
 
 async def test_a_bad_request_does_not_stop_the_helper(tmp_path: Path) -> None:
-    from tools._host import ProcessHost
+    from tools.sandbox._host import ProcessHost
 
     host = ProcessHost([], tmp_path)
     await host.ensure()

@@ -8,10 +8,10 @@ import os
 import subprocess
 from pathlib import Path
 
-from tools import _bwrap
-from tools._bwrap import Layout, mount_args
-from tools._git_layout import git_layout
-from tools._sandbox_paths import DEFAULT_PROTECTED, build_layout
+from tools.sandbox import _bwrap
+from tools.sandbox._bwrap import Layout, mount_args
+from tools.sandbox._git_layout import git_layout
+from tools.sandbox._layout import DEFAULT_PROTECTED, build_layout
 
 
 def _pairs(args: list[str], flag: str) -> list[str]:
@@ -36,7 +36,7 @@ def test_mount_order_writable_then_git_then_hidden_then_protected(tmp_path: Path
         env={},
         git=git,
     )
-    from tools._bwrap import create_entries
+    from tools.sandbox._bwrap import create_entries
 
     created = create_entries(git.create_dirs, git.create_files)
     args = mount_args(layout)

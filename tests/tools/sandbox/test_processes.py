@@ -1,4 +1,4 @@
-"""The containment API (:mod:`tools.processes`) with real processes, checked through /proc: a
+"""The containment API (:mod:`tools.sandbox.processes`) with real processes, checked through /proc: a
 started process's tree ends with :func:`stop` even when its root exits first; at exit every
 process below pi ends (orphans it adopted included) except kept ones; pi killed by SIGKILL
 still takes its direct children down."""
@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 from tests.tools.sandbox.procs import marker, tag_env, tagged, wait_until
-from tools import processes
+from tools.sandbox import processes
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -46,7 +46,7 @@ _PI = textwrap.dedent(
     """
     import asyncio, subprocess, sys
     sys.path.insert(0, {repo!r})
-    from tools import processes
+    from tools.sandbox import processes
 
     async def main():
         env = {env!r}

@@ -21,7 +21,7 @@ from agent_core import ToolError
 from tests.tools._helpers import run
 from tests.tools.sandbox.procs import marker, tag_env, tagged
 from tools import Sandbox, create_tools
-from tools._bwrap import Probe
+from tools.sandbox._bwrap import Probe
 
 pytestmark = pytest.mark.usefixtures("bwrap")
 

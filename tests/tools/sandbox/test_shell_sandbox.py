@@ -16,7 +16,8 @@ from tests.agent_core.scripted_stream import reply, text, tool_call
 from tests.shell.helpers import make_shell
 from tests.tools._helpers import run
 from tests.tools.sandbox.procs import marker, tagged, wait_until
-from tools import Sandbox, _bwrap, create_bash_tool
+from tools import Sandbox, create_bash_tool
+from tools.sandbox import _bwrap
 
 MISSING = "/nonexistent/bwrap"
 

@@ -1,6 +1,6 @@
 """The ``web_search`` tool: titles, URLs and snippets from a configured search backend.
 
-Off unless ``webSearch.backend`` is set (:mod:`tools._search_backends`: SearXNG, Brave, Tavily).
+Off unless ``webSearch.backend`` is set (:mod:`tools.web._search_backends`: SearXNG, Brave, Tavily).
 Results are capped (``max_results``, at most :data:`MAX_RESULTS`; snippets at
 :data:`SNIPPET_CHARS`), filtered by the call's ``allowed_domains``/``blocked_domains`` and by
 the shell's ``domain_denied`` (``WebFetch(domain:...)`` deny rules). Whether the query may be
@@ -18,7 +18,9 @@ from pydantic import BaseModel, Field
 from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._present import str_arg
-from tools._search_backends import Hit, SearchBackend, SearchFailed
+from tools.web._search_backends import DEFAULT_URLS as DEFAULT_URLS
+from tools.web._search_backends import KEY_ENVS as KEY_ENVS
+from tools.web._search_backends import Hit, SearchBackend, SearchFailed
 
 MAX_RESULTS = 10
 DEFAULT_RESULTS = 5

@@ -15,10 +15,10 @@ import pytest
 
 from agent_core import AbortSignal, ToolError
 from agent_core.net import NetworkConfig
-from tools._search_backends import SearchBackend
-from tools.web_search import WebSearchArgs, WebSearchConfig, WebSearchTool
+from tools.web._search_backends import SearchBackend
+from tools.web.search import WebSearchArgs, WebSearchConfig, WebSearchTool
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "web_search"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "web_search"
 KEY = "tvly-SECRETKEY-0123456789"
 
 

@@ -27,7 +27,7 @@ writable, with its own entries read-only. A ``.git`` directory inside a writable
 (bound onto itself: never renamed or replaced); a ``.git`` file is read-only. Repositories that
 appear during the run get none of this: nothing marks a directory before it exists. Their
 danger is a gitlink to one, which makes the user's ``git status`` run its configuration: that
-is undone after each command (:mod:`tools._sandbox_watch`).
+is undone after each command (:mod:`tools.sandbox._watch`).
 """
 
 from __future__ import annotations

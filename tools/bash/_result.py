@@ -7,13 +7,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_core import ToolError, ToolResult
-from tools._sandbox_explain import failed_paths_explained
 from tools._truncate import Truncation, format_size
+from tools.sandbox import failed_paths_explained
 
 if TYPE_CHECKING:
-    from tools._host import Job
     from tools._output import OutputBuffer
-    from tools.sandbox import Sandbox
+    from tools.sandbox import Job, Sandbox
 
 Outcome = Literal["exit", "timeout", "aborted"]
 # ANSI escape sequences and control characters other than tab/newline: noise for the model.
@@ -128,7 +127,7 @@ def sandbox_hint(output: str, sandbox: Sandbox) -> str | None:
     """Why a failed command may have failed because of the sandbox, or None.
 
     First what the sandbox's mount table says about each path a failing line names (hidden,
-    private, protected: :mod:`tools._sandbox_explain`); else a heuristic on the output: EROFS
+    private, protected: :mod:`tools.sandbox._explain`); else a heuristic on the output: EROFS
     anywhere; EACCES/EPERM on a line naming a path outside the writable roots. And a DNS
     failure, an unreachable network or a refused connection while the network is off.
     """

@@ -15,7 +15,7 @@ import pytest
 from agent_core import AbortSignal, ToolError
 from tests.fakes.web_server import BIG_BYTES, WebServer
 from tests.tools._helpers import run
-from tools.web_fetch import WebFetchConfig, WebFetchTool
+from tools.web.fetch import WebFetchConfig, WebFetchTool
 
 
 @pytest.fixture(scope="module")
@@ -247,7 +247,7 @@ def test_titles() -> None:
 
 def test_refusal_is_static_and_honours_the_allow_list() -> None:
     """Known without DNS: names pass (they are checked after approval, when resolved)."""
-    from tools.web_fetch import WebFetchConfig, WebFetchTool
+    from tools.web.fetch import WebFetchConfig, WebFetchTool
 
     tool = WebFetchTool()
     assert tool.refusal({"url": "https://example.com/x"}) is None

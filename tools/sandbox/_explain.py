@@ -1,4 +1,4 @@
-"""Why a path failed inside the sandbox, read from its mount table (see :mod:`tools._bwrap`).
+"""Why a path failed inside the sandbox, read from its mount table (see :mod:`tools.sandbox._bwrap`).
 
 A command that fails on a path the sandbox hides, keeps private or protects reports only what
 the kernel said ("No such file or directory" for an existing host directory under ``/var/tmp``),
@@ -15,7 +15,7 @@ import os
 import re
 from pathlib import Path
 
-from tools._bwrap import PRIVATE, Layout
+from tools.sandbox._bwrap import PRIVATE, Layout
 
 _FAILED = re.compile(
     r"no such file or directory|read-only file system|permission denied|"

@@ -1,7 +1,7 @@
 """Where web_fetch may connect: public addresses only, unless an entry of the allow-list says so.
 
 Every host is resolved here, every address it resolves to is checked, and the connection is
-then made to the checked address itself (see :mod:`tools._web_http`), so neither a DNS answer
+then made to the checked address itself (see :mod:`tools.web._http`), so neither a DNS answer
 that changes between check and connect (rebinding) nor a redirect reaches a private, loopback,
 link-local or otherwise non-public address. Numeric spellings (``2130706433``, ``0x7f.1``,
 ``[::ffff:127.0.0.1]``) resolve to the address they mean and are checked as such.

@@ -21,13 +21,19 @@ from pydantic import BaseModel, Field
 
 from agent_core import AbortSignal, ToolBase, ToolError, ToolResult, first_line
 from agent_core.tool import TITLE_LIMIT, OnToolUpdate
-from tools._background import BackgroundShell
-from tools._bash_result import Outcome, clean_output, finish, partial
-from tools._host import KILL_GRACE, HelperError, Job, ProcessHost
 from tools._output import OutputBuffer
 from tools._present import str_arg
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
-from tools.sandbox import Sandbox, SandboxUnavailable
+from tools.bash._result import Outcome, clean_output, finish, partial
+from tools.sandbox import (
+    KILL_GRACE,
+    BackgroundShell,
+    HelperError,
+    Job,
+    ProcessHost,
+    Sandbox,
+    SandboxUnavailable,
+)
 
 DEFAULT_TIMEOUT = 120.0
 UPDATE_INTERVAL = 0.1

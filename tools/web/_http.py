@@ -1,6 +1,6 @@
 """web_fetch's HTTP side: one GET with httpx, pinned to checked addresses, bounded everywhere.
 
-- Each hop is resolved and checked by :class:`~tools._web_guard.AddressPolicy`, then requested
+- Each hop is resolved and checked by :class:`~tools.web._guard.AddressPolicy`, then requested
   from the checked address itself (``Host`` header and TLS SNI keep the name), so what was
   checked is what is connected to. No proxy from the environment is used (it would connect
   elsewhere than what was checked).
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
-from tools._web_guard import AddressPolicy, Refused, Resolver, check_url, system_resolver
+from tools.web._guard import AddressPolicy, Refused, Resolver, check_url, system_resolver
 
 if TYPE_CHECKING:
     import httpx

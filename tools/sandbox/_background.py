@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 from tools._output import OutputBuffer
 
 if TYPE_CHECKING:
-    from tools._host import Job, ProcessHost
+    from tools.sandbox._host import Job, ProcessHost
 
 ShellState = Literal["running", "exited", "killed", "lost"]
 _READ = 256 * 1024

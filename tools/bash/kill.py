@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from agent_core import AbortSignal, ToolResult
 from agent_core.tool import OnToolUpdate
-from tools._background_tool import BackgroundShellTool, shell_state
+from tools.bash._background_tool import BackgroundShellTool, shell_state
 from tools.sandbox import Sandbox
 
 

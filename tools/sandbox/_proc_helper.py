@@ -13,7 +13,7 @@ length and a JSON object, with file descriptors attached (SCM_RIGHTS) to the fra
 * ``{"op": "kill", "id", "grace"}``: stop a command and everything it started.
 
 The helper answers once, ``{"op": "ready"}``. Per command it forks a reaper
-(:mod:`tools._proc_reaper`), which holds everything the command starts and reports on the
+(:mod:`tools.sandbox._proc_reaper`), which holds everything the command starts and reports on the
 status pipe.
 
 The helper is a child subreaper too: a command that kills its own reaper (``kill -KILL
@@ -39,8 +39,8 @@ import sys
 import traceback
 from typing import Any
 
-if __package__:  # imported as tools._proc_helper (type checking, tests)
-    from tools import _proc_reaper as reaper
+if __package__:  # imported as tools.sandbox._proc_helper (type checking, tests)
+    from tools.sandbox import _proc_reaper as reaper
 else:  # a script inside the sandbox: the standard library, then this directory
     sys.path.append(os.path.dirname(os.path.abspath(__file__)))
     reaper = importlib.import_module("_proc_reaper")

@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import AbortSignal, ToolBase, ToolError
-from tools._background import BackgroundShell
 from tools._present import str_arg
-from tools.sandbox import Sandbox
+from tools.sandbox import BackgroundShell, Sandbox
 
 
 def shell_state(info: Any) -> str:

@@ -8,9 +8,9 @@ from pydantic import BaseModel, Field
 
 from agent_core import AbortSignal, ToolResult
 from agent_core.tool import OnToolUpdate
-from tools._background_tool import BackgroundShellTool, shell_state
-from tools._bash_result import clean_output
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
+from tools.bash._background_tool import BackgroundShellTool, shell_state
+from tools.bash._result import clean_output
 from tools.sandbox import Sandbox
 
 

@@ -6,8 +6,8 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tools._bwrap import Layout
-from tools._git_layout import GitLayout
+from tools.sandbox._bwrap import Layout
+from tools.sandbox._git_layout import GitLayout
 
 DEFAULT_PROTECTED: tuple[str, ...] = (
     ".git/hooks",
@@ -75,8 +75,8 @@ def build_layout(
     env: Mapping[str, str],
     git: GitLayout | None = None,
 ) -> Layout:
-    """The sandbox's layout for ``workspace`` (see :class:`tools._bwrap.Layout`); ``git``: its
-    git directories' layout (:func:`tools._git_layout.git_layout`), none when not given."""
+    """The sandbox's layout for ``workspace`` (see :class:`tools.sandbox._bwrap.Layout`); ``git``: its
+    git directories' layout (:func:`tools.sandbox._git_layout.git_layout`), none when not given."""
     plain = [expand(name, workspace) for name in protected if not name.startswith(".git/")]
     return Layout(
         workspace=workspace,

@@ -2,11 +2,11 @@
 
 Same paths inside as outside: ``/`` read-only, a fresh ``/proc`` and ``/dev``, private tmpfs
 ``/tmp``, ``/var/tmp`` and ``/run``, then the writable binds, then the git directories' mounts
-(:mod:`tools._git_layout`), then the hidden paths (an empty read-only tmpfs over a directory,
+(:mod:`tools.sandbox._git_layout`), then the hidden paths (an empty read-only tmpfs over a directory,
 ``/dev/null`` over a file), then the protected paths that exist, read-only (bound onto
 themselves, so they can be neither written, replaced nor renamed). Every mount point exists
 before bubblewrap runs: it never creates one in the user's project (see
-:mod:`tools._sandbox_watch` for the missing protected paths).
+:mod:`tools.sandbox._watch` for the missing protected paths).
 """
 
 from __future__ import annotations
@@ -96,11 +96,11 @@ class Layout:
     writable: list[Path] = field(default_factory=list)
     git: list[tuple[str, Path]] = field(default_factory=list)
     """The git directories' mounts, in order (``bind`` or ``ro-bind``, each onto itself; see
-    :mod:`tools._git_layout`): a mount point can be neither renamed nor replaced."""
+    :mod:`tools.sandbox._git_layout`): a mount point can be neither renamed nor replaced."""
     hidden: list[Path] = field(default_factory=list)
     protected: list[Path] = field(default_factory=list)
     """Read-only even inside a writable path, when they exist. A missing one gets no mount
-    point (it would be an entry in the user's project): :mod:`tools._sandbox_watch` moves one
+    point (it would be an entry in the user's project): :mod:`tools.sandbox._watch` moves one
     that a command creates out of the project."""
     runtime: list[Path] = field(default_factory=list)
     """What pi's process helper needs to start inside (its interpreter, the helper's folder):

@@ -1,8 +1,8 @@
 """The ``web_fetch`` tool: a web page as Markdown (or a text file as it is), a window at a time.
 
-The page is fetched once (:mod:`tools._web_http`: timeouts, at most 5 same-host redirects, a
+The page is fetched once (:mod:`tools.web._http`: timeouts, at most 5 same-host redirects, a
 size cap, content types checked, public addresses only unless allowed) and converted
-(:mod:`tools._web_markdown`); the result is kept for a while so ``offset`` pages through it
+(:mod:`tools.web._markdown`); the result is kept for a while so ``offset`` pages through it
 without fetching again. Whether a URL may be fetched at all is the permission engine's
 question (``WebFetch(domain:...)`` rules), asked before the call runs.
 """
@@ -23,8 +23,9 @@ from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._present import int_arg, str_arg, with_suffix
 from tools._truncate import DEFAULT_MAX_BYTES, format_size, split_lines, truncate_head
-from tools._web_guard import AddressPolicy, Refused, Resolver, check_url
-from tools._web_http import Fetched, FetchLimits, fetch, readable_type
+from tools.web._guard import AddressPolicy, Refused, Resolver, check_url
+from tools.web._guard import parse_entry as parse_entry
+from tools.web._http import Fetched, FetchLimits, fetch, readable_type
 
 if TYPE_CHECKING:
     from agent_core.net import NetworkConfig  # ssl and ipaddress load with the first fetch
@@ -55,7 +56,7 @@ class WebFetchConfig:
     """How the tool fetches (settings ``webFetch``; tests inject their own server's address).
 
     ``allow_private``: addresses, networks or host names that may be private (see
-    :mod:`tools._web_guard`); ``resolver`` replaces DNS (tests).
+    :mod:`tools.web._guard`); ``resolver`` replaces DNS (tests).
     """
 
     allow_private: Sequence[str] = ()
@@ -176,7 +177,7 @@ class WebFetchTool(ToolBase):
         kind = _kind(fetched)
         if kind == "html":
             # CPU-bound (~0.1 s for a large page): off the event loop.
-            from tools._web_markdown import html_to_markdown
+            from tools.web._markdown import html_to_markdown
 
             body: str | bytes = _decode(fetched) if fetched.charset else fetched.body
             text = await asyncio.to_thread(html_to_markdown, body, fetched.url)

@@ -1,4 +1,4 @@
-"""The reaper of one command (see :mod:`tools._proc_helper`, which forks it per command).
+"""The reaper of one command (see :mod:`tools.sandbox._proc_helper`, which forks it per command).
 
 A child subreaper (``PR_SET_CHILD_SUBREAPER``): it forks the command in a new session and reaps
 every descendant, so whatever the command starts (``setsid``, a double-forked daemon,

@@ -1,14 +1,12 @@
 """The session's sandbox: where bash commands run, and what keeps them contained.
 
 One :class:`Sandbox` per session (the shell builds it from settings and hands it to the bash
-tools). Commands run under a per-session process helper (:mod:`tools._proc_helper`), for
-sandboxed commands inside one long-lived bubblewrap instance: every command of the session
-joins the same namespaces, so a server started by one call answers ``curl localhost`` in the
-next, and ``ps``/``kill`` see it. Unsandboxed commands (``sandbox.mode`` off, no bubblewrap, or
-a ``sandbox: false`` call) run under a second helper outside, with the same containment. After
-each command :meth:`Sandbox.after_command` undoes what no mount can keep out (a protected path
-that did not exist, a gitlink to a repository made during the run: :mod:`tools._sandbox_watch`).
-"""
+tools). Commands run under a per-session process helper (:mod:`tools.sandbox._proc_helper`),
+sandboxed ones inside one long-lived bubblewrap instance: every command of the session joins
+the same namespaces (a server one call starts answers ``curl localhost`` in the next).
+Unsandboxed commands run under a second helper outside, with the same containment. After each
+command :meth:`Sandbox.after_command` undoes what no mount can keep out (:mod:`._watch`).
+The process host's and background shells' names the bash tools use are re-exported here."""
 
 from __future__ import annotations
 
@@ -25,14 +23,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tools import _bwrap
-from tools._background import BackgroundShells
-from tools._bwrap import Layout
-from tools._git_layout import git_layout
-from tools._host import HelperError, ProcessHost
 from tools._output import DEFAULT_SPILL_CAP
-from tools._sandbox_paths import DEFAULT_HIDDEN, DEFAULT_PROTECTED, build_layout
-from tools._sandbox_watch import Watch
+from tools.sandbox import _bwrap
+from tools.sandbox._background import BackgroundShell as BackgroundShell
+from tools.sandbox._background import BackgroundShells
+from tools.sandbox._background import ShellInfo as ShellInfo
+from tools.sandbox._bwrap import Layout
+from tools.sandbox._explain import failed_paths_explained as failed_paths_explained
+from tools.sandbox._git_layout import git_layout
+from tools.sandbox._host import KILL_GRACE as KILL_GRACE
+from tools.sandbox._host import HelperError as HelperError
+from tools.sandbox._host import Job as Job
+from tools.sandbox._host import ProcessHost as ProcessHost
+from tools.sandbox._layout import DEFAULT_HIDDEN, DEFAULT_PROTECTED, build_layout
+from tools.sandbox._watch import Watch
 
 SandboxMode = Literal["auto", "required", "off"]
 log = logging.getLogger("pi_cli")
@@ -289,7 +293,7 @@ class Sandbox:
 
     async def after_command(self, sandboxed: bool) -> list[str]:
         """Undo what a command may have armed outside the sandbox (see
-        :mod:`tools._sandbox_watch`): a note for the model per thing undone. After a command
+        :mod:`tools.sandbox._watch`): a note for the model per thing undone. After a command
         run outside (approved), what it made is accepted instead."""
         watch = self._watch
         if watch is None or not watch.quick():
@@ -386,7 +390,7 @@ class Sandbox:
 
     def describe(self) -> str:
         """The text of ``/sandbox``: state, reason, network, writable, hidden and protected."""
-        from tools._sandbox_text import describe
+        from tools.sandbox._text import describe
 
         return describe(self)
 

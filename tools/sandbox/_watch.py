@@ -31,8 +31,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools._git_layout import GitLayout, gitlinks, identity
 from tools.safe_files import created_by_pi, open_root, pin_under
+from tools.sandbox._git_layout import GitLayout, gitlinks, identity
 
 DISARMED = ".git.disarmed-by-pi"
 

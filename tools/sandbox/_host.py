@@ -1,4 +1,4 @@
-"""pi's side of the process helper (:mod:`tools._proc_helper`): start it, run commands, stop them.
+"""pi's side of the process helper (:mod:`tools.sandbox._proc_helper`): start it, run commands, stop them.
 
 One :class:`ProcessHost` is one helper process: inside bubblewrap (``prefix`` is the bwrap
 command line) or directly (``prefix`` empty). Every command runs as a :class:`Job` under its
@@ -22,7 +22,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import IO
 
-from tools import processes
+from tools.sandbox import processes
 
 HELPER = Path(__file__).with_name("_proc_helper.py")
 START_TIMEOUT = 10.0
