@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import random
 import subprocess
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -76,15 +75,13 @@ async def test_a_2_gb_line_without_newline_stays_cheap(tmp_path: Path) -> None:
         handle.write(b"x" * 10_000)  # text first (the binary sniff), then a 2 GB hole of NULs
         handle.truncate(2 * 1024**3)
     tracemalloc.start()
-    started = time.monotonic()
     try:
         result = await run(create_read_tool(tmp_path), path="huge.log")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    elapsed = time.monotonic() - started
+    # Memory is the promise; time is not asserted (a loaded machine makes any bound flaky).
     assert peak < 8 * 1024**2, f"peak Python allocations {peak / 1e6:.1f} MB"
-    assert elapsed < 30, f"{elapsed:.1f} s"
     assert result.text.startswith("x" * 10_000)
     assert "[line 1 cut: 48.0KB of 2.0GB shown" in result.text
     assert result.details["total_lines"] == 1
