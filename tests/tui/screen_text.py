@@ -7,9 +7,14 @@ from textual.app import App
 
 
 def screen_text(app: App) -> str:
-    """Every row of the current screen as text, trailing spaces stripped."""
-    update = app.screen._compositor.render_update(full=True)  # test helper
-    return "\n".join("".join(seg.text for seg in strip).rstrip() for strip in update.strips)
+    """Every row of the current screen as text, trailing spaces stripped (a modal screen with the
+    screens below it, as the terminal shows them)."""
+    update = app.screen._compositor.render_update(  # test helper
+        full=True, screen_stack=app._background_screens
+    )
+    return "\n".join(
+        "".join(chop.text for chop in row if chop is not None).rstrip() for row in update.strips
+    )
 
 
 def row_styles(app: App, needle: str) -> list[tuple[str, Style | None]]:

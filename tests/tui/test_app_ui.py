@@ -271,7 +271,7 @@ async def test_the_model_picker_lists_configured_models_first_and_says_no_match(
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
         screen = app.screen
-        await wait_until(pilot, lambda: not screen.loading, timeout=20)
+        await wait_until(pilot, lambda: not screen.listing, timeout=20)
         values = [value for value, _ in screen.items]
         labels = [label for _, label in screen.items]
         assert values[0] == "" and labels[0].startswith("Configured here")

@@ -80,7 +80,7 @@ def test_allow_once_always_and_deny_in_the_tui(tmp_path: Path) -> None:
             _tmux("send-keys", "-t", session, "y")
             _wait_for(capture, "Allow bash: $ touch b?")
             _tmux("send-keys", "-t", session, "a")
-            _wait_for(capture, "[p] project settings (Bash(touch:*))")
+            _wait_for(capture, "[p] Always, in the project settings (Bash(touch:*))")
             _tmux("send-keys", "-t", session, "p")
             _wait_for(capture, "Allow bash: $ mkdir d?")  # touch c needed no question
             _tmux("send-keys", "-t", session, "n")

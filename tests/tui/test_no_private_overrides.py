@@ -79,3 +79,54 @@ def test_no_textual_member_is_overridden_by_accident() -> None:
             if owner is not None:
                 offences.append(f"{cls.__qualname__}.{name} shadows {owner.__qualname__}")
     assert offences == []
+
+
+# Textual attributes pi's classes set on purpose, each documented as settable.
+SETTABLE = {
+    "border_title",
+    "border_subtitle",
+    "display",
+    "can_focus",
+    "tooltip",
+    "title",
+    "sub_title",
+    "theme",
+    "highlighted",
+    "disabled",
+    "text",  # TextArea.text (the editor's content)
+}
+
+
+def _assigned_attributes(cls: type) -> set[str]:
+    """Names assigned as ``self.<name> = ...`` anywhere in the class body's methods."""
+    tree = ast.parse(inspect.getsource(cls).lstrip())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        for target in targets:
+            leaves = target.elts if isinstance(target, ast.Tuple) else [target]
+            for leaf in leaves:
+                if (
+                    isinstance(leaf, ast.Attribute)
+                    and isinstance(leaf.value, ast.Name)
+                    and leaf.value.id == "self"
+                ):
+                    names.add(leaf.attr)
+    return names
+
+
+def test_no_textual_attribute_is_set_by_accident() -> None:
+    """``PickerScreen.loading = True`` meant "the list is loading" and set Textual's
+    ``Widget.loading``: a loading animation over the picker for as long as it was open."""
+    offences = []
+    for cls in _textual_subclasses():
+        textual_bases = [b for b in cls.__mro__[1:] if b.__module__.startswith("textual")]
+        for name in _assigned_attributes(cls) - SETTABLE - _defined_names(cls):
+            if name.startswith("_"):
+                continue  # private members: the test above and Textual's own checks
+            owner = next((b for b in textual_bases if name in vars(b)), None)
+            if owner is not None:
+                offences.append(f"{cls.__qualname__}.{name} is {owner.__qualname__}'s")
+    assert offences == []

@@ -67,6 +67,23 @@ async def test_rewind_picker_restores_code_and_conversation(tmp_path: Path) -> N
             lambda: isinstance(app.screen, ChoiceScreen) and "by hand" in app.screen.title_text,
         )
         assert "app.py" in app.screen.body
+        # Esc goes back one question at a time: to what to restore, then to the prompts.
+        await pilot.press("escape")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ChoiceScreen) and "Rewind to" in app.screen.title_text,
+        )
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        assert app.screen.current == app.screen.items[1][0]  # at the prompt chosen before
+        assert (project / "app.py").read_text() == "v3 and my fix\n"  # nothing done meanwhile
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("enter")  # code and conversation
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ChoiceScreen) and "by hand" in app.screen.title_text,
+        )
         await pilot.press("enter")  # overwrite them too
         await wait_until(pilot, lambda: (project / "app.py").read_text() == "v1\n")
         await wait_until(pilot, lambda: app.editor.text == "make v2")
@@ -101,9 +118,21 @@ async def test_tree_offers_to_restore_the_code_of_the_chosen_entry(tmp_path: Pat
         values = [v for v, _ in app.screen.options]
         assert values[:2] == ["plain", "code"] and "summary" in values
         assert any("remove (created since): new.txt" in line for line in app.screen.body)
+        await wait_until(pilot, lambda: app.focused is app.screen.query_one("OptionList"))
+        await pilot.press("escape")  # back to the tree, at the entry chosen
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await wait_until(pilot, lambda: app.screen.query_one("OptionList").highlighted is not None)
+        assert "nothing yet" in dict(app.screen.items)[app.screen.current]
+        assert (project / "new.txt").exists()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await wait_until(pilot, lambda: app.focused is app.screen.query_one("OptionList"))
         await pilot.press("down", "enter")  # continue and restore its code
         await wait_until(pilot, lambda: not (project / "new.txt").exists())
-        assert [m.text for m in app.shell.messages] == ["hello", "nothing yet"]
+        # The code is restored before the conversation moves: wait for both.
+        await wait_until(
+            pilot, lambda: [m.text for m in app.shell.messages] == ["hello", "nothing yet"]
+        )
 
 
 async def test_resume_picker_searches_renames_and_deletes(tmp_path: Path) -> None:

@@ -75,7 +75,9 @@ class InputControl:
         options += [(f"/{name}", f"Run {unknown.corrected(name)}") for name in unknown.close]
         options.append(("edit", "Back to the editor to fix it"))
         title = f"Unknown command /{unknown.name}"
-        answer = await self.host.push_screen_wait(ChoiceScreen(title, [unknown.question], options))
+        answer = await self.host.push_screen_wait(
+            ChoiceScreen(title, [unknown.question], options, escape="Back to the editor")
+        )
         if answer == "send":
             self._send(text, intent, images)
         elif answer is not None and answer.startswith("/"):

@@ -66,11 +66,14 @@ async def pick_tree(host: PickerHost) -> None:
     if not entries:
         host.notify("Nothing in this session yet.")
         return
-    entry_id = await host.push_screen_wait(tree_picker(entries))
-    if entry_id:
-        from pi_cli.tui.screens.tree_offer import continue_from
+    from pi_cli.tui.screens.tree_offer import continue_from
 
-        await continue_from(host, entry_id)  # restore its code too? summarise the branch left?
+    chosen: str | None = None
+    while True:  # Esc at the next question comes back here, at the entry chosen
+        chosen = await host.push_screen_wait(tree_picker(entries, chosen))
+        # restore its code too? summarise the branch left?
+        if not chosen or await continue_from(host, chosen):
+            return
 
 
 async def pick_rewind(host: PickerHost) -> None:

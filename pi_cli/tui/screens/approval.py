@@ -13,10 +13,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Static
 
 from pi_cli.tui.document.tool import diff_content
 from pi_cli.tui.keymap import bindings
+from pi_cli.tui.widgets.key_hints import Hint, KeyHints
 
 
 @dataclass
@@ -53,7 +54,8 @@ CHOICE_KEYS = (
 
 class ApprovalScreen(ModalScreen[Verdict]):
     """y allow once · s this session · a always (then p project / u user) · n deny ·
-    m deny with a message · Esc deny."""
+    m deny with a message · Esc deny; in a sub-step (where to save, the message) Esc goes back
+    one step."""
 
     BINDINGS = bindings("approval")  # the key table, scope "approval"
 
@@ -66,11 +68,11 @@ class ApprovalScreen(ModalScreen[Verdict]):
         approval = self.approval
         with Vertical(id="approval-box"):
             question = approval.question or f"Allow {approval.tool_name}: {approval.title}?"
-            yield Label(Content(question), id="approval-title")
-            yield Label(Content(approval.reason), id="approval-reason")
+            yield Static(Content(question), id="approval-title")
+            yield Static(Content(approval.reason), id="approval-reason")
             with VerticalScroll(id="approval-preview"):
                 yield Static(self._preview(), markup=False)
-            yield Label(Content(self._choices()), id="approval-keys")
+            yield KeyHints(self._choices(), id="approval-keys")
             yield Input(
                 placeholder="why (the model reads it) — Enter denies", id="approval-message"
             )
@@ -81,13 +83,13 @@ class ApprovalScreen(ModalScreen[Verdict]):
             return diff_content(text, limit=300)
         return Content(text)
 
-    def _choices(self) -> str:
-        labels = [
-            f"[{key}] {self.approval.labels.get(choice, label)}"
+    def _choices(self) -> list[Hint]:
+        hints = [
+            (key, self.approval.labels.get(choice, label))
             for choice, key, label in CHOICE_KEYS
             if choice in self.approval.options
         ]
-        return "   ".join([*labels, "[m] deny with a message", "[Esc] deny"])
+        return [*hints, ("m", "Deny with a message"), ("Esc", "Deny")]
 
     def on_mount(self) -> None:
         self.query_one(Input).display = False
@@ -115,10 +117,12 @@ class ApprovalScreen(ModalScreen[Verdict]):
         rules = self.approval.rules
         project = ", ".join(rules.get("project", []))
         user = ", ".join(rules.get("user", []))
-        self.query_one("#approval-keys", Label).update(
-            Content(
-                f"Always: [p] project settings ({project})   [u] user settings ({user})   [Esc] deny"
-            )
+        self.query_one(KeyHints).show(
+            [
+                ("p", f"Always, in the project settings ({project})"),
+                ("u", f"Always, in the user settings ({user})"),
+                ("Esc", "Back"),
+            ]
         )
 
     def action_scope(self, scope: str) -> None:
@@ -130,10 +134,17 @@ class ApprovalScreen(ModalScreen[Verdict]):
         box = self.query_one(Input)
         box.display = True
         box.focus()
+        self.query_one(KeyHints).show([("Enter", "Deny with this message"), ("Esc", "Back")])
 
     def action_escape(self) -> None:
-        """Deny (with what was typed into the message box, if anything)."""
-        self.dismiss(Verdict("deny", message=self.query_one(Input).value.strip()))
+        """Back one step from a sub-step (where to save, the message box); deny at the first."""
+        box = self.query_one(Input)
+        if box.display or self.picking_scope:
+            box.display, self.picking_scope = False, False
+            self.set_focus(None)
+            self.query_one(KeyHints).show(self._choices())
+            return
+        self.dismiss(Verdict("deny"))
 
     @on(Input.Submitted, "#approval-message")
     def _message(self, event: Input.Submitted) -> None:
@@ -154,16 +165,20 @@ class TrustScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         changed = " changed since you trusted it and" if self.changed else ""
         with Vertical(id="approval-box"):
-            yield Label(Content("Trust this folder?"), id="approval-title")
+            yield Static(Content("Trust this folder?"), id="approval-title")
             yield Static(Content(self.folder), markup=False, id="trust-folder")
-            yield Label(
+            yield Static(
                 Content(f"Its configuration{changed} would run code or use your keys:"),
                 id="approval-reason",
             )
             with VerticalScroll(id="approval-preview"):
                 yield Static(Content("\n".join(f"• {item}" for item in self.items)), markup=False)
-            yield Label(
-                Content("[y] trust (remembered)   [n] do not trust (remembered)"),
+            yield KeyHints(
+                [
+                    ("y", "Trust this folder (remembered)"),
+                    ("n", "Do not trust it (remembered)"),
+                    ("Esc", "Do not trust it (remembered)"),
+                ],
                 id="approval-keys",
             )
 

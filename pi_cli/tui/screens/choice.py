@@ -12,6 +12,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from pi_cli.tui.messages import clean
+from pi_cli.tui.widgets.key_hints import KeyHints
 
 MAX_BODY_LINES = 14
 
@@ -27,8 +28,17 @@ class ChoiceScreen(ModalScreen[str | None]):
     ChoiceScreen #picker-list { height: auto; max-height: 10; }
     """
 
-    def __init__(self, title: str, body: list[str], options: list[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        title: str,
+        body: list[str],
+        options: list[tuple[str, str]],
+        *,
+        escape: str = "Cancel",
+    ) -> None:
+        """``escape`` says what Esc does here ("Back" in a later step of a dialogue)."""
         super().__init__(classes="picker")
+        self.escape = escape
         self.title_text = title
         shown = [clean(line) for line in body[:MAX_BODY_LINES]]
         if len(body) > MAX_BODY_LINES:
@@ -44,6 +54,7 @@ class ChoiceScreen(ModalScreen[str | None]):
             yield OptionList(
                 *(Option(Text(clean(label))) for _, label in self.options), id="picker-list"
             )
+            yield KeyHints([("↑↓", "Move"), ("Enter", "Choose"), ("Esc", self.escape)])
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -12,6 +12,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from pi_cli.tui.keymap import bindings
+from pi_cli.tui.widgets.key_hints import KeyHints
 
 Item = tuple[str, str]  # (value, label); an empty value is a heading, not a choice
 MAX_SHOWN = 300
@@ -36,8 +37,10 @@ class PickerScreen(ModalScreen[str | None]):
         current: str | None = None,
         allow_free_text: bool = False,
         on_highlight: Callable[[str], None] | None = None,
+        escape: str = "Cancel",
     ) -> None:
         super().__init__(classes="picker")
+        self.escape = escape  # what Esc does here ("Back" in a later step)
         self.title_text = title
         self.items: list[Item] = list(items or [])
         self.loader = loader
@@ -45,7 +48,7 @@ class PickerScreen(ModalScreen[str | None]):
         self.allow_free_text = allow_free_text
         self.on_highlight = on_highlight
         self.shown: list[Item] = []
-        self.loading = loader is not None
+        self.listing = loader is not None  # not `loading`: that is Widget.loading (an overlay)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
@@ -53,6 +56,7 @@ class PickerScreen(ModalScreen[str | None]):
             yield Input(placeholder="filter…", id="picker-filter")
             yield OptionList(id="picker-list")
             yield Label("", id="picker-status")
+            yield KeyHints([("↑↓", "Move"), ("Enter", "Choose"), ("Esc", self.escape)])
 
     def on_mount(self) -> None:
         self.refilter("")
@@ -69,7 +73,7 @@ class PickerScreen(ModalScreen[str | None]):
         self.app.call_from_thread(self._loaded, items)
 
     def _loaded(self, items: list[Item]) -> None:
-        self.loading = False
+        self.listing = False
         self.items = items
         self.refilter(self.query_one(Input).value)
 
@@ -98,7 +102,7 @@ class PickerScreen(ModalScreen[str | None]):
     def _status(self, needle: str, matches: int) -> None:
         status = self.query_one("#picker-status", Label)
         choices = sum(1 for value, _ in self.shown if value)
-        if self.loading:
+        if self.listing:
             text = "loading…"
         elif not choices and needle.strip():
             use = f": Enter uses “{needle.strip()}” as typed" if self.allow_free_text else ""

@@ -107,11 +107,12 @@ def tree_items(entries: list[Any]) -> list[Item]:
     return rows
 
 
-def tree_picker(entries: list[Any]) -> PickerScreen:
-    """Pick an entry to continue from (a user message goes back into the editor)."""
+def tree_picker(entries: list[Any], current: str | None = None) -> PickerScreen:
+    """Pick an entry to continue from (a user message goes back into the editor); the leaf is
+    highlighted unless ``current`` (the entry chosen before going back) is given."""
     leaf = next((e.id for e in entries if e.is_leaf), None)
     return PickerScreen(
         "Session tree (Enter: continue from there; a prompt returns to the editor)",
         tree_items(entries),
-        current=leaf,
+        current=current or leaf,
     )

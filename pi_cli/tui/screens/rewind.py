@@ -7,7 +7,7 @@ The flow runs in a worker of the app (:func:`pick_rewind`); the shell does the w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pi_cli.tui.screens.choice import ChoiceScreen
 from pi_cli.tui.screens.picker import PickerScreen
@@ -37,7 +37,7 @@ def plan_lines(plan: RewindPlan) -> list[str]:
 
 
 async def pick_rewind(host: PickerHost) -> None:
-    """The whole ``/rewind`` dialogue."""
+    """The whole ``/rewind`` dialogue; Esc at a later question goes back to the one before."""
     from pi_cli.shell import RewindError, describe_rewind
 
     shell = host.shell
@@ -51,40 +51,21 @@ async def pick_rewind(host: PickerHost) -> None:
         host.notify("No prompts on this branch to rewind to.")
         return
     rows = point_rows(points)
-    entry_id = await host.push_screen_wait(
-        PickerScreen("Rewind to before which prompt? (type to filter)", rows, current=rows[0][0])
-    )
-    if not entry_id:
-        return
-    point = next(p for p in points if p.entry_id == entry_id)
-    plan = await shell.checkpoints.plan(entry_id) if point.has_code else None
-    options = [
-        (key, label)
-        for key, (label, code, _) in MODES.items()
-        if not code or plan and not plan.problem
-    ]
-    options.append(("cancel", "Cancel"))
-    body = plan_lines(plan) if plan is not None else ["There is no snapshot of the code then."]
-    mode = await host.push_screen_wait(ChoiceScreen(f"Rewind to: {point.text}", body, options))
-    if mode in (None, "cancel"):
-        return
-    _, code, conversation = MODES[mode]
-    overwrite: bool | None = None
-    if code and plan is not None and plan.by_hand:
-        answer = await host.push_screen_wait(
-            ChoiceScreen(
-                "Files changed by hand since then",
-                ["These files were changed by hand after that prompt:", *plan.by_hand],
-                [
-                    ("overwrite", "Overwrite them too"),
-                    ("keep", "Keep them as they are, restore the rest"),
-                    ("cancel", "Cancel"),
-                ],
-            )
+    entry_id: str | None = rows[0][0]
+    while True:
+        entry_id = await host.push_screen_wait(
+            PickerScreen("Rewind to before which prompt? (type to filter)", rows, current=entry_id)
         )
-        if answer in (None, "cancel"):
+        if not entry_id:
             return
-        overwrite = answer == "overwrite"
+        point = next(p for p in points if p.entry_id == entry_id)
+        plan = await shell.checkpoints.plan(entry_id) if point.has_code else None
+        choice = await _what_to_restore(host, point, plan)
+        if choice != "back":
+            break
+    if choice is None:
+        return
+    _, code, conversation, overwrite = choice
     try:
         result = await shell.checkpoints.rewind(
             entry_id, code=code, conversation=conversation, overwrite=overwrite
@@ -95,3 +76,47 @@ async def pick_rewind(host: PickerHost) -> None:
     if result.text:
         host.editor.set_text(result.text)
     host.notify(describe_rewind(result))
+
+
+Restore = tuple[str, bool, bool, bool | None]  # mode, code, conversation, overwrite
+
+
+async def _what_to_restore(
+    host: PickerHost, point: RewindPoint, plan: RewindPlan | None
+) -> Restore | Literal["back"] | None:
+    """What to restore (and whether to overwrite files changed by hand since): ``"back"`` when
+    Esc asked for the prompt list again, ``None`` when cancelled."""
+    options = [
+        (key, label)
+        for key, (label, code, _) in MODES.items()
+        if not code or plan and not plan.problem
+    ]
+    options.append(("cancel", "Cancel"))
+    body = plan_lines(plan) if plan is not None else ["There is no snapshot of the code then."]
+    while True:
+        mode = await host.push_screen_wait(
+            ChoiceScreen(f"Rewind to: {point.text}", body, options, escape="Back to the prompts")
+        )
+        if mode is None:
+            return "back"
+        if mode == "cancel":
+            return None
+        _, code, conversation = MODES[mode]
+        if not (code and plan is not None and plan.by_hand):
+            return mode, code, conversation, None
+        answer = await host.push_screen_wait(
+            ChoiceScreen(
+                "Files changed by hand since then",
+                ["These files were changed by hand after that prompt:", *plan.by_hand],
+                [
+                    ("overwrite", "Overwrite them too"),
+                    ("keep", "Keep them as they are, restore the rest"),
+                    ("cancel", "Cancel"),
+                ],
+                escape="Back",
+            )
+        )
+        if answer == "cancel":
+            return None
+        if answer is not None:
+            return mode, code, conversation, answer == "overwrite"

@@ -19,8 +19,9 @@ def _leaves_a_branch(host: PickerHost, entry_id: str) -> bool:
     return bool(abandoned(host.shell.session, host.shell.session.leaf_id, entry_id))
 
 
-async def continue_from(host: PickerHost, entry_id: str) -> None:
-    """Ask how to continue from ``entry_id``, then do it through the shell."""
+async def continue_from(host: PickerHost, entry_id: str) -> bool:
+    """Ask how to continue from ``entry_id``, then do it through the shell; ``False`` when Esc
+    asked to go back to the tree."""
     from pi_cli.shell import CompactionError, RewindError, describe_rewind
 
     shell = host.shell
@@ -40,9 +41,13 @@ async def continue_from(host: PickerHost, entry_id: str) -> None:
     body = [f"  {line}" for line in plan.lines()] if restorable else []
     if plan.by_hand and restorable:
         body.append("Files marked [changed by hand] are overwritten only if you restore the code.")
-    choice = await host.push_screen_wait(ChoiceScreen("Continue from this entry", body, options))
-    if choice in (None, "cancel"):
-        return
+    choice = await host.push_screen_wait(
+        ChoiceScreen("Continue from this entry", body, options, escape="Back to the tree")
+    )
+    if choice is None:
+        return False
+    if choice == "cancel":
+        return True
     code = choice in ("code", "summary+code")
     try:
         result = await shell.checkpoints.rewind(
@@ -54,8 +59,9 @@ async def continue_from(host: PickerHost, entry_id: str) -> None:
         )
     except (RewindError, CompactionError) as exc:
         host.notify(str(exc), severity="error")
-        return
+        return True
     if result.text:
         host.editor.set_text(result.text)
     if code:
         host.notify(describe_rewind(result))
+    return True

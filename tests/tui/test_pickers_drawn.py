@@ -1,0 +1,89 @@
+"""Every picker is tested by what is drawn: its rows are on the screen, not only in an attribute.
+
+The /model picker once showed only a loading animation for as long as it was open while its list
+was full (its ``loading`` flag was Textual's ``Widget.loading``): typing filtered an invisible list.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
+from pi_cli.tui.prompt_history import append_history
+from pi_cli.tui.screens.picker import PickerScreen
+from pi_cli.tui.screens.resume import ResumeScreen
+from tests.agent_core.scripted_stream import ScriptedStream, reply, text
+from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
+from tests.tui.screen_text import screen_text
+
+
+def drawn(app: object, *needles: str) -> bool:
+    shown = screen_text(app)  # type: ignore[arg-type]
+    return all(needle in shown for needle in needles)
+
+
+async def test_the_model_picker_draws_its_rows_and_filters_what_is_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/model")
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: drawn(app, "Model (type to filter", "✓ test/scripted", "anthropic/claude-"),
+            timeout=20,
+        )
+        assert "loading" not in screen_text(app).lower()
+        await type_text(pilot, "claude sonnet")
+        await wait_until(pilot, lambda: "✓ test/scripted" not in screen_text(app))
+        rows = [line for line in screen_text(app).splitlines() if "anthropic/claude" in line]
+        assert rows and all("sonnet" in row for row in rows)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
+        assert "Model (type to filter" not in screen_text(app)
+
+
+async def test_the_theme_and_history_pickers_draw_their_rows(tmp_path: Path, pi_home: Path) -> None:
+    append_history(pi_home / "history", "deploy the staging app")
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/theme")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: drawn(app, "Theme (↑↓ preview", "✓ dark", "light"))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: drawn(app, "Prompt history", "deploy the staging app"))
+        await pilot.press("escape")
+
+
+async def test_the_tree_and_resume_pickers_draw_their_rows(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    earlier = CodingAgent(
+        ShellOptions(cwd=project, stream_fn=ScriptedStream(reply(text("fixed it"))))
+    )
+    await earlier.submit("fix the login bug")
+    await earlier.aclose()
+    stream = ScriptedStream(reply(text("the notes")))
+    app = make_app(CodingAgent(ShellOptions(cwd=project, stream_fn=stream)))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "write the release notes")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: drawn(app, "the notes"))
+        await app.shell.wait_idle()
+        await type_text(pilot, "/tree")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: drawn(app, "Session tree", "write the release notes"))
+        assert "● " in screen_text(app)  # the leaf is marked
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
+        await type_text(pilot, "/resume")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await wait_until(pilot, lambda: drawn(app, "fix the login bug", "write the release notes"))
+        await pilot.press("escape")
