@@ -51,7 +51,7 @@ async def test_select_one_option_draws_title_message_options_and_answers(tmp_pat
         drawn = screen_text(app)
         assert "Deploy where?  (tool ask)" in drawn and "Pick the target." in drawn
         assert "staging  the safe one" in drawn and "production" in drawn
-        assert "[Enter] send   [Esc] cancel" in drawn and "\x1b" not in drawn
+        assert "[Enter] Send   [Esc] Cancel" in drawn and "\x1b" not in drawn
         await pilot.press("down", "enter")
         await wait_until(pilot, lambda: app.is_settled)
     assert answers(shell)[0]["values"] == ["production"]
@@ -95,7 +95,7 @@ async def test_confirm_input_editor_and_escape(tmp_path: Path) -> None:
         await type_text(pilot, "go")
         await pilot.press("enter")
         await wait_until(pilot, lambda: "Clear the session?" in screen_text(app))
-        assert "[y] yes   [n] no" in screen_text(app)
+        assert "[y] Yes   [n] No" in screen_text(app)
         await pilot.press("y")
         await wait_until(
             pilot,
@@ -108,7 +108,7 @@ async def test_confirm_input_editor_and_escape(tmp_path: Path) -> None:
             pilot,
             lambda: isinstance(app.screen, DialogScreen) and app.screen.dialog.kind == "editor",
         )
-        await wait_until(pilot, lambda: "[Ctrl+S] send" in screen_text(app))
+        await wait_until(pilot, lambda: "[Ctrl+S] Send" in screen_text(app))
         await pilot.press("end", "enter")
         await type_text(pilot, "two")
         await pilot.press("ctrl+s")

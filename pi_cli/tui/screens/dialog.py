@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 from pi_cli.shell import DialogAnswer
 from pi_cli.tui.keymap import bindings
 from pi_cli.tui.messages import DialogShown
+from pi_cli.tui.widgets.key_hints import Hint, KeyHints
 
 CANCELLED = DialogAnswer(cancelled=True)
 MAX_MESSAGE_LINES = 14
@@ -39,7 +40,6 @@ class DialogScreen(ModalScreen[DialogAnswer]):
     DialogScreen #dialog-options { height: auto; max-height: 16; border: none; }
     DialogScreen #dialog-other, DialogScreen #dialog-input { border: tall $border; }
     DialogScreen #dialog-editor { height: 10; }
-    DialogScreen #dialog-hint { color: $hint-text; }
     """
 
     def __init__(self, dialog: DialogShown) -> None:
@@ -60,7 +60,7 @@ class DialogScreen(ModalScreen[DialogAnswer]):
                     shown.append(f"… and {len(lines) - MAX_MESSAGE_LINES} more lines")
                 yield Static(Content("\n".join(shown)), id="dialog-message", markup=False)
             yield from self._answer_widgets()
-            yield Label(Content(self._hint()), id="dialog-hint")
+            yield KeyHints(self._hint(), id="dialog-hint")
 
     def _answer_widgets(self) -> ComposeResult:
         dialog = self.dialog
@@ -87,18 +87,20 @@ class DialogScreen(ModalScreen[DialogAnswer]):
             return Content(label)
         return Content.assemble(label, "  ", Content.styled(description, "$hint-text"))
 
-    def _hint(self) -> str:
+    def _hint(self) -> list[Hint]:
         kind, dialog = self.dialog.kind, self.dialog
+        keys: list[Hint]
         if kind == "confirm":
-            keys = "[y] yes   [n] no"
+            keys = [("y", "Yes"), ("n", "No")]
         elif kind == "select" and dialog.multiple:
-            keys = "[Space] tick   [Enter] send"
+            keys = [("Space", "Tick"), ("Enter", "Send")]
         elif kind == "editor":
-            keys = "[Ctrl+S] send"
+            keys = [("Ctrl+S", "Send")]
         else:
-            keys = "[Enter] send"
-        other = "   [Tab] your own answer" if kind == "select" and dialog.allow_other else ""
-        return f"{keys}{other}   [Esc] cancel"
+            keys = [("Enter", "Send")]
+        if kind == "select" and dialog.allow_other:
+            keys.append(("Tab", "Your own answer"))
+        return [*keys, ("Esc", "Cancel")]
 
     def on_mount(self) -> None:
         focus = self.query("#dialog-options, #dialog-input, #dialog-editor").first()
@@ -161,8 +163,8 @@ class DialogScreen(ModalScreen[DialogAnswer]):
             else ""
         )
         if not labels and not own:
-            self.query_one("#dialog-hint", Label).update(
-                Content("Tick at least one option (Space), or press Esc to cancel.")
+            self.query_one(KeyHints).show(
+                [("Space", "Tick at least one option first"), ("Enter", "Send"), ("Esc", "Cancel")]
             )
             return
         self.dismiss(DialogAnswer(values=labels, other=own or None))
