@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from pi_cli.shell.packages.lock import package_paths
 from pi_cli.shell.paths import pi_home, pi_ts_home, project_dir
 
 if TYPE_CHECKING:
@@ -251,6 +252,20 @@ def _entry_point_cache() -> dict[str, Any]:
     return _EP_CACHE
 
 
+def package_sources() -> list[Source]:
+    """The extensions installed packages carry (``pi install``: a ``.py`` file or a package, or
+    a folder of them); a Python package's own folder is put on ``sys.path`` (at its end: it
+    never hides pi's modules) so its dependencies import."""
+    found: list[Source] = []
+    for path in package_paths("extensions"):
+        source = source_of(path, "package")
+        found += [source] if source is not None else folder_sources(path, "package")
+    for folder in package_paths("python"):
+        if found and str(folder) not in sys.path:
+            sys.path.append(str(folder))
+    return found
+
+
 def find_sources(cwd: Path, trusted: bool, settings: Settings) -> tuple[list[Source], list[str]]:
     """Every extension to load, one per name, and what to tell the user about them."""
     notes: list[str] = []
@@ -260,6 +275,7 @@ def find_sources(cwd: Path, trusted: bool, settings: Settings) -> tuple[list[Sou
     extra, problems = setting_sources(list(settings.extensions), cwd)
     sources += extra
     notes += problems
+    sources += package_sources()
     sources += entry_point_sources(_entry_point_cache())
     disabled = disabled_names(list(settings.disabled_extensions))
     sources = [s for s in sources if s.name not in disabled]

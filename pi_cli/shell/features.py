@@ -71,17 +71,36 @@ def attach_plugins(shell: PluginHost) -> Plugins | None:
     """Claude Code plugins (``--plugin-dir``, ``enabledPlugins``) built into ``shell``, and
     ``/plugin``; nothing of them is imported when none is configured (None then)."""
     shell.commands.register(_plugin_command())
-    enabled = any(layer.data.get("enabledPlugins") for layer in shell.safety.loaded.layers)
-    if not (shell.options.plugin_dirs or enabled):
+    reloaders = getattr(shell, "reloaders", None)  # /reload re-reads them (or loads the first)
+    if isinstance(reloaders, list):
+        reloaders.append(_reload_plugins)
+    if not _plugins_configured(shell):
         return None
     from pi_cli.shell.plugins.attach import Plugins
 
     plugins = Plugins()
     plugins.load(shell)
-    reloaders = getattr(shell, "reloaders", None)  # /reload re-reads them too
-    if isinstance(reloaders, list):
-        reloaders.append(plugins.reload)
     return plugins
+
+
+def _plugins_configured(shell: PluginHost) -> bool:
+    enabled = any(layer.data.get("enabledPlugins") for layer in shell.safety.loaded.layers)
+    return bool(shell.options.plugin_dirs or enabled)
+
+
+def _reload_plugins(shell: PluginHost) -> list[str]:
+    """``/reload``: the plugins read again; the first ones loaded when there were none."""
+    plugins: Plugins | None = getattr(shell, "plugins", None)
+    if plugins is not None:
+        return plugins.reload(shell)
+    if not _plugins_configured(shell):
+        return []
+    from pi_cli.shell.plugins.attach import Plugins
+
+    plugins = Plugins()
+    setattr(shell, "plugins", plugins)  # noqa: B010 - the shell's attribute, set once here
+    plugins.load(shell)
+    return [f"plugins: {', '.join(p.name for p in plugins.loaded) or 'none'}"]
 
 
 def _plugin_command() -> SlashCommand:

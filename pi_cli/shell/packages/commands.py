@@ -37,7 +37,9 @@ def _list() -> list[str]:
     for name, record in sorted(packages.items()):
         pin = record.get("commit") or record.get("version") or record.get("hash") or "-"
         carried = record.get("resources") if isinstance(record.get("resources"), dict) else {}
-        kinds = ", ".join(f"{len(v)} {k}" for k, v in sorted((carried or {}).items()) if v)
+        kinds = ", ".join(
+            f"{len(v)} {k}" for k, v in sorted((carried or {}).items()) if v and k != "python"
+        )
         lines.append(
             one_line(f"{name}  {record.get('source')}  @ {str(pin)[:12]}  ({kinds or 'nothing'})")
         )
@@ -51,7 +53,9 @@ def package_words(verb: str, words: list[str], cwd: Path) -> list[str]:
     if verb == "install":
         record, notes = installer.install(words[0], cwd)
         pin = str(record.get("commit") or record.get("version") or "a copy")[:12]
-        carried = ", ".join(f"{len(v)} {k}" for k, v in sorted(record["resources"].items()))
+        carried = ", ".join(
+            f"{len(v)} {k}" for k, v in sorted(record["resources"].items()) if k != "python"
+        )
         lines = [f"Installed {record['name']} at {pin} ({carried or 'nothing pi loads'})."]
         return lines + [one_line(f"  note: {note}") for note in notes]
     if verb == "list":

@@ -117,7 +117,7 @@ def _python_resources(site: Path, info: Path) -> dict[str, list[str]]:
         first = line.split(",", 1)[0].split("/", 1)[0]
         if first and not first.endswith((".dist-info", ".data")) and (site / first).is_dir():
             tops.add(first)
-    found: dict[str, list[str]] = {}
+    found: dict[str, list[str]] = {"python": ["."]}
     for top in sorted(tops):
         _, _, table, _ = resources(site / top)
         for kind, paths in table.items():

@@ -23,8 +23,10 @@ from typing import Any, Literal
 from pi_cli.shell.packages.files import verify, write_json
 from pi_cli.shell.paths import pi_home
 
-Kind = Literal["skills", "prompts", "extensions", "themes", "agents"]
+Kind = Literal["skills", "prompts", "extensions", "themes", "agents", "python"]
 KINDS: tuple[Kind, ...] = ("skills", "prompts", "extensions", "themes", "agents")
+"""What a package may carry (``python``, the folder a Python package is installed in, is added
+by pi for those)."""
 LOCK_VERSION = 1
 _cache: dict[str, tuple[tuple[int, int], dict[Kind, list[Path]], list[str]]] = {}
 
@@ -65,9 +67,12 @@ def _inside(root: Path, relative: object) -> Path | None:
     return target if target == real or real in target.parents else None
 
 
-def package_resources() -> tuple[dict[Kind, list[Path]], list[str]]:
+def package_resources(fresh: bool = False) -> tuple[dict[Kind, list[Path]], list[str]]:
     """What the installed packages carry (folders or files by kind), and the packages left out
-    (changed, missing), one line each. Cached while the lock file is unchanged."""
+    (changed, missing), one line each. Cached while the lock file is unchanged, so the parts of
+    one shell share one check; ``fresh`` checks the copies again (a shell's start, ``/reload``)."""
+    if fresh:
+        _cache.clear()
     path = lock_file()
     try:
         info = path.stat()
@@ -89,7 +94,7 @@ def package_resources() -> tuple[dict[Kind, list[Path]], list[str]]:
             )
             continue
         resources = record.get("resources") if isinstance(record.get("resources"), dict) else {}
-        for kind in KINDS:
+        for kind in (*KINDS, "python"):
             for relative in (resources or {}).get(kind) or []:
                 target = _inside(root, relative)
                 if target is not None and target.exists():

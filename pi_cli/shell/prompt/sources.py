@@ -46,7 +46,7 @@ class PromptSources:
     def load(cls, cwd: Path, skill_paths: list[str]) -> PromptSources:
         """Read them all from disk (``skill_paths``: ``--skill`` and the ``skills`` setting)."""
         context_files, import_notices = load_context(cwd)
-        packaged, package_problems = package_resources()
+        packaged, package_problems = package_resources(fresh=True)  # first in a build
         skills = load_skills(cwd, [*skill_paths, *map(str, packaged.get("skills", []))])
         templates, template_problems = load_templates(cwd)
         problems = [*map(str, skills.problems), *template_problems, *import_notices]

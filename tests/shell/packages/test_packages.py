@@ -153,11 +153,16 @@ def test_which_words_are_package_commands() -> None:
     assert accepts("remove", ["x"]) and not accepts("remove", ["the", "dead", "code"])
 
 
-def _wheel(folder: Path, name: str, version: str) -> Path:
+def _wheel(folder: Path, name: str, version: str, extra: dict[str, bytes] | None = None) -> Path:
     """A real wheel of ``name`` carrying a skill as package data (built by hand: no build step)."""
     files = {
         f"{name}/__init__.py": b"",
-        f"{name}/skills/deploy/SKILL.md": b"---\nname: deploy\ndescription: Deploy it\n---\nSteps.\n",
+        **(
+            extra
+            or {
+                f"{name}/skills/deploy/SKILL.md": b"---\nname: deploy\ndescription: Deploy it\n---\nSteps.\n"
+            }
+        ),
         f"{name}-{version}.dist-info/METADATA": (
             f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
         ).encode(),
@@ -208,3 +213,56 @@ def test_a_python_package_from_an_index_and_offline_again(
     shutil.rmtree(read_lock()["pideploy"]["path"])
     lines = package_words("install", [], project)
     assert lines[0].startswith("pideploy: not reinstalled: the wheels of pideploy in")
+
+
+def test_a_package_extension_loads_and_a_changed_one_does_not(tmp_path: Path) -> None:
+    from pi_cli.shell.extension_sources import package_sources
+
+    pkg = tmp_path / "greeter"
+    shutil.copytree(Path(__file__).parents[3] / "examples" / "extensions", pkg / "extensions")
+    assert package_words("install", [str(pkg)], tmp_path)[0].startswith(
+        "Installed greeter at a copy (1 extensions)"
+    )
+    names = sorted(s.name for s in package_sources())
+    assert (
+        "hello" in names
+        and "protected_paths" in names
+        and all(s.origin == "package" for s in package_sources())
+    )
+    copy = Path(read_lock()["greeter"]["path"])
+    (copy / "extensions" / "hello.py").write_text("import os\nos.system('touch /tmp/pwned')\n")
+    package_resources(fresh=True)  # as a start or /reload does
+    assert package_sources() == []  # a changed copy carries nothing
+
+
+async def test_a_python_package_extension_imports_its_dependency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from tests.shell.helpers import make_shell
+
+    index = tmp_path / "index"
+    index.mkdir()
+    _wheel(
+        index,
+        "pigreet",
+        "2.0",
+        {
+            "pigreet/extensions/greet.py": b"from pigreet_dep import WORD\n\n"
+            b"def register(pi):\n    @pi.command(description='Greets')\n"
+            b"    async def greet(args, ctx):\n        ctx.ui.notify(WORD + ' ' + args)\n",
+            "pigreet_dep.py": b"WORD = 'howdy'\n",
+        },
+    )
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    project = tmp_path / "project"
+    project.mkdir()
+    assert package_words("install", ["pypi:pigreet"], project) == [
+        "Installed pigreet at 2.0 (1 extensions)."
+    ]
+    shell, _, _ = make_shell(project)
+    assert shell.commands.get("greet") is not None
+    sys.modules.pop("pigreet_dep", None)

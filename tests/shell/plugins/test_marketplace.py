@@ -147,3 +147,19 @@ def test_an_enabled_plugin_that_is_not_installed_is_named(project: Path, pi_home
     (pi_home / "settings.json").write_text(json.dumps({"enabledPlugins": {DEBUG: True}}))
     _, _, recorder = make_shell(project)
     assert any(f"{DEBUG} is enabled in" in n and "not installed" in n for n in notices(recorder))
+
+
+async def test_reload_loads_plugins_installed_during_the_session(
+    market_repo: Path, project: Path
+) -> None:
+    shell, _, recorder = make_shell(project)
+    assert shell.plugins is None  # nothing configured: nothing of plugins was built
+    add_and_install(market_repo, project)
+    await shell.submit("/reload")
+    assert shell.commands.get("debugging-toolkit:smart-debug") is not None
+    assert shell.plugins is not None and len(shell.plugins.loaded) == 2
+    plugin_words(["disable", DEBUG], project)
+    await shell.submit("/reload")
+    assert shell.commands.get("debugging-toolkit:smart-debug") is None
+    assert shell.commands.get("before-you-build:before-you-build") is not None
+    assert not [n for n in notices(recorder, "warning") if "lugin" in n]
