@@ -90,6 +90,7 @@ if TYPE_CHECKING:
         UiChanged,
         UiSlot,
     )
+    from pi_cli.shell.events.lsp import DiagnosticsReported, LspStatusChanged
     from pi_cli.shell.export_html import ExportError, default_export_path, export_session
     from pi_cli.shell.importing import TranscriptImportError, import_words
     from pi_cli.shell.input_policy import Intent
@@ -178,6 +179,8 @@ __all__ = [
     "looks_like_image",
     "make_scratch",
     "McpStatusChanged",
+    "LspStatusChanged",
+    "DiagnosticsReported",
     "MODE_DESCRIPTIONS",
     "models_file",
     "model_rows",

@@ -51,6 +51,8 @@ EXPORTS: dict[str, str] = {
     "CompactionStart": "pi_cli.shell.events",
     "CompactionEnd": "pi_cli.shell.events",
     "McpStatusChanged": "pi_cli.shell.events",
+    "LspStatusChanged": "pi_cli.shell.events.lsp",
+    "DiagnosticsReported": "pi_cli.shell.events.lsp",
     "ModelChanged": "pi_cli.shell.events",
     "Notice": "pi_cli.shell.events",
     "PermissionModeChanged": "pi_cli.shell.events",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from agent_core import Agent, AgentEnd, ImageContent, Message, Tool
 from pi_cli.shell.agent_tools import AgentTools
 from pi_cli.shell.bash.user import UserBash
+from pi_cli.shell.code_intelligence import LspDoor, attach_lsp
 from pi_cli.shell.commands import CommandResult, SlashCommand, SlashCommandRegistry
 from pi_cli.shell.compaction import CompactionError, CompactionResult, Compactor
 from pi_cli.shell.config.settings import Settings
@@ -140,6 +141,7 @@ class CodingAgent:
         self._mcp = setup_mcp(self)  # servers start now, on their own thread
         self.checkpoints, self.durable_queue = attach_session_features(self)  # after the gate
         self.telemetry = attach_telemetry(self)  # None unless telemetry is enabled
+        self.lsp: LspDoor = attach_lsp(self, self.plugins)  # after the checkpoints (decided calls)
         for problem in self.sources.problems:
             self.notify(problem, "warning")
         self.rebuild_system_prompt()
@@ -376,7 +378,9 @@ class CodingAgent:
         """Run SessionEnd hooks, stop the tools and MCP servers, close provider clients, wait
         until the session is on disk; once."""
         await run_session_end(self.hooks, "other")
+        lsp = self.lsp.started
         await asyncio.gather(
+            lsp.aclose() if lsp is not None else asyncio.sleep(0),
             self.checkpoints.aclose(),
             self.sandbox.aclose(),
             self.stream_fns.aclose(self.agent.stream_fn),

@@ -158,6 +158,11 @@ class Safety:
         broker = ApprovalBroker(
             emit, self.options.approvals, self.settings.permissions.approval_timeout_s
         )
+
+        def own_preview(name: str, args: dict[str, Any]) -> str | None:
+            method = getattr(find(name), "approval_preview", None)  # a tool's own, optional
+            return method(args) if callable(method) else None
+
         gate = ToolGate(
             engine,
             broker,
@@ -170,6 +175,7 @@ class Safety:
             emit,
             checked_paths_of=lambda name: _checked_paths(find(name)),
             refusal_of=lambda name, args: _refusal(find(name), args),
+            own_preview=own_preview,
         )
         engine.bypass_disabled_by = bypass_disabled(layers)
         self.engine = engine

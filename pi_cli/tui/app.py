@@ -252,6 +252,9 @@ class PiApp(App[int], inherit_bindings=False):
         self.footer.show(self.status())
         mcp = self.shell.mcp.footer() if self.shell is not None else ""  # "MCP 1/2 !"
         self.footer.set_item("mcp", Item(mcp, "$footer-dim", priority=30) if mcp else None)
+        servers = self.shell.lsp.started if self.shell is not None else None
+        lsp = servers.footer() if servers is not None else ""  # "LSP python✓ c…"
+        self.footer.set_item("lsp", Item(lsp, "$footer-dim", priority=25) if lsp else None)
         self.refresh_queue()
 
     def refresh_queue(self) -> None:

@@ -38,8 +38,10 @@ from pi_cli.shell import (
     BudgetExceeded,
     CompactionEnd,
     CompactionStart,
+    DiagnosticsReported,
     DialogRequested,
     DialogResolved,
+    LspStatusChanged,
     McpStatusChanged,
     ModelChanged,
     Notice,
@@ -244,8 +246,12 @@ class Bridge:
                 return m.UiPieceChanged(
                     slot, key, _clean(text) if text is not None else None, shown
                 )
-            case PermissionModeChanged() | McpStatusChanged():
-                return m.StatusChanged()  # the footer shows the mode and the MCP servers
+            case PermissionModeChanged() | McpStatusChanged() | LspStatusChanged():
+                return m.StatusChanged()  # the footer: the mode, MCP and language servers
+            case DiagnosticsReported():
+                # Drawn under the edit's diff from the result's details["diagnostics"] (the
+                # same data, which a resumed session has too): ToolFinished carries them.
+                return None
             case BackgroundShellsChanged():
                 return m.StatusChanged()  # the footer counts the running ones
             case (

@@ -122,3 +122,54 @@ def test_error_states(snap_compare: Any, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_edit_with_language_server_diagnostics(snap_compare: Any, tmp_path: Path) -> None:
+    """An edit's diff, then under it the language server's verdict: 'python: 3 new errors,
+    1 new warning in app.py' in bold error colour, its first three problems ('3:12 Argument of
+    type "str" …', '4:5 "undefined_name" is not defined', '5:1 Import "os" is not accessed') in
+    the error and hint colours, '… 1 more', and 'python: 1 fixed in util.py' in the hint
+    colour. Then Turn 2's answer."""
+    report = {
+        "toolCallId": "c1",
+        "toolName": "edit",
+        "files": [
+            {
+                "path": "app.py",
+                "server": "python",
+                "newCount": 4,
+                "newErrors": 3,
+                "new": [
+                    _problem(3, 12, "error", 'Argument of type "str" is not assignable to "int"'),
+                    _problem(4, 5, "error", '"undefined_name" is not defined'),
+                    _problem(5, 1, "warning", 'Import "os" is not accessed'),
+                    _problem(6, 1, "error", "a fourth one, shown with Ctrl+O"),
+                ],
+            },
+            {"path": "util.py", "server": "python", "fixed": 1},
+        ],
+    }
+    diff = '--- a/app.py\n+++ b/app.py\n@@ -3 +3 @@\n-total = add(1, 2)\n+total = add("1", 2)\n'
+    details = {"diff": diff, "diagnostics": report}
+    tools = [StaticTool("edit", EditArgs, {"app.py": "Edited app.py"}, details=details)]
+    stream = ScriptedStream(
+        reply(tool_call("c1", "edit", {"path": "app.py"})), reply(text("Fixing those next."))
+    )
+    app = make_app(make_shell(tmp_path, stream, tools=tools))
+
+    async def run_before(pilot: Any) -> None:
+        await _send(pilot, "Change the greeting.")
+        await wait_until(pilot, lambda: app.is_settled)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def _problem(line: int, column: int, severity: str, message: str) -> dict[str, Any]:
+    return {
+        "path": "app.py",
+        "line": line,
+        "column": column,
+        "severity": severity,
+        "message": message,
+    }

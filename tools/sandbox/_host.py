@@ -276,18 +276,28 @@ class ProcessHost:
         *,
         background: bool = False,
         out_read_fd: int | None = None,
+        in_fd: int | None = None,
+        err_fd: int | None = None,
     ) -> Job:
         """Run ``argv`` with stdout/stderr on ``out_fd`` (pi keeps and closes its own copy).
 
         ``out_read_fd`` (the pipe's read end) lets a kept background command's output be
-        drained by the helper once pi has gone. Raises :class:`HelperError` if it is gone.
+        drained by the helper once pi has gone. ``in_fd``/``err_fd``: its stdin (default
+        ``/dev/null``) and stderr (default ``out_fd``), for a language server. Raises
+        :class:`HelperError` if the helper is gone.
         """
         if not self.alive or self._sock is None or not self._ready:
             raise HelperError(self._failure("is not running"))
         status_r, status_w = os.pipe()
         fds = [out_fd, status_w]
+        names = ["out", "status"]
         if self.keep and background and out_read_fd is not None:
             fds.append(out_read_fd)
+            names.append("keep")
+        for name, fd in (("in", in_fd), ("err", err_fd)):
+            if fd is not None:
+                fds.append(fd)
+                names.append(name)
         message = {
             "op": "spawn",
             "id": job_id,
@@ -296,6 +306,7 @@ class ProcessHost:
             "env": dict(env),
             "background": background,
             "grace": KILL_GRACE,
+            "fds": names,
         }
         try:
             self._send(message, fds)

@@ -8,8 +8,10 @@ pi's package.
 Protocol (``CTRL_FD`` is one end of a stream socketpair): pi sends frames, a 4-byte big-endian
 length and a JSON object, with file descriptors attached (SCM_RIGHTS) to the frame's first byte:
 
-* ``{"op": "spawn", "id", "argv", "cwd", "env", "background"}`` with fds ``[out, status]``
-  (plus the read end of ``out`` for a background command of a ``--keep`` helper);
+* ``{"op": "spawn", "id", "argv", "cwd", "env", "background", "fds"}`` with fds ``[out,
+  status]`` (plus the read end of ``out`` for a background command of a ``--keep`` helper,
+  ``keep``; the command's stdin, ``in``, and its own stderr, ``err``): ``fds`` names them in
+  order (absent: ``out``, ``status``, ``keep``);
 * ``{"op": "kill", "id", "grace"}``: stop a command and everything it started.
 
 The helper answers once, ``{"op": "ready"}``. Per command it forks a reaper
@@ -184,8 +186,9 @@ class Helper:
 
     def spawn(self, msg: dict[str, Any], fds: list[int]) -> None:
         job_id = str(msg["id"])
-        out_fd, status_fd = fds[0], fds[1]
-        keep_fd = fds[2] if len(fds) > 2 else None
+        named = dict(zip(msg.get("fds") or ["out", "status", "keep"], fds, strict=False))
+        out_fd, status_fd = named["out"], named["status"]
+        keep_fd, in_fd, err_fd = named.get("keep"), named.get("in"), named.get("err")
         # Blocked across the fork: a kill arriving before the reaper's handlers exist waits.
         signal.pthread_sigmask(signal.SIG_BLOCK, reaper.CONTROL_SIGNALS)
         pid = os.fork()
@@ -197,7 +200,9 @@ class Helper:
                 signal.set_wakeup_fd(-1)
                 reaper.prctl(reaper.PR_SET_CHILD_SUBREAPER, 1)
                 reaper.die_with(parent, signal.SIGTERM)
-                reaper.Reaper(msg, out_fd, status_fd, keep_fd, self.log_dir).run()
+                reaper.Reaper(
+                    msg, out_fd, status_fd, keep_fd, self.log_dir, in_fd=in_fd, err_fd=err_fd
+                ).run()
             finally:
                 os._exit(0)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, reaper.CONTROL_SIGNALS)

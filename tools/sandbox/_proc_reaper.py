@@ -93,10 +93,20 @@ class Reaper:
     """One command and its whole process subtree (runs in a child of the helper)."""
 
     def __init__(
-        self, msg: dict[str, Any], out_fd: int, status_fd: int, keep_fd: int | None, log_dir: str
+        self,
+        msg: dict[str, Any],
+        out_fd: int,
+        status_fd: int,
+        keep_fd: int | None,
+        log_dir: str,
+        *,
+        in_fd: int | None = None,
+        err_fd: int | None = None,
     ):
         self.msg = msg
         self.out_fd = out_fd
+        self.in_fd = in_fd
+        self.err_fd = err_fd
         self.status_fd = status_fd
         self.keep_fd = keep_fd
         self.log_dir = log_dir
@@ -118,7 +128,9 @@ class Reaper:
         if pid == 0:
             self._exec(err_w)
         os.close(err_w)
-        os.close(self.out_fd)
+        for fd in (self.out_fd, self.in_fd, self.err_fd):
+            if fd is not None:
+                os.close(fd)
         self.child = pid
         self.say(f"pid {pid}")
         failure = b""
@@ -136,10 +148,10 @@ class Reaper:
             for sig in (signal.SIGCHLD, signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP):
                 signal.signal(sig, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_SETMASK, [])
-            null = os.open(os.devnull, os.O_RDONLY)
-            os.dup2(null, 0)
+            stdin = self.in_fd if self.in_fd is not None else os.open(os.devnull, os.O_RDONLY)
+            os.dup2(stdin, 0)
             os.dup2(self.out_fd, 1)
-            os.dup2(self.out_fd, 2)
+            os.dup2(self.err_fd if self.err_fd is not None else self.out_fd, 2)
             keep = sorted({0, 1, 2, err_w})
             top = max(err_w + 1, min(os.sysconf("SC_OPEN_MAX"), 1 << 16))
             for low, high in zip(keep, [*keep[1:], top], strict=True):

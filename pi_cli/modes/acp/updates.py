@@ -41,8 +41,10 @@ from pi_cli.shell import (
     BudgetExceeded,
     CompactionEnd,
     CompactionStart,
+    DiagnosticsReported,
     DialogRequested,
     DialogResolved,
+    LspStatusChanged,
     McpStatusChanged,
     ModelChanged,
     Notice,
@@ -225,6 +227,8 @@ class AcpSession:
                 | QueueReturned()
                 | ShellStateChanged()
                 | McpStatusChanged()
+                | LspStatusChanged()
+                | DiagnosticsReported()  # in the tool call's content: the result text names them
                 | BackgroundShellsChanged()
                 | SubagentStarted()
                 | SubagentEvent()

@@ -38,6 +38,7 @@ from pi_cli.modes.plain.tool_render import (
     call_line,
     call_title,
     clip,
+    diagnostics_summary,
     diff_text,
     result_text,
     safe,
@@ -50,8 +51,10 @@ from pi_cli.shell import (
     BudgetExceeded,
     CompactionEnd,
     CompactionStart,
+    DiagnosticsReported,
     DialogRequested,
     DialogResolved,
+    LspStatusChanged,
     McpStatusChanged,
     ModelChanged,
     Notice,
@@ -169,8 +172,12 @@ class PlainRenderer:
                 | ShellStateChanged()
                 | BackgroundShellsChanged()
                 | McpStatusChanged()
+                | LspStatusChanged()
             ):
-                self.on_change()  # the toolbar: queue, state, background shells; MCP news are notices
+                self.on_change()  # the toolbar: queue, state, background shells, servers (news: notices)
+            case DiagnosticsReported(files=files):
+                for line in diagnostics_summary(files):  # the problems: in or under the result
+                    self.console.print(line)
             case TurnEnd() | ToolExecutionUpdate() | SessionChanged() | ModelChanged():
                 pass
             case QueueReturned():

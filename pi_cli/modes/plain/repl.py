@@ -200,8 +200,10 @@ class PlainRepl:
         extra = "".join(f" · {part}" for part in self.renderer.ui.toolbar_parts())
         running = self.shell.sandbox.shells.running
         shells = f" · {running} background shell{'s' * (running > 1)} (/bashes)" if running else ""
+        servers = self.shell.lsp.started
+        lsp = f" · {servers.footer()}" if servers is not None and servers.servers else ""
         return (
-            f" {self.shell.model_id}{context}{shells} · {mode}{extra} · Ctrl+J newline · Tab complete"
+            f" {self.shell.model_id}{context}{shells}{lsp} · {mode}{extra} · Ctrl+J newline · Tab complete"
             " · Ctrl+D quit"
         )
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from rich.text import Text
 
@@ -126,8 +126,8 @@ def result_text(name: str, text: str, is_error: bool, details: Any) -> Text:
     """The end of a finished call: the edit's diff, or the result's last lines (errors in red),
     the number of earlier lines, and where the full output is when the tool saved it."""
     diff = details.get("diff") if isinstance(details, dict) else None
-    if diff and not is_error:
-        return diff_text(str(diff))
+    if diff and not is_error:  # the diff hides the result's text: its new problems under it
+        return diff_text(str(diff)).append_text(diagnostics_text(details))
     lines, hidden = tail(safe(_shown_text(name, text, details)))
     out = Text()
     if hidden:
@@ -143,3 +143,51 @@ def result_text(name: str, text: str, is_error: bool, details: Any) -> Text:
         out.append(f"  Full output: {safe(str(path))}\n", style="dim")
     out.rstrip()
     return out
+
+
+DIAGNOSTIC_LINES = 3  # new problems listed per file under a diff (the TUI's resting block)
+
+
+def diagnostics_text(details: dict[str, Any]) -> Text:
+    """The first new problems the language servers found in an edited file (their counts were
+    printed by the ``lsp_diagnostics`` event), each with the line it points at."""
+    report = details.get("diagnostics")
+    files = report.get("files") if isinstance(report, dict) else None
+    out = Text()
+    for item in files if isinstance(files, list) else []:
+        listed = item.get("new") if isinstance(item, dict) else None
+        if not isinstance(listed, list):
+            continue
+        shown = [d for d in listed if isinstance(d, dict)][:DIAGNOSTIC_LINES]
+        for found in shown:
+            severity = str(found.get("severity", ""))
+            code = f" [{found['code']}]" if found.get("code") else ""
+            first = str(found.get("message", "")).split("\n", 1)[0]
+            where = f"{item.get('path')}:{found.get('line')}:{found.get('column')}"
+            style = "red" if severity == "error" else "yellow"
+            out.append("\n  " + _cut(safe(f"{where}: {severity}: {first}{code}")), style=style)
+            if context := str(found.get("context") or ""):
+                out.append("\n      " + _cut(safe(context)), style="dim")
+        total = item.get("newCount")
+        more = max(total if isinstance(total, int) else 0, len(listed)) - len(shown)
+        if more > 0:
+            out.append(f"\n  … {more} more", style="dim")
+    return out
+
+
+class _FileProblems(Protocol):  # the shell's FileDiagnostics, as far as a line needs it
+    new_errors: int
+    new_count: int
+
+    def summary(self) -> str: ...
+
+
+def diagnostics_summary(files: Sequence[_FileProblems]) -> list[Text]:
+    """A line per file a call changed whose problems changed (``python: 1 new error in a.py``),
+    printed before its result (the ``lsp_diagnostics`` event)."""
+    lines = []
+    for item in files:
+        if line := item.summary():
+            style = "bold red" if item.new_errors else "yellow" if item.new_count else "green"
+            lines.append(Text("  " + safe(line), style=style))
+    return lines

@@ -294,6 +294,22 @@ class Checkpoints:
             self._turn_done = True
             self.record(self.shell.session, snap, "turn")
 
+    async def changes_since_last(self) -> list[str]:
+        """Snapshot now; the files (workspace-relative) that differ from this session's last
+        snapshot (the turn's, or the previous call of this). The language servers ask after
+        a bash command which files it changed."""
+        if self.off is not None:
+            return []
+        session_id = self.shell.session.session_id
+        before = self._trees.get(session_id)
+        snap = await self.run(self.snapshot_now, session_id)
+        if before is None or before == snap.tree:
+            return []
+        from pi_cli.shell.checkpoints.snapshot import name_status
+
+        changed = await self.run(name_status, self.git, before, snap.tree)
+        return [path for _, path in changed]
+
     # ------------------------------------------------------------------ rewinding
 
     async def points(self) -> list[rewinding.RewindPoint]:

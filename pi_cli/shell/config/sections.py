@@ -155,6 +155,52 @@ class McpSettings(SettingsSection):
     )
 
 
+class LspSettings(SettingsSection):
+    """``lsp``: language servers (see ``docs/lsp.md``)."""
+
+    enabled: bool = Field(default=True, description="Use language servers at all.")
+    diagnostics: bool = Field(
+        default=True,
+        description="After an edit, write or command, append the new errors and warnings of "
+        "the changed files to the result.",
+    )
+    diagnostics_wait_ms: int = Field(
+        default=1500,
+        ge=0,
+        le=60_000,
+        description="How long a change waits for the servers' diagnostics (milliseconds).",
+    )
+    max_diagnostics: int = Field(
+        default=20, ge=1, le=500, description="Most new problems listed in one result."
+    )
+    navigation: bool = Field(
+        default=True,
+        description="Offer the `lsp` tool (definitions, references, hover, symbols, calls) "
+        "while a server is ready.",
+    )
+    rename: bool = Field(
+        default=False,
+        description="Offer the `lsp_rename` tool (a symbol renamed across files) while a server "
+        "that renames is ready; it changes files, so it is approved and checkpointed like an edit.",
+    )
+    start_on_read: bool | None = Field(
+        default=None,
+        description="A read starts its file's server (unset: in interactive sessions only; an "
+        "edit always does).",
+    )
+    startup_timeout_s: float = Field(
+        default=30.0, gt=0, le=600, description="A server not initialized by then fails."
+    )
+    request_timeout_s: float = Field(
+        default=10.0, gt=0, le=600, description="How long the `lsp` tool waits for an answer."
+    )
+    servers: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Servers by name in Claude Code's `lspServers` shape (`command`, `args`, "
+        "`extensionToLanguage`, ...), or changes to a found one (`disabled`, `args`).",
+    )
+
+
 class CheckpointSettings(SettingsSection):
     """Code snapshots in a shadow git repository under ``PI_HOME`` (see ``/rewind``).
 

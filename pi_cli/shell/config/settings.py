@@ -14,6 +14,7 @@ from pydantic import Field, ValidationError
 from pi_cli.shell.config.sections import (
     CheckpointSettings,
     CompactionSettings,
+    LspSettings,
     McpSettings,
     NetworkSettings,
     PermissionSettings,
@@ -33,6 +34,7 @@ __all__ = [
     "CheckpointSettings",
     "CompactionSettings",
     "MAX_DEPTH",
+    "LspSettings",
     "McpSettings",
     "NetworkSettings",
     "PermissionSettings",
@@ -190,6 +192,10 @@ class Settings(SettingsSection):
     mcp_servers: dict[str, Any] = Field(
         default_factory=dict,
         description="MCP servers by name, in Claude Code's format.",
+    )
+    lsp: LspSettings = Field(
+        default_factory=LspSettings,
+        description="Language servers: diagnostics after edits and the `lsp` tool.",
     )
     web_fetch: WebFetchSettings = Field(
         default_factory=WebFetchSettings,

@@ -11,7 +11,9 @@ A folder nobody trusted yet (a fresh clone) may set only:
 - **limits, only downwards** (:data:`LOWER_ONLY`): a budget below what is in effect (the
   user's value or pi's default; unset means unlimited) applies, anything else is skipped;
 - **switches, only towards safety** (:data:`SAFE_VALUES`): the sandbox without network,
-  tools without inherited secrets, checkpoints on;
+  tools without inherited secrets, checkpoints on, language servers (or their diagnostics,
+  tools, rename, starting on reads) off, and a found language server disabled
+  (``lsp.servers.<name>: {"disabled": true}``: a server command is code);
 - **permissions that ask or deny**: ``permissions.ask``, ``permissions.deny``,
   ``permissions.disableBypassPermissionsMode: "disable"``, a stricter ``defaultMode`` (decided
   with the command line in :func:`pi_cli.shell.permissions.setup.build_mode`), a stricter
@@ -40,12 +42,19 @@ LOWER_ONLY: dict[tuple[str, ...], float | None] = {
     ("permissions", "approvalTimeoutS"): 120.0,
     ("webFetch", "maxBytes"): 5 * 1024 * 1024,
     ("webFetch", "timeoutS"): 30.0,
+    ("lsp", "diagnosticsWaitMs"): 1500,
+    ("lsp", "maxDiagnostics"): 20,
 }
 """Limits a project may lower, with pi's default (None: unlimited when unset)."""
 SAFE_VALUES: dict[tuple[str, ...], object] = {
     ("sandbox", "network"): False,
     ("toolEnv", "inheritSecrets"): False,
     ("checkpoints", "enabled"): True,
+    ("lsp", "enabled"): False,
+    ("lsp", "diagnostics"): False,
+    ("lsp", "navigation"): False,
+    ("lsp", "rename"): False,
+    ("lsp", "startOnRead"): False,
 }
 """Switches a project may set only to the safe value."""
 PERMISSION_KEYS = frozenset({"ask", "deny", "defaultMode", "disableBypassPermissionsMode"})
@@ -94,6 +103,12 @@ def _one(gated: Gated, path: tuple[str, ...], value: Any) -> None:
             gated.skip(path, value)
     elif len(path) == 1:
         _top(gated, path[0], value)
+    elif path == ("lsp", "servers") and isinstance(value, dict):
+        for name, entry in value.items():  # only turning a server off
+            if entry == {"disabled": True}:
+                gated.keep((*path, str(name)), entry)
+            else:
+                gated.skip((*path, str(name)), entry)
     else:
         gated.skip(path, value)
 

@@ -40,6 +40,10 @@ from pi_cli.shell.events.dialogs import (
     DialogResolved,
     UiChanged,
 )
+from pi_cli.shell.events.lsp import LSP_EVENT_TYPES, DiagnosticsReported, LspStatusChanged
+from pi_cli.shell.events.lsp import Diagnostic as Diagnostic  # re-exported for front ends
+from pi_cli.shell.events.lsp import FileDiagnostics as FileDiagnostics
+from pi_cli.shell.events.lsp import LspServerStatus as LspServerStatus
 
 ShellState = Literal["idle", "preparing", "running", "command", "compacting"]
 """What the shell is doing: ``preparing`` runs input hooks, ``running`` is a live model run
@@ -304,6 +308,8 @@ OwnEvent = (
     | DialogRequested
     | DialogResolved
     | UiChanged
+    | LspStatusChanged
+    | DiagnosticsReported
     | TodoUpdated
     | SubagentStarted
     | SubagentEvent
@@ -346,6 +352,7 @@ SHELL_EVENT_TYPES: tuple[type[WireModel], ...] = (
     McpStatusChanged,
     Reloaded,
     *DIALOG_EVENT_TYPES,
+    *LSP_EVENT_TYPES,
     *AGENT_TOOL_EVENT_TYPES,
 )
 

@@ -11,6 +11,7 @@ masked in the result (so the model, the session and every front end never see th
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,10 +35,14 @@ if TYPE_CHECKING:
     from pi_cli.shell.hooks import HookManager
     from tools.safe_files import CheckedPaths
 
+log = logging.getLogger("pi_cli")
 SaveRule = Callable[[str, list[str]], str | None]
 """(scope, rule texts) -> a warning, or None when saved."""
 Refusal = Callable[[str, dict[str, Any]], str | None]
 """(tool, arguments) -> why the tool would refuse the call whatever the answer (``refusal``)."""
+OwnPreview = Callable[[str, dict[str, Any]], str | None]
+"""(tool, arguments) -> what the tool itself says the call will do (a rename's diff over every
+file it changes), or None for the usual preview."""
 NO_SANDBOX = (
     "auto mode has no sandbox here (install bubblewrap), so bash commands that are not "
     "read-only need approval, as in acceptEdits mode."
@@ -70,6 +75,7 @@ class ToolGate:
         *,
         checked_paths_of: Callable[[str], CheckedPaths | None] = lambda name: None,
         refusal_of: Refusal = lambda name, args: None,
+        own_preview: OwnPreview | None = None,
     ) -> None:
         self.engine = engine
         self.broker = broker
@@ -83,6 +89,7 @@ class ToolGate:
         self.checked_paths_of = checked_paths_of
         """A tool's record of the paths decided on (its file effects use exactly those)."""
         self.refusal_of = refusal_of
+        self.own_preview = own_preview
         self.denied_for_approval = 0
         self._context: dict[str, str] = {}
 
@@ -164,7 +171,7 @@ class ToolGate:
             args=args,
             title=self.describe(name, args),
             reason=decision.reason,
-            preview=preview(name, args, self.cwd),
+            preview=self._own_preview(name, args) or preview(name, args, self.cwd),
             options=_options(bool(decision.suggestions)),
             rules=rules if decision.suggestions else {},
         )
@@ -192,6 +199,15 @@ class ToolGate:
             notify_hooks(self.hooks, f"pi needs your permission to use {name}")
         result = await self.broker.ask(request)
         return self._answered(result, request, decision)
+
+    def _own_preview(self, name: str, args: dict[str, Any]) -> str | None:
+        if self.own_preview is None:
+            return None
+        try:
+            return self.own_preview(name, args)
+        except Exception:  # a broken preview must never stop the question
+            log.exception("the preview of %s failed", name)
+            return None
 
     def _answered(
         self, result: Outcome, request: PermissionRequested, decision: Decision

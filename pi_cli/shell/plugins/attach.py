@@ -177,6 +177,16 @@ class Plugins:
             if isinstance(p.content.get("mcpServers"), dict) and p.content["mcpServers"]
         ]
 
+    @property
+    def lsp_servers(self) -> list[tuple[str, Path, dict[str, Any]]]:
+        """Each loaded plugin's language servers (name, root, ``lspServers``), read by the
+        language servers' door when its part is built."""
+        return [
+            (p.name, p.root, p.content["lspServers"])
+            for p in self.loaded
+            if isinstance(p.content.get("lspServers"), dict) and p.content["lspServers"]
+        ]
+
     def load(self, shell: PluginHost) -> None:
         """Find the plugins and build them into ``shell`` (problems are notices)."""
         self.loaded, self.problems = discover(shell)

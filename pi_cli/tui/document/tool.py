@@ -84,6 +84,45 @@ def diff_content(diff: str, limit: int) -> Content:
     return Content("\n").join(parts)
 
 
+DIAGNOSTIC_LINES = 3  # first new problems shown under a result (all of them when expanded)
+
+
+def diagnostics_content(details: Any, expanded: bool) -> Content | None:
+    """The language servers' verdict on a change (``details["diagnostics"]``): per file its
+    new errors and warnings counted, then the first of them (None: nothing to show)."""
+    report = details.get("diagnostics") if isinstance(details, dict) else None
+    files = report.get("files") if isinstance(report, dict) else None
+    if not isinstance(files, list):
+        return None
+    parts: list[Content] = []
+    for item in files:
+        if not isinstance(item, dict):
+            continue
+        new, errors = int(item.get("newCount") or 0), int(item.get("newErrors") or 0)
+        fixed = int(item.get("fixed") or 0)
+        if not new and not fixed:
+            continue
+        path, server = str(item.get("path", "")), str(item.get("server", ""))
+        counts = [_plural(errors, "new error")] if errors else []
+        counts += [_plural(new - errors, "new warning")] if new - errors else []
+        counts += [f"{fixed} fixed"] if fixed else []
+        style = f"bold {styles.TOOL_ERROR}" if errors else styles.TOOL_HINT
+        parts.append(Content.styled(f"{server}: {', '.join(counts)} in {path}", style))
+        raw = item.get("new")
+        listed: list[Any] = raw if isinstance(raw, list) else []
+        for diagnostic in listed[: None if expanded else DIAGNOSTIC_LINES]:
+            if not isinstance(diagnostic, dict):
+                continue
+            where = f"{diagnostic.get('line')}:{diagnostic.get('column')}"
+            first = str(diagnostic.get("message", "")).split("\n", 1)[0]
+            tone = styles.TOOL_ERROR if diagnostic.get("severity") == "error" else styles.TOOL_HINT
+            parts.append(Content.styled(_cut(f"  {where} {first}"), tone))
+        if len(listed) > DIAGNOSTIC_LINES and not expanded:
+            more = len(listed) - DIAGNOSTIC_LINES
+            parts.append(Content.styled(f"  … {more} more", styles.TOOL_HINT))
+    return Content("\n").join(parts) if parts else None
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
@@ -247,23 +286,25 @@ class ToolBlock(Block):
         return None
 
     def render_output(self) -> None:
-        """Draw the result for the current state (preview, collapsed or expanded)."""
+        """Draw the result for the current state (preview, collapsed or expanded), then the
+        language servers' diagnostics of the change, if any."""
+        shown = self._result_content()
+        found = diagnostics_content(self.details, self.expanded) if not self.is_error else None
+        self._show(output=shown if found is None else Content("\n").join([shown, found]))
+
+    def _result_content(self) -> Content:
         if (diff := self.diff) is not None:
             lines = diff.count("\n") + 1
             limit = 100_000 if self.expanded else DIFF_PREVIEW_LINES
             if self.rest == "collapsed" and not self.expanded:
-                self._show(output=self._summary(lines, "diff line"))
-            else:
-                self._show(output=diff_content(diff, limit))
-            return
+                return self._summary(lines, "diff line")
+            return diff_content(diff, limit)
         if self.expanded:
             shown, hidden = tail(self.text, EXPANDED_LINES)
         elif self.rest == "collapsed":
             total = tail(self.text, 0)[1]
             last = tail(self.text, 1)[0] if self.is_error else []
-            summary = Content("\n").join([self._summary(total, "line"), *map(Content, last)])
-            self._show(output=summary)
-            return
+            return Content("\n").join([self._summary(total, "line"), *map(Content, last)])
         else:
             shown, hidden = tail(self.text, PREVIEW_LINES)
         parts: list[Content] = []
@@ -277,7 +318,7 @@ class ToolBlock(Block):
         ]
         if (note := self._full_output_note("\n".join(shown))) is not None:
             parts.append(note)
-        self._show(output=Content("\n").join(parts))
+        return Content("\n").join(parts)
 
     def _summary(self, count: int, what: str) -> Content:
         return Content.styled(f"({_plural(count, what)}, Ctrl+O to expand)", styles.TOOL_HINT)

@@ -289,3 +289,50 @@ async def test_an_unknown_command_is_asked_about_not_sent(tmp_path: Path) -> Non
         await h.until(lambda: "sent as asked" in h.output)
         await h.idle()
     assert stream.user_texts(0) == ["/tpyo hello"]
+
+
+async def test_an_edit_shows_the_language_servers_new_problems(tmp_path: Path) -> None:
+    from pi_cli.shell.config.settings import Settings
+    from tests.shell.lsp.conftest import fake
+    from tools import create_edit_tool, create_read_tool
+
+    work = tmp_path / "project"
+    work.mkdir()
+    (work / "a.fk").write_text("one = 1\ntwo = 2\n")
+    edit = {"path": "a.fk", "edits": [{"old_text": "two = 2", "new_text": "two = BAD 2 MEH"}]}
+    stream = ScriptedStream(
+        reply(tool_call("r1", "read", {"path": "a.fk"})),
+        reply(text("read it")),
+        reply(tool_call("e1", "edit", edit)),
+        reply(text("broken")),
+    )
+    settings = Settings.model_validate(
+        {"lsp": {"servers": {"fake": fake()}}, "permissions": {"defaultMode": "auto"}}
+    )
+    tools = [create_read_tool(work), create_edit_tool(work)]
+    async with plain_repl(
+        tmp_path, stream, tools=tools, settings=settings, approvals="interactive"
+    ) as h:
+        h.send("read" + ENTER)
+        await h.until(lambda: "read it" in h.output, what="the first answer")
+        await h.shell.lsp.started.idle()  # type: ignore[union-attr]
+        assert "LSP fake✓" in h.repl._toolbar()  # the bottom toolbar (DummyOutput draws none)
+        h.send("edit" + ENTER)
+        await h.until(lambda: "broken" in h.output, what="the second answer", timeout=30)
+        assert await h.quit() == 0
+    out = h.output.split("▸ edit", 1)[1]
+    lines = [line.rstrip() for line in out.splitlines()]
+    # The counts, then the diff, then under it the new problems with their source line.
+    assert lines[1:12] == [
+        "  fake: 1 new error, 1 new warning in a.fk",
+        "  --- a/a.fk",
+        "  +++ b/a.fk",
+        "  @@ -1,2 +1,2 @@",
+        "   one = 1",
+        "  -two = 2",
+        "  +two = BAD 2 MEH",
+        "  a.fk:2:7: error: bad thing 2 [F1]",
+        "      two = BAD 2 MEH",
+        "  a.fk:2:13: warning: meh thing [F1]",
+        "      two = BAD 2 MEH",
+    ]

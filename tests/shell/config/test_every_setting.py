@@ -214,6 +214,25 @@ PROBES: dict[str, tuple[Any, Probe, Any]] = {
         "probe-svc",
     ),
     "telemetry.metricsIntervalS": (7, lambda s: CAPTURED["metrics_interval"], 7000),
+    "lsp.enabled": (False, lambda s: s.lsp.may_serve(s.cwd / "a.py"), False),
+    "lsp.startOnRead": (True, lambda s: s.lsp.start_on_read, True),
+    "lsp.servers": (
+        {"probe": {"command": "probe-lsp", "extensionToLanguage": {".pr": "probe"}}},
+        lambda s: s.lsp.open().table.everything()[0][0],
+        "probe",
+    ),
+    **{  # what the servers' manager (the consumer) reads
+        f"lsp.{key}": (value, lambda s, a=attr: getattr(s.lsp.open().manager.settings, a), value)
+        for key, attr, value in (
+            ("diagnostics", "diagnostics", False),
+            ("diagnosticsWaitMs", "diagnostics_wait_ms", 77),
+            ("maxDiagnostics", "max_diagnostics", 3),
+            ("navigation", "navigation", False),
+            ("rename", "rename", True),
+            ("startupTimeoutS", "startup_timeout_s", 4.0),
+            ("requestTimeoutS", "request_timeout_s", 5.0),
+        )
+    },
 }
 
 EXTRA: dict[str, dict[str, Any]] = {

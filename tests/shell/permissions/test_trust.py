@@ -170,6 +170,8 @@ def test_an_untrusted_settings_file_setting_every_key_applies_only_the_allowlist
         "bashTimeoutS", "bashSpillCapMb", "subagents.maxTurns", "permissions.approvalTimeoutS",
         "webFetch.maxBytes", "webFetch.timeoutS", "sandbox.mode", "permissions.defaultMode",
         "permissions.ask", "permissions.deny", "permissions.disableBypassPermissionsMode",
+        "lsp.enabled", "lsp.diagnostics", "lsp.navigation", "lsp.diagnosticsWaitMs",
+        "lsp.maxDiagnostics",
     }  # fmt: skip
     default = Settings()
     notice = " ".join(loaded.ignored)
