@@ -88,6 +88,11 @@ class LspDoor:
                 if built:
                     self.shell.notify(problem, "warning")
 
+    async def aclose(self) -> None:
+        """Stop the language servers (nothing to do when none was ever asked for)."""
+        if self.started is not None:
+            await self.started.aclose()
+
     def register_plugin(self, plugin: str, root: Path, servers: Mapping[str, Any]) -> list[str]:
         """A plugin's ``lspServers`` (see :func:`pi_cli.shell.lsp.register_plugin_servers`)."""
         return self.open().register_plugin(plugin, root, servers)

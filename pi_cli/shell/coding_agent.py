@@ -44,12 +44,7 @@ from pi_cli.shell.hooks.lifecycle import run_session_end
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
 from pi_cli.shell.mcp import McpManager, setup_mcp
-from pi_cli.shell.models.setup import (
-    ConfigError,
-    ModelResolver,
-    StreamFnPool,
-    startup_spec,
-)
+from pi_cli.shell.models.setup import ConfigError, ModelResolver, StreamFnPool, startup_spec
 from pi_cli.shell.models.switching import (
     context_window_of,
     resolve_into,
@@ -378,9 +373,8 @@ class CodingAgent:
         """Run SessionEnd hooks, stop the tools and MCP servers, close provider clients, wait
         until the session is on disk; once."""
         await run_session_end(self.hooks, "other")
-        lsp = self.lsp.started
         await asyncio.gather(
-            lsp.aclose() if lsp is not None else asyncio.sleep(0),
+            self.lsp.aclose(),  # the language servers, if any started
             self.checkpoints.aclose(),
             self.sandbox.aclose(),
             self.stream_fns.aclose(self.agent.stream_fn),
