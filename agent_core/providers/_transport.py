@@ -18,9 +18,9 @@ from agent_core.messages import AssistantMessage, Usage
 
 if TYPE_CHECKING:
     from agent_core.net import NetworkConfig
-from agent_core.providers._http_source import sse_json_source
-from agent_core.providers._httpx import async_client, httpx
-from agent_core.providers._stall import Timeouts
+from agent_core.providers._wire.clients import async_client, httpx
+from agent_core.providers._wire.http_source import sse_json_source
+from agent_core.providers._wire.stall import Timeouts
 from agent_core.providers.errors import Aborted, ProviderError, one_line, redact
 from agent_core.providers.models import ResolvedModel, compute_cost
 from agent_core.providers.retry import RetryConfig, with_retries

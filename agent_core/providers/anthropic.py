@@ -25,7 +25,7 @@ from agent_core.providers._transport import (
     run_accumulated,
     sse_json_source,
 )
-from agent_core.providers._whole_body import anthropic_message_items
+from agent_core.providers._wire.whole_body import anthropic_message_items
 from agent_core.providers.errors import ProviderError, one_line, redact, stream_error
 from agent_core.providers.models import DEFAULT_MAX_TOKENS_CAP, ResolvedModel
 from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions, ToolSpec

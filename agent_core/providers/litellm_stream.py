@@ -17,10 +17,10 @@ from typing import Any
 
 from agent_core.providers._chat_accumulator import ChatCompletionsAccumulator
 from agent_core.providers._convert import openai_messages, openai_tools
-from agent_core.providers._sse import pump
-from agent_core.providers._stall import StallWatch
 from agent_core.providers._tool_ids import OutgoingIds, id_style
 from agent_core.providers._transport import TransportConfig, run_accumulated
+from agent_core.providers._wire.sse import pump
+from agent_core.providers._wire.stall import StallWatch
 from agent_core.providers.errors import (
     CONTEXT_OVERFLOW_PREFIX,
     ProviderError,

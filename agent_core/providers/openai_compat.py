@@ -14,7 +14,7 @@ from agent_core.providers._convert import openai_messages, openai_tools
 from agent_core.providers._request_forms import OpenAIForms, dumps
 from agent_core.providers._tool_ids import OutgoingIds, id_style
 from agent_core.providers._transport import TransportConfig, run_accumulated, sse_json_source
-from agent_core.providers._whole_body import chat_completion_items
+from agent_core.providers._wire.whole_body import chat_completion_items
 from agent_core.providers.models import ResolvedModel
 from agent_core.stream import LlmContext, StreamOptions, ToolSpec
 

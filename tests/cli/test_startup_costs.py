@@ -46,7 +46,7 @@ def test_http2_still_works_for_whoever_asks_later() -> None:
     if importlib.util.find_spec("h2") is None:
         pytest.skip("h2 is not installed: nothing is hidden")
     probe = (
-        "from agent_core.providers._httpx import async_client\n"
+        "from agent_core.providers._wire.clients import async_client\n"
         "import asyncio, sys\n"
         "async def go():\n"
         "    client = async_client()\n"

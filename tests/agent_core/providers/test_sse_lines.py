@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from agent_core.providers._sse import MAX_LINE_BYTES, SseLineTooLong, iter_sse, iter_sse_lines
+from agent_core.providers._wire.sse import MAX_LINE_BYTES, SseLineTooLong, iter_sse, iter_sse_lines
 
 RAW = (
     'data: {"t": "a\u2028b\u2029c\u0085d \u00e9\U0001f600"}\r\n\r\n'

@@ -12,10 +12,10 @@ import json
 from collections.abc import AsyncGenerator, Callable
 from typing import Any, Protocol
 
-from agent_core.providers._httpx import httpx
 from agent_core.providers._request_forms import encode_body
-from agent_core.providers._sse import SseLineTooLong, iter_sse, iter_sse_lines, pump
-from agent_core.providers._stall import StallWatch, Timeouts
+from agent_core.providers._wire.clients import httpx
+from agent_core.providers._wire.sse import SseLineTooLong, iter_sse, iter_sse_lines, pump
+from agent_core.providers._wire.stall import StallWatch, Timeouts
 from agent_core.providers.errors import (
     ProviderError,
     body_message,
