@@ -286,6 +286,30 @@ def load_models_file(path: Path | Sequence[Path] | None) -> dict[str, CustomProv
     return {name: _parse_provider(path, name, raw) for name, raw in providers.items()}
 
 
+def _parse_models(where: str, models_raw: Any) -> dict[str, CustomModel]:
+    """A custom provider's ``models`` list, checked entry by entry."""
+    if not isinstance(models_raw, list):
+        raise ModelConfigError(f'{where}: "models" must be a list.')
+    models: dict[str, CustomModel] = {}
+    for item in models_raw:
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            raise ModelConfigError(f'{where}: every entry of "models" needs a string "id".')
+        cost, model_where = item.get("cost", {}), f'{where}, model "{item["id"]}"'
+        if not isinstance(cost, dict) or not all(isinstance(v, int | float) for v in cost.values()):
+            raise ModelConfigError(f'{model_where}: "cost" must map names to numbers.')
+        for key in ("contextWindow", "maxTokens"):
+            if key in item and not isinstance(item[key], int):
+                raise ModelConfigError(f'{model_where}: "{key}" must be an integer.')
+        models[item["id"]] = CustomModel(
+            id=item["id"],
+            context_window=item.get("contextWindow"),
+            max_tokens=item.get("maxTokens"),
+            cost={k: float(v) for k, v in cost.items()},
+            reasoning=bool(item.get("reasoning", False)),
+        )
+    return models
+
+
 def _parse_provider(path: Path, name: str, raw: Any) -> CustomProvider:
     where = f'{path}: provider "{name}"'
     if not isinstance(raw, dict):
@@ -305,30 +329,7 @@ def _parse_provider(path: Path, name: str, raw: Any) -> CustomProvider:
     headers = raw.get("headers", {})
     if not isinstance(headers, dict):
         raise ModelConfigError(f'{where}: "headers" must be an object.')
-    models_raw = raw.get("models", [])
-    if not isinstance(models_raw, list):
-        raise ModelConfigError(f'{where}: "models" must be a list.')
-    models: dict[str, CustomModel] = {}
-    for item in models_raw:
-        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            raise ModelConfigError(f'{where}: every entry of "models" needs a string "id".')
-        cost = item.get("cost", {})
-        if not isinstance(cost, dict) or not all(isinstance(v, int | float) for v in cost.values()):
-            raise ModelConfigError(
-                f'{where}, model "{item["id"]}": "cost" must map names to numbers.'
-            )
-        for key in ("contextWindow", "maxTokens"):
-            if key in item and not isinstance(item[key], int):
-                raise ModelConfigError(
-                    f'{where}, model "{item["id"]}": "{key}" must be an integer.'
-                )
-        models[item["id"]] = CustomModel(
-            id=item["id"],
-            context_window=item.get("contextWindow"),
-            max_tokens=item.get("maxTokens"),
-            cost={k: float(v) for k, v in cost.items()},
-            reasoning=bool(item.get("reasoning", False)),
-        )
+    models = _parse_models(where, raw.get("models", []))
     return CustomProvider(
         name=name,
         base_url=base_url.rstrip("/"),

@@ -6,15 +6,25 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_core.messages import Cost, Usage
 from agent_core.providers._config_values import config_value
+from agent_core.providers._native import ANTHROPIC as _ANTHROPIC
+from agent_core.providers._native import DEFAULT_MAX_TOKENS_CAP as DEFAULT_MAX_TOKENS_CAP
+from agent_core.providers._native import DEFAULTS_BY_KEY as DEFAULTS_BY_KEY
+from agent_core.providers._native import LITELLM_KEY_ENVS as LITELLM_KEY_ENVS
+from agent_core.providers._native import NATIVE as NATIVE
+from agent_core.providers._native import OPENAI as _OPENAI
+from agent_core.providers._native import RESPONSES as _RESPONSES
+from agent_core.providers._native import TRANSPORTS as TRANSPORTS
+from agent_core.providers._native import Api, NativeProvider
+from agent_core.providers._native import Transport as Transport
 from agent_core.providers.catalog import (
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_OUTPUT,
+    CustomProvider,
     ModelConfigError,
     ModelMetadata,
     cost_map,
@@ -26,67 +36,6 @@ from agent_core.providers.catalog import (
     provider_of_bare_name,
 )
 from agent_core.providers.errors import secrets_of
-
-Api = Literal["openai-completions", "openai-responses", "anthropic-messages", "litellm"]
-Transport = Literal["auto", "native", "litellm"]
-TRANSPORTS: Final[tuple[Transport, ...]] = ("auto", "native", "litellm")
-DEFAULT_MAX_TOKENS_CAP: Final = 32_000
-"""Cap on ``max_tokens`` when the caller gives none and the API requires one (Anthropic)."""
-
-
-@dataclass(frozen=True)
-class _Native:
-    api: Api
-    base_url: str
-    key_envs: tuple[str, ...] = ()
-    base_env: str | None = None
-    litellm_known: bool = True  # False: route through litellm as "openai/<name>" + api_base
-
-
-_OPENAI: Final = "openai-completions"
-_ANTHROPIC: Final = "anthropic-messages"
-_RESPONSES: Final = "openai-responses"
-NATIVE: Final[dict[str, _Native]] = {
-    "openai": _Native(_OPENAI, "https://api.openai.com/v1", ("OPENAI_API_KEY",), "OPENAI_BASE_URL"),
-    "anthropic": _Native(_ANTHROPIC, "https://api.anthropic.com", ("ANTHROPIC_API_KEY",)),
-    "openrouter": _Native(_OPENAI, "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",)),
-    "groq": _Native(_OPENAI, "https://api.groq.com/openai/v1", ("GROQ_API_KEY",)),
-    "deepseek": _Native(_OPENAI, "https://api.deepseek.com/v1", ("DEEPSEEK_API_KEY",)),
-    "xai": _Native(_OPENAI, "https://api.x.ai/v1", ("XAI_API_KEY",)),
-    "together_ai": _Native(
-        _OPENAI, "https://api.together.xyz/v1", ("TOGETHER_API_KEY", "TOGETHERAI_API_KEY")
-    ),
-    # Local servers: no key needed.
-    "ollama": _Native(_OPENAI, "http://127.0.0.1:11434/v1", (), "OLLAMA_BASE_URL", False),
-    "lmstudio": _Native(_OPENAI, "http://127.0.0.1:1234/v1", (), "LMSTUDIO_BASE_URL", False),
-    "lm_studio": _Native(_OPENAI, "http://127.0.0.1:1234/v1", (), "LMSTUDIO_BASE_URL", False),
-    "llamacpp": _Native(_OPENAI, "http://127.0.0.1:8080/v1", (), "LLAMACPP_BASE_URL", False),
-    "vllm": _Native(_OPENAI, "http://127.0.0.1:8000/v1", (), "VLLM_BASE_URL", False),
-}
-
-# Env vars litellm reads for providers we do not speak natively (named in error messages).
-LITELLM_KEY_ENVS: Final[dict[str, str]] = {
-    "gemini": "GEMINI_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "cohere": "COHERE_API_KEY",
-    "azure": "AZURE_API_KEY",
-    "bedrock": "AWS_ACCESS_KEY_ID",
-    "vertex_ai": "GOOGLE_APPLICATION_CREDENTIALS",
-    "fireworks_ai": "FIREWORKS_AI_API_KEY",
-    "perplexity": "PERPLEXITYAI_API_KEY",
-}
-
-# Which model to pick when only a key is known (first match wins).
-DEFAULTS_BY_KEY: Final[tuple[tuple[str, str], ...]] = (
-    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
-    ("OPENAI_API_KEY", "openai/gpt-5"),
-    ("OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5"),
-    ("GEMINI_API_KEY", "gemini/gemini-2.5-flash"),
-    ("XAI_API_KEY", "xai/grok-4"),
-    ("DEEPSEEK_API_KEY", "deepseek/deepseek-chat"),
-    ("GROQ_API_KEY", "groq/llama-3.3-70b-versatile"),
-    ("MISTRAL_API_KEY", "mistral/mistral-large-latest"),
-)
 
 
 class ResolvedModel(BaseModel):
@@ -217,85 +166,18 @@ def resolve_model(
     env = os.environ if env is None else env
     mode = _transport(transport, env)
     spec = spec.strip()
-    if not spec:
-        raise ModelConfigError(
-            "No model given: pass --model provider/model, e.g. anthropic/claude-sonnet-4-5."
-        )
-    provider, _, name = spec.partition("/")
-    if not name:
-        name = provider
-        provider = provider_of_bare_name(name) or ("openai" if api_base else "")
-        if not provider:
-            raise ModelConfigError(
-                f"Unknown model {spec!r}: write it as provider/model (for example anthropic/{spec} "
-                f"or openai/{spec}), or declare it in models.json."
-            )
+    provider, name = _split_spec(spec, api_base)
     customs = load_models_file(
         models_file if models_file is not None else pi_home(env) / "models.json"
     )
     key = api_key or None
     key_env = "--api-key" if key else None
-    native = NATIVE.get(provider)
     if provider in customs:
-        custom = customs[provider]
-        if key is None and custom.api_key:
-            key = config_value(custom.api_key, env)
-            key_env = f"the apiKey of provider {provider!r} in models.json"
-        if key is None and custom.api_key_env:
-            key = env.get(custom.api_key_env) or None
-        key_env = (
-            key_env
-            or custom.api_key_env
-            or f"apiKey/apiKeyEnv of provider {provider!r} in models.json"
-        )
-        prefix = "anthropic/" if custom.api == _ANTHROPIC else "openai/"
-        return _model(
-            provider,
-            name,
-            "litellm" if mode == "litellm" else custom.api,
-            custom_metadata(custom, name),
-            base_url=api_base or custom.base_url,
-            headers={k: config_value(v, env) for k, v in custom.headers.items()},
-            api_key=key,
-            api_key_env=key_env,
-            litellm_model=prefix + name,
-        )
+        return _custom_model(customs[provider], provider, name, mode, api_base, key, key_env, env)
+    native = NATIVE.get(provider)
     if native is not None:
-        entry = lookup_metadata(provider, name)
-        api = native.api
-        if provider == "openai" and (
-            openai_api != "auto"
-            or env.get("PI_OPENAI_API")
-            or (entry or {}).get("mode") == "responses"
-        ):  # two APIs to choose from (the module loads only when it has a choice to make)
-            from agent_core.providers._api_choice import speaks_responses
-
-            api = _RESPONSES if speaks_responses(provider, entry, openai_api, env) else api
-        base_url = (
-            api_base or (env.get(native.base_env) if native.base_env else None) or native.base_url
-        )
-        if key is None:
-            for var in native.key_envs:
-                if env.get(var):
-                    key, key_env = env[var], var
-                    break
-        if native.key_envs and key is None and not api_base:
-            raise ModelConfigError(
-                f"No API key for {provider}: set {native.key_envs[0]} in the environment "
-                f"(or pass --api-key) to use {provider}/{name}."
-            )
-        if not native.litellm_known:
-            key = key or "no-key"  # local servers ignore it; litellm's OpenAI client insists on one
-        return _model(
-            provider,
-            name,
-            "litellm" if mode == "litellm" else api,
-            cost_map_metadata(entry),
-            base_url=base_url.rstrip("/"),
-            api_key=key,
-            api_key_env=key_env or (native.key_envs[0] if native.key_envs else None),
-            litellm_model=spec if native.litellm_known and "/" in spec else f"openai/{name}",
-        )
+        request = _Request(provider, name, spec, mode, api_base, key, key_env, env)
+        return _native_model(native, request, openai_api)
     if api_base:
         var = f"{provider.upper()}_API_KEY"
         if key is None and env.get(var):
@@ -326,6 +208,109 @@ def resolve_model(
         # litellm sends the key from the environment itself; we only redact it.
         env_secret=env[key_env] if key is None and env.get(key_env) else None,
         litellm_model=f"{provider}/{name}",
+    )
+
+
+def _split_spec(spec: str, api_base: str | None) -> tuple[str, str]:
+    """``provider/model`` -> (provider, model); a bare name's provider from the catalogue."""
+    if not spec:
+        raise ModelConfigError(
+            "No model given: pass --model provider/model, e.g. anthropic/claude-sonnet-4-5."
+        )
+    provider, _, name = spec.partition("/")
+    if name:
+        return provider, name
+    name = provider
+    provider = provider_of_bare_name(name) or ("openai" if api_base else "")
+    if not provider:
+        raise ModelConfigError(
+            f"Unknown model {spec!r}: write it as provider/model (for example anthropic/{spec} "
+            f"or openai/{spec}), or declare it in models.json."
+        )
+    return provider, name
+
+
+def _custom_model(
+    custom: CustomProvider,
+    provider: str,
+    name: str,
+    mode: str,
+    api_base: str | None,
+    key: str | None,
+    key_env: str | None,
+    env: Mapping[str, str],
+) -> ResolvedModel:
+    """A model of a provider declared in models.json."""
+    if key is None and custom.api_key:
+        key = config_value(custom.api_key, env)
+        key_env = f"the apiKey of provider {provider!r} in models.json"
+    if key is None and custom.api_key_env:
+        key = env.get(custom.api_key_env) or None
+    key_env = (
+        key_env or custom.api_key_env or f"apiKey/apiKeyEnv of provider {provider!r} in models.json"
+    )
+    prefix = "anthropic/" if custom.api == _ANTHROPIC else "openai/"
+    return _model(
+        provider,
+        name,
+        "litellm" if mode == "litellm" else custom.api,
+        custom_metadata(custom, name),
+        base_url=api_base or custom.base_url,
+        headers={k: config_value(v, env) for k, v in custom.headers.items()},
+        api_key=key,
+        api_key_env=key_env,
+        litellm_model=prefix + name,
+    )
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What :func:`resolve_model` was asked, for the native providers' branch."""
+
+    provider: str
+    name: str
+    spec: str
+    mode: str
+    api_base: str | None
+    key: str | None
+    key_env: str | None
+    env: Mapping[str, str]
+
+
+def _native_model(native: NativeProvider, request: _Request, openai_api: str) -> ResolvedModel:
+    """A model of a provider pi speaks to natively (its key from the environment)."""
+    provider, name, env, api_base = request.provider, request.name, request.env, request.api_base
+    key, key_env = request.key, request.key_env
+    entry = lookup_metadata(provider, name)
+    api = native.api
+    if provider == "openai" and (
+        openai_api != "auto" or env.get("PI_OPENAI_API") or (entry or {}).get("mode") == "responses"
+    ):  # two APIs to choose from (the module loads only when it has a choice to make)
+        from agent_core.providers._api_choice import speaks_responses
+
+        api = _RESPONSES if speaks_responses(provider, entry, openai_api, env) else api
+    base_url = (
+        api_base or (env.get(native.base_env) if native.base_env else None) or native.base_url
+    )
+    if key is None:
+        key, key_env = next(((env[v], v) for v in native.key_envs if env.get(v)), (None, key_env))
+    if native.key_envs and key is None and not api_base:
+        raise ModelConfigError(
+            f"No API key for {provider}: set {native.key_envs[0]} in the environment "
+            f"(or pass --api-key) to use {provider}/{name}."
+        )
+    if not native.litellm_known:
+        key = key or "no-key"  # local servers ignore it; litellm's OpenAI client insists on one
+    spec = request.spec
+    return _model(
+        provider,
+        name,
+        "litellm" if request.mode == "litellm" else api,
+        cost_map_metadata(entry),
+        base_url=base_url.rstrip("/"),
+        api_key=key,
+        api_key_env=key_env or (native.key_envs[0] if native.key_envs else None),
+        litellm_model=spec if native.litellm_known and "/" in spec else f"openai/{name}",
     )
 
 
