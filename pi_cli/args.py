@@ -37,6 +37,8 @@ class ExitCode(IntEnum):
     ``pi rewind`` when files changed by hand need ``--yes`` or ``--keep``."""
     DIVERGED = 8
     """``--replay``: a replayed tool call gave another result than the recorded one."""
+    FINDINGS = 9
+    """``pi review``: a finding at or above ``--fail-on``."""
     HANGUP = 129
     """SIGHUP: the terminal went away."""
     INTERRUPTED = 130

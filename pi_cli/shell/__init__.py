@@ -116,6 +116,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.plugins.manifest import PluginError
     from pi_cli.shell.prompt.images import ImageError, load_image, looks_like_image
     from pi_cli.shell.redaction import REDACTOR, redact
+    from pi_cli.shell.review.main import ReviewCli
     from pi_cli.shell.session.bash_messages import BashExecutionMessage
     from pi_cli.shell.session.branching import fork_before, fork_points
     from pi_cli.shell.session.files import find_latest_session, resolve_session
@@ -127,6 +128,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.terminal_text import clean, json_text, one_line, say
 
 __all__ = [
+    "ReviewCli",
     "abandoned",
     "AgentToolEvent",
     "ApprovalAnswer",

@@ -33,6 +33,8 @@ EXPORTS: dict[str, str] = {
     "PackageError": "pi_cli.shell.packages.commands",
     "TranscriptImportError": "pi_cli.shell.importing",
     "import_words": "pi_cli.shell.importing",
+    # review
+    "ReviewCli": "pi_cli.shell.review.main",
     # errors
     "ConfigError": "pi_cli.shell.models.setup",
     "SessionError": "pi_cli.shell.session.store",

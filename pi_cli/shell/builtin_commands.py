@@ -1,4 +1,5 @@
-"""The commands every front end has: /help, /model, /thinking, /new, /session, /resume, /copy, /quit."""
+"""The commands every front end has: /help, /model, /thinking, /new, /session, /resume, /copy, /quit,
+/review."""
 
 from __future__ import annotations
 
@@ -106,6 +107,12 @@ async def _quit(shell: ShellAPI, args: str) -> CommandResult:
     return CommandResult(quit=True)
 
 
+async def _review(shell: ShellAPI, args: str) -> CommandResult:
+    from pi_cli.shell.review.command import review_command  # only when used
+
+    return await review_command(shell, args)
+
+
 def builtin_commands() -> list[SlashCommand]:
     """The commands every front end has."""
     return [
@@ -126,5 +133,11 @@ def builtin_commands() -> list[SlashCommand]:
             "copy", "Copy the last answer (clipboard and a file)", _copy, while_running=True
         ),
         SlashCommand("quit", "Quit pi", _quit, aliases=("exit", "q"), while_running=True),
+        SlashCommand(
+            "review",
+            "Review changes with a read-only reviewer (uncommitted, a commit, a range, the branch)",
+            _review,
+            usage="[commit|A..B|--branch] [--focus TEXT]",
+        ),
         *sandbox_commands(),
     ]

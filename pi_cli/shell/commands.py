@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.mcp.manager import McpManager
     from pi_cli.shell.models.usage import SessionUsage
+    from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.permissions.control import PermissionControl
     from pi_cli.shell.session.store import SessionStore
     from pi_cli.shell.session.tree import TreeEntry
@@ -59,6 +60,8 @@ class ShellAPI(Protocol):
 
     @property
     def cwd(self) -> Path: ...
+    @property
+    def options(self) -> ShellOptions: ...
     @property
     def model_id(self) -> str: ...
     @property

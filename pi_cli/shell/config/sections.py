@@ -356,3 +356,21 @@ class SubagentSettings(SettingsSection):
     max_turns: int = Field(
         default=50, ge=1, le=1000, description="Model calls one sub-agent may make."
     )
+
+
+class ReviewSettings(SettingsSection):
+    """``review``: the model and the shape of ``pi review`` and ``/review``."""
+
+    model: str | None = Field(
+        default=None,
+        description="Model of reviews as provider/model (unset: the session's model); `--model` wins.",
+    )
+    parallel: int = Field(
+        default=4, ge=1, le=16, description="Parts of a large diff reviewed at the same time."
+    )
+    chunk_lines: int = Field(
+        default=1500,
+        ge=100,
+        le=50000,
+        description="Diff lines one reviewer gets; a larger diff is split by file into parts.",
+    )

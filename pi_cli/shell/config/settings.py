@@ -19,6 +19,7 @@ from pi_cli.shell.config.sections import (
     NetworkSettings,
     PermissionSettings,
     RetrySettings,
+    ReviewSettings,
     SandboxSettings,
     SettingsSection,
     SubagentSettings,
@@ -39,6 +40,7 @@ __all__ = [
     "NetworkSettings",
     "PermissionSettings",
     "RetrySettings",
+    "ReviewSettings",
     "SandboxSettings",
     "Settings",
     "SettingsError",
@@ -215,6 +217,9 @@ class Settings(SettingsSection):
     )
     subagents: SubagentSettings = Field(
         default_factory=SubagentSettings, description="Sub-agents run by the task tool."
+    )
+    review: ReviewSettings = Field(
+        default_factory=ReviewSettings, description="`pi review` and `/review`."
     )
     max_turns: int | None = Field(
         default=None, ge=1, description="Model calls one run may make, like `--max-turns`."

@@ -21,6 +21,15 @@ from pydantic import BaseModel
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from pi_cli.shell.config.settings import Settings
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
+from tests.shell.review.test_review_cli import (  # noqa: F401 - probes named in RUN_FOR_REAL
+    test_large_diffs_are_reviewed_in_parallel_parts as review_parts_run,
+)
+from tests.shell.review.test_review_cli import (  # noqa: F401 - a probe named in RUN_FOR_REAL
+    test_the_review_model_and_focus as review_model_run,
+)
+from tests.shell.review.test_runner import (  # noqa: F401 - a probe named in RUN_FOR_REAL
+    test_parts_run_in_parallel_up_to_the_setting as review_parallel_run,
+)
 
 Probe = Callable[[CodingAgent], Any]
 
@@ -263,6 +272,9 @@ def _bypass_refused(shell: CodingAgent) -> bool:
 
 RUN_FOR_REAL = {
     "subagents.maxTurns": "test_subagents_max_turns_stops_a_child",
+    "review.model": "review_model_run",
+    "review.chunkLines": "review_parts_run",
+    "review.parallel": "review_parallel_run",
 }
 """Keys whose probe is a whole run (a test of its own, below)."""
 
