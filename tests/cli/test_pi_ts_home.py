@@ -41,7 +41,7 @@ def pi_ts_home(home: Path, server: FakeProviderServer, api_key: str) -> Path:
     (agent / "skills" / "helper" / "SKILL.md").write_text(
         "---\nname: helper\ndescription: Helps with things.\n---\nHelp."
     )
-    (agent / "prompts" / "review.md").write_text("---\ndescription: Review\n---\nReview $1 now")
+    (agent / "prompts" / "audit.md").write_text("---\ndescription: Audit\n---\nReview $1 now")
     return agent
 
 
@@ -70,7 +70,7 @@ def test_models_settings_skills_and_prompts_of_the_typescript_pi(tmp_path: Path)
         assert first["model"] == "fake-model" and first.get("reasoning_effort") == "low"
         assert server.request_headers[0]["Authorization"] == "Bearer sk-from-env"
         assert "helper" in json.dumps(first)  # the TypeScript pi's skill is offered
-        done = run(home, project, "-p", "/review main.py", extra={"FAKE_PROVIDER_KEY": "sk-x"})
+        done = run(home, project, "-p", "/audit main.py", extra={"FAKE_PROVIDER_KEY": "sk-x"})
         assert done.returncode == 0, done.stderr
         assert "Review main.py now" in json.dumps(server.requests[1])
 
