@@ -11,10 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from pi_cli.shell.extensions.names import DECISION_EVENTS, EVENT_ALIASES
+
 if TYPE_CHECKING:
     from agent_core import AssistantMessage, Message, ToolResult
 
 __all__ = [
+    "DECISION_EVENTS",
+    "EVENT_ALIASES",
     "Answer",
     "Block",
     "ContextEvent",
@@ -201,20 +205,3 @@ class CommandEvent:
     name: str
     args: str
     type: Literal["command"] = "command"
-
-
-EVENT_ALIASES = {"tool_call": "before_tool_call", "tool_result": "after_tool_call"}
-"""pi-ts's event names, accepted as ours."""
-DECISION_EVENTS = frozenset(
-    {
-        "input",
-        "before_tool_call",
-        "after_tool_call",
-        "before_provider_request",
-        "after_provider_response",
-        "context",
-        "session_start",
-        "session_shutdown",
-    }
-)
-"""Events a handler's answer can change something in (the others are notifications)."""

@@ -17,19 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core import AbortSignal, ToolResult
 from agent_core.tool import AfterToolCallResult
-from pi_cli.shell.extensions.api import (
-    DECISION_EVENTS,
-    Answer,
-    Block,
-    ContextEvent,
-    Handled,
-    InputEvent,
-    Patch,
-    Rewrite,
-    SessionStartEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-)
+from pi_cli.shell.extensions.names import DECISION_EVENTS
 from pi_cli.shell.extensions.runtime import CallFailed, Extension, Extensions
 from pi_cli.shell.extensions.tool import ExtensionTool, as_result
 from pi_cli.shell.hooks.in_process import StageDecision
@@ -44,6 +32,8 @@ _SESSION_REASONS = {"new", "resume", "fork", "tree"}
 
 def parse_before(result: object, name: str) -> StageDecision:
     """A ``before_tool_call`` handler's answer as a decision (``None``: no opinion)."""
+    from pi_cli.shell.extensions.api import Answer, Block, Rewrite  # with the first handler
+
     if isinstance(result, Block):
         return StageDecision(block=result.reason or f"Blocked by extension {name}")
     if isinstance(result, Rewrite):
@@ -63,6 +53,8 @@ def parse_before(result: object, name: str) -> StageDecision:
 
 def parse_patch(result: object) -> dict[str, Any] | None:
     """An ``after_tool_call`` handler's answer as the fields to replace (``None``: none)."""
+    from pi_cli.shell.extensions.api import Patch
+
     if isinstance(result, Patch):
         return result.fields() or None
     if isinstance(result, Mapping):
@@ -99,6 +91,8 @@ class Dispatcher:
         await asyncio.shield(self._started)
 
     async def _session_start(self, reason: str) -> None:
+        from pi_cli.shell.extensions.api import SessionStartEvent
+
         for ext in self.handling("session_start"):
             if not await self.extensions.ensure(ext) or ext.context is None:
                 continue
@@ -146,6 +140,8 @@ class Dispatcher:
 
     async def transform_input(self, text: str) -> str | None:
         """``input`` handlers: the text to use (``None``: an extension handled it)."""
+        from pi_cli.shell.extensions.api import Handled, InputEvent
+
         await self.start()
         for ext in self.handling("input"):
             if not await self.extensions.ensure(ext):
@@ -179,6 +175,8 @@ class Dispatcher:
 
     async def before(self, tool: str, call_id: str, args: dict[str, Any]) -> StageDecision:
         """``before_tool_call`` handlers, in load order; the first block or answer decides."""
+        from pi_cli.shell.extensions.api import ToolCallEvent
+
         await self._load_owner(tool)
         decision = StageDecision()
         current = dict(args)
@@ -206,6 +204,8 @@ class Dispatcher:
         self, tool: str, call_id: str, args: dict[str, Any], result: ToolResult, is_error: bool
     ) -> tuple[ToolResult, bool] | None:
         """``after_tool_call`` handlers patch the result, in load order."""
+        from pi_cli.shell.extensions.api import ToolResultEvent
+
         changed = False
         for ext in self.handling("after_tool_call"):
             if not await self.extensions.ensure(ext):
@@ -250,6 +250,7 @@ class Dispatcher:
     ) -> list[Message]:
         """``context`` handlers: the messages this request sends (the history is unchanged)."""
         from agent_core import AssistantMessage, ToolResultMessage, UserMessage
+        from pi_cli.shell.extensions.api import ContextEvent
 
         for ext in self.handling("context"):
             if not await self.extensions.ensure(ext):

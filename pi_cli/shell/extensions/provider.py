@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_core import AssistantMessage, LlmContext, StreamFn, StreamOptions, ToolSpec
-from pi_cli.shell.extensions.api import ProviderRequestEvent, ProviderResponseEvent
 from pi_cli.shell.extensions.dispatch import Dispatcher
 from pi_cli.shell.extensions.runtime import CallFailed
+
+if TYPE_CHECKING:
+    from pi_cli.shell.extensions.api import ProviderRequestEvent
 
 Route = Callable[[str], tuple[StreamFn, str]]
 """A model spec -> (its stream function, the model id it reports); raises with a message."""
@@ -54,6 +56,8 @@ class ProviderHooks:
     async def _stream(
         self, inner: StreamFn, context: LlmContext, options: StreamOptions
     ) -> AsyncIterator[Any]:
+        from pi_cli.shell.extensions.api import ProviderRequestEvent  # with the first request
+
         await self.dispatcher.start()
         event = ProviderRequestEvent(
             model=options.model,
@@ -117,6 +121,8 @@ class ProviderHooks:
                             setattr(event, key, result[key])
 
     async def _after(self, model: str, message: AssistantMessage) -> AssistantMessage:
+        from pi_cli.shell.extensions.api import ProviderResponseEvent
+
         extensions = self.dispatcher.extensions
         for ext in self.dispatcher.handling("after_provider_response"):
             if not await extensions.ensure(ext):

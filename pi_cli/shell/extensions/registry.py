@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from pi_cli.shell.extensions.api import DECISION_EVENTS, EVENT_ALIASES
 from pi_cli.shell.extensions.control import ShellControls
+from pi_cli.shell.extensions.names import DECISION_EVENTS, EVENT_ALIASES
 
 if TYPE_CHECKING:
     from agent_core import FileEffect

@@ -20,7 +20,6 @@ from pi_cli.shell import extension_sources as discovery
 from pi_cli.shell.commands import CommandResult, SlashCommand
 from pi_cli.shell.extension_sources import read_cache, write_cache
 from pi_cli.shell.extensions._util import candidates, user_keys
-from pi_cli.shell.extensions.api import KeyEvent
 from pi_cli.shell.extensions.dispatch import Dispatcher
 from pi_cli.shell.extensions.manifest import Manifest
 from pi_cli.shell.extensions.provider import ProviderHooks, Route
@@ -329,6 +328,8 @@ class ShellExtensions:
 
     async def run_key(self, key_id: str) -> None:
         """Run the handler of the binding ``key_id`` (loading its extension first)."""
+        from pi_cli.shell.extensions.api import KeyEvent
+
         owner = next((k.extension for k in self.keys() if k.id == key_id), None)
         ext = self.runtime.items.get(owner) if owner else None
         if ext is None or not await self.runtime.ensure(ext):

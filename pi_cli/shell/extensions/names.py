@@ -1,0 +1,20 @@
+"""Event names every part of the extension machinery agrees on (a leaf: it imports nothing, so
+the modules a start-up needs do not load the event classes of :mod:`.api`)."""
+
+from __future__ import annotations
+
+EVENT_ALIASES = {"tool_call": "before_tool_call", "tool_result": "after_tool_call"}
+"""pi-ts's event names, accepted as ours."""
+DECISION_EVENTS = frozenset(
+    {
+        "input",
+        "before_tool_call",
+        "after_tool_call",
+        "before_provider_request",
+        "after_provider_response",
+        "context",
+        "session_start",
+        "session_shutdown",
+    }
+)
+"""Events a handler's answer can change something in (the others are notifications)."""
