@@ -181,32 +181,31 @@ class Reaper:
         while True:
             if not self.reap():
                 break
-            if "now" in flags and self.kill_deadline is None:
-                self.kill_deadline = time.monotonic()
-            elif "kill" in flags and self.kill_deadline is None:
-                signal_all(descendants(os.getpid()), signal.SIGTERM)
-                self.kill_deadline = time.monotonic() + float(self.msg.get("grace", 1.0))
-            if self.kill_deadline is not None and time.monotonic() >= self.kill_deadline:
-                signal_all(descendants(os.getpid()), signal.SIGKILL)
-            if "drain" in flags and self.keep_fd is not None and self.drain_file is None:
-                self.open_drain()
+            self.act_on(flags)
             watch = [wake_r]
             if self.drain_file is not None and self.keep_fd is not None:
                 watch.append(self.keep_fd)
             timeout = 0.02 if self.kill_deadline is not None else None
             ready, _, _ = select.select(watch, [], [], timeout)
             if wake_r in ready:
-                while True:
-                    try:
-                        if not os.read(wake_r, 512):
-                            break
-                    except BlockingIOError:
-                        break
+                _empty(wake_r)
             if self.keep_fd is not None and self.keep_fd in ready:
                 self.drain()
         while self.drain_file is not None and self.keep_fd is not None:
             self.drain()  # what the last writer left in the pipe
         os._exit(0)
+
+    def act_on(self, flags: set[str]) -> None:
+        """What the signals asked: kill now, kill after the grace period, drain to a log."""
+        if "now" in flags and self.kill_deadline is None:
+            self.kill_deadline = time.monotonic()
+        elif "kill" in flags and self.kill_deadline is None:
+            signal_all(descendants(os.getpid()), signal.SIGTERM)
+            self.kill_deadline = time.monotonic() + float(self.msg.get("grace", 1.0))
+        if self.kill_deadline is not None and time.monotonic() >= self.kill_deadline:
+            signal_all(descendants(os.getpid()), signal.SIGKILL)
+        if "drain" in flags and self.keep_fd is not None and self.drain_file is None:
+            self.open_drain()
 
     def reap(self) -> bool:
         """Reap what has exited; False once no child is left."""
@@ -238,3 +237,13 @@ class Reaper:
         if self.drained < LOG_CAP:
             os.write(self.drain_file, data[: LOG_CAP - self.drained])
         self.drained += len(data)
+
+
+def _empty(fd: int) -> None:
+    """Read a non-blocking pipe until it is empty (the signal wake-up bytes)."""
+    while True:
+        try:
+            if not os.read(fd, 512):
+                return
+        except BlockingIOError:
+            return

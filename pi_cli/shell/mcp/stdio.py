@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
 from pi_cli.shell.jsonrpc import INVALID_REQUEST, check_frame, encode, valid_id
@@ -36,55 +37,63 @@ async def stdio_transport(server: StdioProcess) -> AsyncIterator[tuple[Any, Any]
     reader_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_stream, writer_receive = anyio.create_memory_object_stream[SessionMessage](16)
 
-    async def read_stdout() -> None:
-        assert process.stdout is not None
-        async with reader_send:
-            while True:
-                try:
-                    line = await process.stdout.readline()
-                except (ValueError, asyncio.LimitOverrunError):
-                    server.protocol_error = f"a line on stdout is over {LINE_LIMIT} bytes"
-                    break
-                if not line:
-                    break
-                if not line.strip():
-                    continue
-                message = _message(server, line)
-                if message is None:
-                    continue
-                try:
-                    await reader_send.send(SessionMessage(message))
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    return
-        # Closing the read stream ends the session: pending requests fail instead of hanging.
-
-    async def read_stderr() -> None:
-        assert process.stderr is not None
-        while chunk := await process.stderr.read(4096):
-            server.stderr.extend(chunk)
-            del server.stderr[:-STDERR_TAIL]
-
-    async def write_stdin() -> None:
-        assert process.stdin is not None
-        async with writer_receive:
-            async for message in writer_receive:
-                data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                try:
-                    process.stdin.write(data.encode("utf-8") + b"\n")
-                    await process.stdin.drain()
-                except (BrokenPipeError, ConnectionResetError, RuntimeError):
-                    return
-
     async with anyio.create_task_group() as group:
-        group.start_soon(read_stdout)
-        group.start_soon(read_stderr)
-        group.start_soon(write_stdin)
+        group.start_soon(_read_stdout, server, reader_send)
+        group.start_soon(_read_stderr, server)
+        group.start_soon(_write_stdin, server, writer_receive)
         try:
             yield read_stream, write_stream
         finally:
             with anyio.CancelScope(shield=True):
                 await stop(server)
             group.cancel_scope.cancel()
+
+
+async def _read_stdout(
+    server: StdioProcess, reader_send: MemoryObjectSendStream[SessionMessage | Exception]
+) -> None:
+    stdout = server.process.stdout
+    assert stdout is not None
+    async with reader_send:
+        while True:
+            try:
+                line = await stdout.readline()
+            except (ValueError, asyncio.LimitOverrunError):
+                server.protocol_error = f"a line on stdout is over {LINE_LIMIT} bytes"
+                break
+            if not line:
+                break
+            message = _message(server, line) if line.strip() else None
+            if message is None:
+                continue
+            try:
+                await reader_send.send(SessionMessage(message))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return
+    # Closing the read stream ends the session: pending requests fail instead of hanging.
+
+
+async def _read_stderr(server: StdioProcess) -> None:
+    stderr = server.process.stderr
+    assert stderr is not None
+    while chunk := await stderr.read(4096):
+        server.stderr.extend(chunk)
+        del server.stderr[:-STDERR_TAIL]
+
+
+async def _write_stdin(
+    server: StdioProcess, writer_receive: MemoryObjectReceiveStream[SessionMessage]
+) -> None:
+    stdin = server.process.stdin
+    assert stdin is not None
+    async with writer_receive:
+        async for message in writer_receive:
+            data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+            try:
+                stdin.write(data.encode("utf-8") + b"\n")
+                await stdin.drain()
+            except (BrokenPipeError, ConnectionResetError, RuntimeError):
+                return
 
 
 def _message(server: StdioProcess, line: bytes) -> types.JSONRPCMessage | None:
