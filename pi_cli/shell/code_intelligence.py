@@ -13,7 +13,7 @@ nothing of it; once built, the part handles every call (a ``bash`` command's cha
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,12 +47,13 @@ class LspDoor:
     """The shell's language servers as the shell and its front ends see them (see the module
     docstring): ``started`` is None until a server was asked for."""
 
-    def __init__(self, shell: LspHost, plugins: Plugins | None = None) -> None:
+    def __init__(self, shell: LspHost, plugins: Callable[[], Plugins | None]) -> None:
         self.shell = shell
         self.settings = shell.settings.lsp
         self.part: LspPart | None = None
         self.plugins = plugins
-        """The loaded Claude Code plugins: their ``lspServers`` join when the part is built."""
+        """The shell's Claude Code plugins now (``/reload`` may load the first ones): their
+        ``lspServers`` join when the part is built."""
         self._registered: set[tuple[str, str]] = set()
         interactive = shell.options.approvals != "none"
         self.start_on_read = (
@@ -75,11 +76,18 @@ class LspDoor:
         return self.part
 
     def sync_plugins(self) -> None:
-        """Hand the part the loaded plugins' ``lspServers`` it does not have yet (at its build
-        and at each turn start, so a plugin loaded later joins); its bad entries are notices."""
-        if self.plugins is None or self.part is None:
+        """Hand the part the loaded plugins' ``lspServers`` it does not have yet, and take out
+        those of plugins no longer loaded (a running server is stopped), at the part's build and
+        at each turn start (``/reload`` between turns); bad entries are notices."""
+        plugins = self.plugins()
+        if self.part is None or (plugins is None and not self._registered):
             return
-        for plugin, root, servers in self.plugins.lsp_servers:
+        now = plugins.lsp_servers if plugins is not None else []
+        present = {(plugin, str(root)) for plugin, root, _ in now}
+        for gone in self._registered - present:  # disabled or removed by /reload
+            self._registered.discard(gone)
+            self.part.retire_plugin(gone[0])
+        for plugin, root, servers in now:
             if (plugin, str(root)) in self._registered:
                 continue
             self._registered.add((plugin, str(root)))
@@ -103,7 +111,8 @@ class LspDoor:
             return False
         if os.path.splitext(path.name)[1].lower() in KNOWN_EXTENSIONS:
             return True
-        plugins = self.plugins is not None and bool(self.plugins.lsp_servers)
+        loaded = self.plugins()
+        plugins = loaded is not None and bool(loaded.lsp_servers)
         return bool(
             self.settings.servers or plugins or (self.part is not None and self.part.plugins)
         )
@@ -143,7 +152,7 @@ class LspDoor:
         return None
 
 
-def attach_lsp(shell: LspHost, plugins: Plugins | None = None) -> LspDoor:
+def attach_lsp(shell: LspHost, plugins: Callable[[], Plugins | None]) -> LspDoor:
     """Build the door into ``shell``: its hooks (after the gate and checkpoints), ``/lsp``, and
     the navigation tools joining at turn boundaries while a server is ready; ``plugins``' own
     servers (Claude Code's ``lspServers``) join the found and configured ones."""

@@ -136,7 +136,7 @@ class CodingAgent:
         self._mcp = setup_mcp(self)  # servers start now, on their own thread
         self.checkpoints, self.durable_queue = attach_session_features(self)  # after the gate
         self.telemetry = attach_telemetry(self)  # None unless telemetry is enabled
-        self.lsp: LspDoor = attach_lsp(self, self.plugins)  # after the checkpoints (decided calls)
+        self.lsp: LspDoor = attach_lsp(self, lambda: self.plugins)  # after the checkpoints
         for problem in self.sources.problems:
             self.notify(problem, "warning")
         self.rebuild_system_prompt()

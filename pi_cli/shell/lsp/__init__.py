@@ -113,6 +113,14 @@ class LspPart:
             return probe.add_plugin(plugin, root, servers)  # problems said now, used later
         return self._table.add_plugin(plugin, root, servers)
 
+    def retire_plugin(self, plugin: str) -> None:
+        """A plugin taken out: its servers serve nothing more (a running one is stopped)."""
+        self.plugins = [entry for entry in self.plugins if entry[0] != plugin]
+        if self._table is not None:
+            for name in self._table.remove_plugin(plugin):
+                if self._manager is not None:
+                    self._manager.retire(name)
+
     def status(self) -> str:
         """``/lsp``: what runs, for which files, what is missing."""
         from pi_cli.shell.lsp.commands import status_text

@@ -203,6 +203,13 @@ class ServerTable:
             self._add(name, raw, f"plugin {plugin}", root, str(root))
         return self.problems[before:]
 
+    def remove_plugin(self, plugin: str) -> list[str]:
+        """Take a plugin's servers out (it was disabled or removed); their names."""
+        gone = [s.name for s in self.specs if s.source == f"plugin {plugin}"]
+        self.specs = [s for s in self.specs if s.name not in gone]
+        self._found.clear()
+        return gone
+
     # ------------------------------------------------------------------ lookups
 
     def relative(self, path: Path) -> str | None:

@@ -113,6 +113,13 @@ class LspManager:
         parts = [f"{name}{marks[s.state]}" for name, s in self.servers.items()]
         return "LSP " + " ".join(parts) if parts else ""
 
+    def retire(self, name: str) -> None:
+        """Stop and forget the server ``name`` (its plugin was taken out); its files get none."""
+        server = self.servers.pop(name, None)
+        if server is not None:
+            self._spawn(asyncio.ensure_future(server.stop()))
+            self._changed()
+
     def _spawn(self, work: asyncio.Future[None] | asyncio.Task[None]) -> None:
         self._tasks.add(work)
         work.add_done_callback(self._tasks.discard)

@@ -311,3 +311,54 @@ async def test_a_plugins_language_server_serves_its_files(tmp_path: Path) -> Non
     assert [w for w in warnings if "'broken'" in w] == [
         "LSP server 'broken' in plugin fake-lsp: not an object"
     ]
+
+
+async def test_a_plugin_taken_out_stops_its_server_and_one_put_back_serves_again(
+    tmp_path: Path,
+) -> None:
+    """Between turns (as ``/reload`` does) a plugin leaves: its server is stopped and its files
+    get no diagnostics; it comes back: its server starts again at the next edit."""
+    import json
+    import sys
+
+    from tests.shell.lsp.conftest import FAKE
+
+    plugin = tmp_path / "plugins" / "fake-lsp"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "fake-lsp"}))
+    entry = {"command": sys.executable, "args": [FAKE, "ok"], "extensionToLanguage": {".fk": "f"}}
+    (plugin / ".lsp.json").write_text(json.dumps({"fakels": entry}))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.fk").write_text("x = 1\n")
+    stream = ScriptedStream(
+        reply(_edit("e1", "x = 1", "x = BAD one")),
+        reply(text("one")),
+        reply(_edit("e2", "x = BAD one", "x = BAD two")),
+        reply(text("two")),
+        reply(_edit("e3", "x = BAD two", "x = BAD three")),
+        reply(text("three")),
+    )
+    shell = lsp_shell(work, stream, plugin_dirs=[str(plugin)])
+    recorder = Recorder()
+    shell.subscribe(recorder)
+    try:
+        await shell.submit("one")
+        manager = shell.lsp.started
+        assert manager is not None and "fakels" in manager.servers
+        first = manager.servers["fakels"]
+        assert shell.plugins is not None
+        loaded, shell.plugins.loaded = shell.plugins.loaded, []
+        await shell.submit("two")
+        await manager.idle()
+        assert "fakels" not in manager.servers and first.state == "stopped"
+        assert "fakels" not in shell.lsp.open().status()
+        shell.plugins.loaded = loaded
+        await shell.submit("three")
+        assert manager.servers["fakels"] is not first
+    finally:
+        await shell.aclose()
+    found = results(recorder)
+    assert "bad thing one" in found["e1"].result.text
+    assert found["e2"].result.text == "Successfully applied 1 edit to a.fk."
+    assert "bad thing three" in found["e3"].result.text
