@@ -197,6 +197,12 @@ class Checker:
         if not self._allowed(page.path, resolved):
             self.report(page.path, link.line, f"{where}: {self._why_not(page.path)}")
             return
+        if resolved.is_dir() and page.path.is_relative_to(self.docs):
+            # Sphinx links a file outside docs/ as a download; a folder it cannot link at all.
+            self.report(
+                page.path, link.line, f"{where}: a folder (name it in code, or link a file)"
+            )
+            return
         if not anchor:
             return
         if resolved.suffix != ".md" or not resolved.is_file():

@@ -100,6 +100,7 @@ def test_a_broken_link_in_the_readme_fails_with_file_and_line(
         ("../tools/x.py#L3", "an anchor into a non-Markdown file"),
         ("missing.png", "docs/missing.png does not exist"),
         ("sub/", "docs/sub does not exist"),
+        ("../tools/", "a folder (name it in code, or link a file)"),
     ],
 )
 def test_a_broken_link_in_a_page_fails(tmp_path: Path, link: str, expected: str) -> None:
