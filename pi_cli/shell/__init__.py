@@ -116,7 +116,16 @@ if TYPE_CHECKING:
     from pi_cli.shell.plugins.manifest import PluginError
     from pi_cli.shell.prompt.images import ImageError, load_image, looks_like_image
     from pi_cli.shell.redaction import REDACTOR, redact
+    from pi_cli.shell.review.hunks import DiffFile
     from pi_cli.shell.review.main import ReviewCli
+    from pi_cli.shell.review.session_changes import (
+        ChangeSet,
+        change_sets,
+        diff_json,
+        diff_text,
+        revert_session_file,
+        session_changes,
+    )
     from pi_cli.shell.session.bash_messages import BashExecutionMessage
     from pi_cli.shell.session.branching import fork_before, fork_points
     from pi_cli.shell.session.files import find_latest_session, resolve_session
@@ -128,6 +137,13 @@ if TYPE_CHECKING:
     from pi_cli.shell.terminal_text import clean, json_text, one_line, say
 
 __all__ = [
+    "ChangeSet",
+    "DiffFile",
+    "change_sets",
+    "diff_json",
+    "diff_text",
+    "revert_session_file",
+    "session_changes",
     "ReviewCli",
     "abandoned",
     "AgentToolEvent",

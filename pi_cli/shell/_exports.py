@@ -35,6 +35,13 @@ EXPORTS: dict[str, str] = {
     "import_words": "pi_cli.shell.importing",
     # review
     "ReviewCli": "pi_cli.shell.review.main",
+    "DiffFile": "pi_cli.shell.review.hunks",
+    "ChangeSet": "pi_cli.shell.review.session_changes",
+    "change_sets": "pi_cli.shell.review.session_changes",
+    "diff_json": "pi_cli.shell.review.session_changes",
+    "diff_text": "pi_cli.shell.review.session_changes",
+    "revert_session_file": "pi_cli.shell.review.session_changes",
+    "session_changes": "pi_cli.shell.review.session_changes",
     # errors
     "ConfigError": "pi_cli.shell.models.setup",
     "SessionError": "pi_cli.shell.session.store",

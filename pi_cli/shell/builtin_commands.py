@@ -107,6 +107,12 @@ async def _quit(shell: ShellAPI, args: str) -> CommandResult:
     return CommandResult(quit=True)
 
 
+async def _diff(shell: ShellAPI, args: str) -> CommandResult:
+    from pi_cli.shell.review.session_changes import diff_command  # only when used
+
+    return await diff_command(shell, args)
+
+
 async def _review(shell: ShellAPI, args: str) -> CommandResult:
     from pi_cli.shell.review.command import review_command  # only when used
 
@@ -133,6 +139,12 @@ def builtin_commands() -> list[SlashCommand]:
             "copy", "Copy the last answer (clipboard and a file)", _copy, while_running=True
         ),
         SlashCommand("quit", "Quit pi", _quit, aliases=("exit", "q"), while_running=True),
+        SlashCommand(
+            "diff",
+            "What this session changed (in total or per prompt); revert a file",
+            _diff,
+            usage="[--turns] [--json] | revert PATH",
+        ),
         SlashCommand(
             "review",
             "Review changes with a read-only reviewer (uncommitted, a commit, a range, the branch)",

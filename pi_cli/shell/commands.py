@@ -36,6 +36,7 @@ PickAction = Literal[
     "pick_theme",
     "pick_bash",
     "pick_rewind",
+    "pick_diff",
     "pick_plugin",
 ]
 

@@ -47,7 +47,7 @@ class Pickers:
             return self._sessions()
         if action in ("pick_bash", "pick_plugin"):
             return []  # the command's own output already lists them with the text commands
-        if action == "pick_rewind":
+        if action in ("pick_rewind", "pick_diff"):
             return []  # /rewind's own output is the numbered list (/rewind N picks)
         name = action.removeprefix("pick_")
         return [

@@ -28,6 +28,7 @@ def open_picker(host: PickerHost, action: PickAction) -> None:
         "pick_theme": pick_theme,
         "pick_bash": pick_bash,
         "pick_rewind": pick_rewind,
+        "pick_diff": pick_diff,
         "pick_plugin": pick_plugin,
     }
     host.run_worker(pickers[action](host), group="picker", exit_on_error=False)
@@ -81,6 +82,13 @@ async def pick_rewind(host: PickerHost) -> None:
     from pi_cli.tui.screens.rewind import pick_rewind as dialogue
 
     await dialogue(host)
+
+
+async def pick_diff(host: PickerHost) -> None:
+    """``/diff``: the session's changes on a screen of their own."""
+    from pi_cli.tui.screens.diff import show_diff
+
+    await show_diff(host)
 
 
 def navigate_tree(host: PickerHost, entry_id: str) -> None:
