@@ -15,6 +15,7 @@ import re
 
 _CHECKSUM = "b|binary c|check:!list tag t|text z|zero ignore-missing quiet status strict w|warn"
 _DIGITS = "0 1 2 3 4 5 6 7 8 9"
+_NUMBER = "0? 1? 2? 3? 4? 5? 6? 7? 8? 9?"  # the rest of the word is the number (-80, -4,8)
 _INFO = ("help", "version")
 
 GNU_TABLES: dict[str, str] = {
@@ -30,15 +31,15 @@ GNU_TABLES: dict[str, str] = {
     "v|show-nonprinting e t u",
     "head": f"c|bytes= n|lines= q|quiet|silent v|verbose z|zero-terminated {_DIGITS}",
     "tail": "c|bytes= f follow? retry n|lines= max-unchanged-stats= pid= q|quiet|silent "
-    f"s|sleep-interval= v|verbose z|zero-terminated b l F {_DIGITS}",
-    "wc": "files0-from=:!list c|bytes m|chars l|lines L|max-line-length w|words",
+    f"s|sleep-interval= v|verbose z|zero-terminated F {_DIGITS}",
+    "wc": "files0-from=:!list debug c|bytes m|chars l|lines L|max-line-length w|words",
     "stat": "L|dereference f|file-system cached= c|format= printf= t|terse",
     "du": "files0-from=:!list 0|null a|all apparent-size B|block-size= b|bytes c|total "
     "D|dereference-args d|max-depth= s|summarize h|human-readable inodes L|dereference:!follow "
     "l|count-links P|no-dereference S|separate-dirs si t|threshold= time? time-style= "
     "X|exclude-from=:r exclude= x|one-file-system k m H",
     "df": "a|all B|block-size= h|human-readable H|si i|inodes l|local no-sync output? "
-    "P|portability sync total t|type= T|print-type x|exclude-type= k v F=",
+    "P|portability sync total t|type= T|print-type x|exclude-type= k m v F=",
     "basename": "a|multiple s|suffix= z|zero",
     "dirname": "z|zero",
     "realpath": "e|canonicalize-existing m|canonicalize-missing L|logical P|physical q|quiet "
@@ -57,19 +58,20 @@ GNU_TABLES: dict[str, str] = {
     "sha256sum": _CHECKSUM,
     "sha512sum": _CHECKSUM,
     "b2sum": f"{_CHECKSUM} l|length=",
-    "cksum": f"{_CHECKSUM} a|algorithm= l|length= untagged debug",
+    "cksum": "b c|check:!list tag t z|zero ignore-missing quiet status strict w|warn "
+    "a|algorithm= l|length= untagged debug",
     "comm": "check-order nocheck-order output-delimiter= total z|zero-terminated 1 2 3",
     "tac": "b|before r|regex s|separator=",
     "paste": "d|delimiters= s|serial z|zero-terminated",
-    "fold": f"b|bytes s|spaces w|width= {_DIGITS}",
-    "expand": f"i|initial t|tabs= {_DIGITS}",
+    "fold": f"b|bytes s|spaces w|width= {_NUMBER}",
+    "expand": f"i|initial t|tabs= {_NUMBER}",
     "unexpand": f"a|all first-only t|tabs= {_DIGITS}",
     "whoami": "",
     "id": "Z|context g|group G|groups n|name r|real u|user z|zero a",
-    "uname": "a|all s|kernel-name n|nodename r|kernel-release v|kernel-version m|machine "
+    "uname": "a|all s|kernel-name|sysname n|nodename r|kernel-release|release v|kernel-version m|machine "
     "p|processor i|hardware-platform o|operating-system",
     "printenv": "0|null i u=",
-    "seq": f"f|format= s|separator= w|equal-width {_DIGITS}",
+    "seq": "f|format= s|separator= w|equal-width",  # -NUM: a negative operand (pi asks)
     "tr": "C|complement d|delete s|squeeze-repeats t|truncate-set1 c A",
     "sleep": "",
     "sort": "files0-from=:!list b|ignore-leading-blanks d|dictionary-order f|ignore-case "
@@ -77,8 +79,8 @@ GNU_TABLES: dict[str, str] = {
     "n|numeric-sort R|random-sort random-source=:r r|reverse sort= V|version-sort batch-size= "
     "c check? compress-program=:x debug k|key= m|merge o|output=:w s|stable S|buffer-size= "
     "t|field-separator= T|temporary-directory=:w parallel= u|unique z|zero-terminated y= C",
-    "date": "u|utc|universal d|date= debug f|file=:r iso-8601? resolution "
-    "R|rfc-email|rfc-2822|rfc-822 rfc-3339= r|reference=:r s|set=:!sys I",
+    "date": "u|utc|universal|uct d|date= debug f|file=:r I|iso-8601? resolution "
+    "R|rfc-email|rfc-2822|rfc-822 rfc-3339= r|reference=:r s|set=:!sys",
     "uniq": "c|count d|repeated all-repeated? f|skip-fields= group? i|ignore-case s|skip-chars= "
     f"u|unique z|zero-terminated w|check-chars= D {_DIGITS}",
     "cmp": "b|print-bytes|print-chars i|ignore-initial= l|verbose n|bytes= s|quiet|silent "
@@ -102,7 +104,7 @@ GNU_TABLES: dict[str, str] = {
     "binary-files= a|text d|directories= D|devices= r|recursive R|dereference-recursive:!follow "
     "include= exclude= exclude-from=:r exclude-dir= L|files-without-match "
     "l|files-with-matches c|count T|initial-tab Z|null B|before-context= A|after-context= "
-    f"C|context= group-separator= no-group-separator color|colour? U|binary u y I X= {_DIGITS}",
+    f"C|context= group-separator= no-group-separator color|colour? U|binary u|unix-byte-offsets y I X= {_DIGITS}",
     "file": "v|version m|magic-file=:r z|uncompress:!decompress "
     "Z|uncompress-noreport:!decompress b|brief c|checking-printout e|exclude= exclude-quiet= "
     "f|files-from=:!list F|separator= i|mime mime-type mime-encoding apple extension "
@@ -118,7 +120,7 @@ GNU_TABLES: dict[str, str] = {
     "column": "t|table n|table-name= O|table-order= N|table-columns= l|table-columns-limit= "
     "E|table-noextreme= d|table-noheadings e|table-header-repeat H|table-hide= R|table-right= "
     "T|table-truncate= W|table-wrap= L|keep-empty-lines J|json r|tree= i|tree-id= "
-    "p|tree-parent= c|output-width= o|output-separator= s|separator= x|fillrows h|help "
+    "p|tree-parent= c|output-width|columns= o|output-separator= s|separator= x|fillrows h|help "
     "V|version table-empty-lines",
     "rev": "h|help V|version",
     "hostname": "version help a|alias A|all-fqdns b|boot:!sys d|domain f|fqdn|long "

@@ -28,8 +28,8 @@ RG = (
     "files-without-match F|fixed-strings no-fixed-strings L|follow:!follow no-follow g|glob= "
     "glob-case-insensitive no-glob-case-insensitive h|help heading no-heading hidden "
     "no-hidden iglob= i|ignore-case ignore-file=:r ignore-file-case-insensitive "
-    "no-ignore-file-case-insensitive include-zero no-include-zero v|invert-match "
-    "no-invert-match json no-json line-buffered no-line-buffered n|line-number "
+    "no-ignore-file-case-insensitive include-zero v|invert-match "
+    "json no-json line-buffered no-line-buffered n|line-number "
     "N|no-line-number x|line-regexp M|max-columns= max-columns-preview "
     "no-max-columns-preview m|max-count= max-depth= max-filesize= mmap no-mmap U|multiline "
     "no-multiline multiline-dotall no-multiline-dotall no-config I|no-filename no-ignore "
@@ -57,7 +57,7 @@ JQ = (
     "argfile+:r args jsonargs debug-dump-disasm debug-trace run-tests:!operands h|help "
     "V|version"
 )
-WHICH = "a s"
+WHICH = "a"
 BUILTINS = {"pwd": "L P", "type": "a f P p t", "printf": "v=:!shell"}
 
 _FIND_TEXT = (
@@ -67,7 +67,7 @@ _FIND_TEXT = (
     "inum= iwholename= ipath= iregex= links= lname= mmin= mtime= name= newer=:r nouser "
     "nogroup path= perm= regex= readable writable executable wholename= size= true type= "
     "uid= used= user= xtype= delete:w print0 printf= fprintf+:w print fprint0=:w fprint=:w "
-    "ls fls=:w prune quit exec:x execdir:x ok:x okdir:x not and or a o help version"
+    "ls fls=:w prune quit exec=:x execdir=:x ok=:x okdir=:x not and or a o help version"
 )
 _FIND_OPERATORS = frozenset({"(", ")", "!", ","})
 _FIND_START_TEXT = "H P L:!follow D="
@@ -126,7 +126,7 @@ def _find_primary(name: str) -> Option | None:
 _XXD_TEXT = (
     "a|autoskip b|bits C|capitalize c|cols= E|EBCDIC e g|groupsize= h|help i|include "
     "l|len= n|name= o|offset= p|ps|postscript|plain r|revert:w d s|seek= u|uppercase "
-    "v|version R="
+    "v|version"
 )
 
 

@@ -7,6 +7,7 @@ that is not, or a prefix that is ambiguous, asks. Tables are parsed on first use
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cache
 from typing import NamedTuple
@@ -50,11 +51,18 @@ class Spec(NamedTuple):
     response_files: bool = False
 
 
+_OBSOLETE_COUNT = re.compile(r"-[0-9]+[a-z]*")
+
+
 def _gnu(name: str) -> Grammar:
     order = "require" if name in REQUIRE_ORDER else PERMUTE
     program = "grep" if name in ("egrep", "fgrep") else name
+    obsolete = name in ("head", "tail")
 
     def parse(args: list[str]) -> Parsed | str:
+        if obsolete and args and _OBSOLETE_COUNT.fullmatch(args[0]):
+            # head/tail read a first word -NUM[suffixes] whole, before getopt (``-5c``).
+            return gnu(_gnu_table(program), args[1:], order, name)
         return gnu(_gnu_table(program), args, order, name)
 
     return parse

@@ -183,6 +183,9 @@ ATTACKS = [
     ("uniq a.txt out.txt", "an operand that is written"),
     ("cat --show-all=x a.txt", "takes no value"),
     ("head -n", "needs a value"),
+    ("head -5c /etc/passwd", "outside the workspace"),  # -5c is read whole: 5 bytes
+    ("tail -3l /etc/passwd", "outside the workspace"),
+    ("tail -b a.txt", "has no option -b"),  # only head/tail's obsolete first word
 ]
 
 
