@@ -112,29 +112,10 @@ class SubagentRunner:
         limit = self.shell.settings.subagents.max_turns or DEFAULT_MAX_TURNS
         if self.budget.max_turns is not None:
             limit = min(limit, self.budget.max_turns)
-        state = {"turns": 0}
-        usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
         task_id, name = request.tool_call_id, request.agent
-
-        def listen(event: Any) -> None:
-            if isinstance(event, TurnStart):
-                state["turns"] += 1
-            elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
-                spent = event.message.usage
-                usage["input"] += spent.input
-                usage["output"] += spent.output
-                usage["cacheRead"] += spent.cache_read
-                usage["cacheWrite"] += spent.cache_write
-                usage["cost"] += spent.cost.total
-                self.budget.add_cost(spent.cost.total)
-            elif isinstance(event, ToolExecutionStart) and on_update is not None:
-                title = next((t.title(event.args) for t in tools if t.name == event.tool_name), "")
-                line = f"turn {state['turns']}: {event.tool_name} {title}".strip()
-                on_update(ToolResult.of_text(line))
-            self.shell.emit(SubagentEvent(task_id=task_id, agent=name, event=event))
-
-        child.subscribe(listen)
-        child.should_stop = lambda: state["turns"] >= limit or self.budget.over_cost()
+        watch = _ChildWatch(self, task_id, name, tools, on_update)
+        child.subscribe(watch)
+        child.should_stop = lambda: watch.turns >= limit or self.budget.over_cost()
         self.shell.emit(
             SubagentStarted(
                 task_id=task_id, agent=name, description=request.description, model=model_id
@@ -165,12 +146,12 @@ class SubagentRunner:
                     agent=name,
                     model=model_id,
                     answer=answer,
-                    turns=state["turns"],
-                    usage=dict(usage),
+                    turns=watch.turns,
+                    usage=dict(watch.usage),
                     error_message=error,
                 )
             )
-        return TaskOutcome(answer, name, model_id, state["turns"], dict(usage), error)
+        return TaskOutcome(answer, name, model_id, watch.turns, dict(watch.usage), error)
 
     def _tools(self, profile: AgentProfile | None, never: frozenset[str]) -> list[Tool]:
         """The parent's tools the profile names (all but the agent tools when it names none);
@@ -215,3 +196,44 @@ class SubagentRunner:
             f"{profile.prompt}\n\n{SUBAGENT_NOTE}\n\n"
             f"Current date: {day}\nCurrent working directory: {self.shell.cwd}"
         )
+
+
+class _ChildWatch:
+    """Listens to a sub-agent: counts its turns, adds up its usage (and the budget's cost),
+    shows its tool calls as the task's progress and forwards every event to the front ends."""
+
+    def __init__(
+        self,
+        runner: SubagentRunner,
+        task_id: str,
+        agent: str,
+        tools: list[Tool],
+        on_update: OnToolUpdate | None,
+    ) -> None:
+        self.runner, self.task_id, self.agent = runner, task_id, agent
+        self.tools, self.on_update = tools, on_update
+        self.turns = 0
+        self.usage: dict[str, Any] = {
+            "input": 0,
+            "output": 0,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "cost": 0.0,
+        }
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, TurnStart):
+            self.turns += 1
+        elif isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
+            spent = event.message.usage
+            self.usage["input"] += spent.input
+            self.usage["output"] += spent.output
+            self.usage["cacheRead"] += spent.cache_read
+            self.usage["cacheWrite"] += spent.cache_write
+            self.usage["cost"] += spent.cost.total
+            self.runner.budget.add_cost(spent.cost.total)
+        elif isinstance(event, ToolExecutionStart) and self.on_update is not None:
+            title = next((t.title(event.args) for t in self.tools if t.name == event.tool_name), "")
+            line = f"turn {self.turns}: {event.tool_name} {title}".strip()
+            self.on_update(ToolResult.of_text(line))
+        self.runner.shell.emit(SubagentEvent(task_id=self.task_id, agent=self.agent, event=event))
