@@ -12,9 +12,10 @@ cache that cannot be read means a normal load. The file is rewritten whole, atom
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pi_cli.shell.extensions.registry import Registration
+if TYPE_CHECKING:
+    from pi_cli.shell.extensions.registry import Registration
 
 API = 1
 """Bumped when what is cached changes shape (or its meaning)."""

@@ -17,23 +17,21 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from pi_cli.shell.extensions import loader, output
-from pi_cli.shell.extensions.context import (
-    INVOCATION,
-    ExtensionContext,
-    ExtensionHost,
-    ExtensionUI,
-    HostBridge,
-    Invocation,
-    LiveSink,
-)
+from pi_cli.shell.extensions import output
 from pi_cli.shell.extensions.manifest import Manifest
-from pi_cli.shell.extensions.registry import ExtensionAPI, Registration
 from pi_cli.shell.extensions.worker import Worker
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the API's classes load with the first extension loaded, not with the cache
     from pi_cli.shell.context import Level
     from pi_cli.shell.extension_sources import Source
+    from pi_cli.shell.extensions.context import (
+        ExtensionContext,
+        ExtensionHost,
+        ExtensionUI,
+        HostBridge,
+        Invocation,
+    )
+    from pi_cli.shell.extensions.registry import ExtensionAPI, Registration
 
 State = Literal["cached", "live", "failed", "disabled"]
 DEFAULT_TIMEOUT_S = 30.0
@@ -64,14 +62,41 @@ class Extension:
         self.source = source
         self.name = source.name
         self.worker = Worker(source.name, started)
-        self.registration = Registration(source.name)
         self.manifest: Manifest | None = None
         self.state: State = "cached"
         self.problem: str | None = None
         self.loading: asyncio.Future[bool] | None = None
-        self.ui = ExtensionUI(source.name, Recorder(self.registration))
-        self.api = ExtensionAPI(self.registration, self.ui)
         self.context: ExtensionContext | None = None
+        self._registration: Registration | None = None
+        self._ui: ExtensionUI | None = None
+        self._api: ExtensionAPI | None = None
+
+    @property
+    def registration(self) -> Registration:
+        """What it registered (empty until it is loaded: a cached one has its manifest)."""
+        if self._registration is None:
+            from pi_cli.shell.extensions.registry import Registration
+
+            self._registration = Registration(self.name)
+        return self._registration
+
+    @property
+    def ui(self) -> ExtensionUI:
+        """``pi.ui``: recorded while ``register()`` runs, live afterwards."""
+        if self._ui is None:
+            from pi_cli.shell.extensions.context import ExtensionUI
+
+            self._ui = ExtensionUI(self.name, Recorder(self.registration))
+        return self._ui
+
+    @property
+    def api(self) -> ExtensionAPI:
+        """The ``pi`` its ``register()`` gets."""
+        if self._api is None:
+            from pi_cli.shell.extensions.registry import ExtensionAPI
+
+            self._api = ExtensionAPI(self.registration, self.ui)
+        return self._api
 
     @property
     def usable(self) -> bool:
@@ -139,13 +164,23 @@ class Extensions:
         on_change: Callable[[Extension], None],
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
-        self.bridge = HostBridge(host)
+        self.host = host
+        self._bridge: HostBridge | None = None
         self.notify = notify
         self.on_change = on_change
         self.timeout_s = timeout_s
         self.items: dict[str, Extension] = {}
         self.manifests_changed = False
         output.install()
+
+    @property
+    def bridge(self) -> HostBridge:
+        """Carries the extensions' calls over to pi's loop."""
+        if self._bridge is None:
+            from pi_cli.shell.extensions.context import HostBridge
+
+            self._bridge = HostBridge(self.host)
+        return self._bridge
 
     def __iter__(self) -> Any:
         return iter(list(self.items.values()))
@@ -164,6 +199,8 @@ class Extensions:
             ext.manifest = manifest
             self.on_change(ext)
             return ext
+        from pi_cli.shell.extensions import loader
+
         try:
             ext.worker.run(loader.load, source, ext.api).result(self.timeout_s)
         except concurrent.futures.TimeoutError:
@@ -183,6 +220,8 @@ class Extensions:
         return await asyncio.shield(ext.loading)
 
     async def _load(self, ext: Extension) -> bool:
+        from pi_cli.shell.extensions import loader
+
         self.bridge.bind()
         future = ext.worker.run(loader.load, ext.source, ext.api)
         try:
@@ -197,6 +236,8 @@ class Extensions:
         return True
 
     def _went_live(self, ext: Extension) -> None:
+        from pi_cli.shell.extensions.context import ExtensionContext, LiveSink
+
         ext.state = "live"
         ext.manifest = Manifest.of(ext.registration, ext.source.stamp)
         self.manifests_changed = True
@@ -228,6 +269,8 @@ class Extensions:
     ) -> tuple[concurrent.futures.Future[Any], Invocation]:
         """Begin ``function(*args)`` on the extension's thread; a function that takes one more
         argument gets the extension's ``ctx`` too (``handler(event, ctx)``)."""
+        from pi_cli.shell.extensions.context import INVOCATION, Invocation
+
         self.bridge.bind()
         invocation = Invocation(deadline=time.monotonic() + self.timeout_s)
         given = (*args, ext.context)[: min(arity(function), len(args) + 1)]
