@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -19,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.shell.lsp.catalog import BY_EXTENSION, KNOWN, PROJECT_BIN_DIRS, KnownLanguage
+
+SERVER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+"""A server's name (it is shown in the footer, /lsp and process ids): an allowlist."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,8 @@ def parse_entry(
 
     ``root`` replaces ``${CLAUDE_PLUGIN_ROOT}`` in the command, arguments and environment.
     """
+    if not SERVER_NAME.fullmatch(name):
+        return None, {}, f"LSP server {name!r} in {source}: a name is letters, digits, . _ + -"
     if not isinstance(raw, Mapping):
         return None, {}, f"LSP server {name!r} in {source}: not an object"
     entry = {str(k): v for k, v in raw.items()}

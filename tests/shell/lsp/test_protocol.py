@@ -120,6 +120,23 @@ def test_entries_are_checked_and_plugins_substituted(tmp_path: Path) -> None:
     assert table.spec_for(tmp_path.parent / "elsewhere.go") is None  # outside the workspace
 
 
+@pytest.mark.parametrize(
+    "name", ["evil\x1b]52;c;ZXZpbA==\x07", "", "-x", ".hidden", "a b", "../x", "a/b", "é", "a" * 65]
+)
+def test_a_server_name_outside_the_allowlist_is_refused(name: str) -> None:
+    entry = {"command": "x", "extensionToLanguage": {".x": "x"}}
+    spec, _, problem = parse_entry(name, entry, "plugin evil")
+    assert spec is None and problem is not None and "a name is letters, digits" in problem
+    assert "\x1b" not in problem and "\x07" not in problem  # the name is quoted (repr)
+
+
+def test_ordinary_server_names_are_taken() -> None:
+    entry = {"command": "x", "extensionToLanguage": {".x": "x"}}
+    for name in ("pyright", "my-lang_2.0+x", "C", "a" * 64):
+        spec, _, problem = parse_entry(name, entry, "settings")
+        assert problem is None and spec is not None and spec.name == name
+
+
 def test_project_servers_only_in_a_trusted_folder(tmp_path: Path) -> None:
     bin_dir = tmp_path / "node_modules" / ".bin"
     bin_dir.mkdir(parents=True)
