@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         refresh_digest,
         trusted_folders,
     )
+    from pi_cli.shell.context_parts import context_report
     from pi_cli.shell.dialogs import DialogAnswer, DialogBroker
     from pi_cli.shell.events import (
         AutoRetryEnd,
@@ -162,6 +163,7 @@ __all__ = [
     "CodingAgent",
     "CommandResult",
     "compaction_summary_of",
+    "context_report",
     "CompactionEnd",
     "CompactionError",
     "CompactionStart",

@@ -18,6 +18,7 @@ EXPORTS: dict[str, str] = {
     "ShellAPI": "pi_cli.shell.commands",
     "SlashCommand": "pi_cli.shell.commands",
     "UnknownCommand": "pi_cli.shell.commands",
+    "context_report": "pi_cli.shell.context_parts",
     "parse_command_line": "pi_cli.shell.commands",
     "THINKING_LEVELS": "pi_cli.shell.builtin_commands",
     "shell_line": "pi_cli.shell.bash.commands",

@@ -103,6 +103,18 @@ async def _copy(shell: ShellAPI, args: str) -> CommandResult:
     return CommandResult(output=f"Last answer ({len(text)} characters) {saved}.", clipboard=text)
 
 
+async def _context(shell: ShellAPI, args: str) -> CommandResult:
+    from pi_cli.shell.context_parts import context_command  # loaded when asked
+
+    return await context_command(shell, args)
+
+
+async def _usage(shell: ShellAPI, args: str) -> CommandResult:
+    from pi_cli.shell.usage_report import usage_command  # reads session files: when asked
+
+    return await usage_command(shell, args)
+
+
 async def _quit(shell: ShellAPI, args: str) -> CommandResult:
     return CommandResult(quit=True)
 
@@ -135,6 +147,18 @@ def builtin_commands() -> list[SlashCommand]:
             while_running=True,
         ),
         SlashCommand("resume", "Resume an earlier session", _resume, usage="[id|path]"),
+        SlashCommand(
+            "context",
+            "What fills the context window (system prompt, files, skills, tools, messages)",
+            _context,
+            while_running=True,
+        ),
+        SlashCommand(
+            "usage",
+            "Tokens, cost and cache hit rate per model: this session and today",
+            _usage,
+            while_running=True,
+        ),
         SlashCommand(
             "copy", "Copy the last answer (clipboard and a file)", _copy, while_running=True
         ),

@@ -51,7 +51,7 @@ from pi_cli.shell.models.switching import (
     switch_model,
     switch_thinking,
 )
-from pi_cli.shell.models.usage import SessionUsage, context_tokens
+from pi_cli.shell.models.usage import SessionUsage, UsageCounter
 from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import PermissionControl
 from pi_cli.shell.prompt.sources import PromptSources
@@ -83,6 +83,7 @@ class CodingAgent:
     def __init__(self, options: ShellOptions) -> None:
         self.options = options
         self.cwd = options.cwd.resolve()
+        self._usage_counter = UsageCounter()  # the footer's numbers, each message counted once
         # Notices raised while building (bad skills, hooks...) reach listeners that subscribe later.
         self.events = EventBus()  # after_emit: the policy's state check, once it exists
         self.notify = self.events.notify
@@ -304,6 +305,11 @@ class CodingAgent:
         """The conversation the model sees (read-only view)."""
         return tuple(self.agent.state.messages)
 
+    @property
+    def system_prompt(self) -> str:
+        """The system prompt sent with every request (``/context`` measures it)."""
+        return self.agent.system_prompt or ""
+
     async def compact(self, instructions: str | None = None) -> CompactionResult:
         """Summarise older messages now (``/compact``, RPC ``compact``); raises ``CompactionError``."""
         if self.policy.busy_elsewhere():
@@ -349,7 +355,7 @@ class CodingAgent:
     @property
     def usage(self) -> SessionUsage:
         """Token and cost totals of the messages in the current context."""
-        return SessionUsage.of(self.agent.state.messages)
+        return self._usage_counter.usage(self.agent.state.messages)
 
     @property
     def context_window(self) -> int:
@@ -358,7 +364,7 @@ class CodingAgent:
 
     def context_usage(self) -> tuple[int, int]:
         """(tokens in the current context, context window)."""
-        return context_tokens(self.agent.state.messages), self.context_window
+        return self._usage_counter.context_tokens(self.agent.state.messages), self.context_window
 
     def replace_tool(self, tool: Tool) -> None:
         """Use ``tool`` instead of the tool of the same name (ACP: edits through the editor)."""

@@ -211,8 +211,14 @@ async def test_footer_labels_its_fields_and_colours_the_context_use(tmp_path: Pa
         footer = app.query_one(StatusFooter)
         line = footer.lines(160)[1].plain  # wide enough for every field
         assert "~/project" in line and "session test-session" in line and "mode auto" in line
-        assert "test/scripted" in line and "↑0 ↓0" in line and "cache 0 read, 0 write" in line
+        assert "test/scripted" in line and "↑0 ↓0" in line and "cache –" in line
         assert "$0.000" in line and "ctx 0%/128k" in line
+        from pi_cli.tui.widgets.footer import cache_text
+
+        # The cache hit rate: cached input over all the input the model saw.
+        cached = Status("~/p", "s", "m", "off", input=200, cache_read=1600, cache_write=200)
+        assert cache_text(cached) == "cache 80% hit"
+        assert cache_text(Status("~/p", "s", "m", "off", input=500)) == "cache 0% hit"
         narrow = footer.lines(70)[1].plain  # the least important fields gave way
         assert "cache" not in narrow and "test/scripted" in narrow and "ctx 0%/128k" in narrow
         for used, style in [(50, "$footer-text"), (75, "$ctx-warn"), (95, "$ctx-danger")]:

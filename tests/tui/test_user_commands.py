@@ -70,3 +70,22 @@ async def test_an_unknown_command_is_caught_and_asked_about(tmp_path: Path) -> N
         await pilot.press("enter")  # the first option: send it
         await wait_until(pilot, lambda: stream.calls == 1 and "sent as asked" in screen_text(app))
     assert stream.user_texts(0) == ["/tpyo hello"]
+
+
+async def test_context_and_usage_are_drawn(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("Be brief.\n")
+    stream = ScriptedStream(reply(text("hello there")))
+    app = make_app(make_shell(tmp_path, stream, tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "hello there" in screen_text(app))
+        await type_text(pilot, "/context")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "context files" in screen_text(app))
+        drawn = screen_text(app)
+        assert "AGENTS.md" in drawn and "0 tools" in drawn and "free" in drawn and "█" in drawn
+        await type_text(pilot, "/usage")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "This session (1 answer)" in screen_text(app))
+        assert "Today" in screen_text(app)

@@ -300,7 +300,9 @@ class PlainRenderer:
         self.console.print(Text(self.summary(event.messages), style="dim"))
         used, window = self.shell.context_usage()
         size = f"{window // 1000}k" if window >= 1000 else str(window)
-        self.context_text = f"context {100 * used / max(window, 1):.0f}% of {size}"
+        rate = cache_hit_rate(self.shell.usage)
+        cached = f" · cache {rate:.0%} hit" if rate is not None else ""
+        self.context_text = f"context {100 * used / max(window, 1):.0f}% of {size}{cached}"
         self.on_change()
 
     def _on_notice(self, event: Notice) -> None:

@@ -94,6 +94,11 @@ def state_commands(rpc: RpcContext) -> Mapping[str, Handler]:
                 return {"text": message.text}
         return {}  # as pi: no "text" at all (the client reads undefined)
 
+    async def get_context(command: dict[str, Any]) -> Any:
+        from pi_cli.shell import context_report
+
+        return context_report(shell).wire()
+
     async def get_commands(command: dict[str, Any]) -> Any:
         return {"commands": commands_of(shell)}
 
@@ -113,4 +118,5 @@ def state_commands(rpc: RpcContext) -> Mapping[str, Handler]:
         "get_session_stats": get_session_stats,
         "get_last_assistant_text": get_last_assistant_text,
         "get_commands": get_commands,
+        "get_context": get_context,
     }

@@ -80,6 +80,13 @@ class FooterState:
     extras: dict[str, Item] = field(default_factory=dict)
 
 
+def cache_text(status: Status) -> str:
+    """``cache 82% hit``: the share of the input read from the provider's prompt cache (what
+    makes a long session cheap and fast); ``cache –`` before any input."""
+    seen = status.input + status.cache_read + status.cache_write
+    return f"cache {100 * status.cache_read / seen:.0f}% hit" if seen else "cache –"
+
+
 def status_items(status: Status) -> tuple[list[Item], list[Item]]:
     """Line 2 as (left items, right items)."""
     thinking = (
@@ -100,11 +107,7 @@ def status_items(status: Status) -> tuple[list[Item], list[Item]]:
     right = [
         Item(f"{status.model}{thinking}", "$footer-model", priority=95),
         Item(f"↑{short_tokens(status.input)} ↓{short_tokens(status.output)}", priority=40),
-        Item(
-            f"cache {short_tokens(status.cache_read)} read, {short_tokens(status.cache_write)} write",
-            "$footer-dim",
-            priority=10,
-        ),
+        Item(cache_text(status), "$footer-dim", priority=10),
         Item(f"${status.cost:.3f}", priority=30),
         Item(f"ctx {percent:.0f}%{window_text}", ctx_style or "$footer-text", priority=80),
     ]

@@ -336,3 +336,18 @@ async def test_an_edit_shows_the_language_servers_new_problems(tmp_path: Path) -
         "  a.fk:2:13: warning: meh thing [F1]",
         "      two = BAD 2 MEH",
     ]
+
+
+async def test_context_and_usage_print_in_the_scrollback(tmp_path: Path) -> None:
+    stream = ScriptedStream(reply(text("an answer")))
+    async with plain_repl(tmp_path, stream) as h:
+        h.send("hello" + ENTER)
+        await h.until(lambda: "an answer" in h.output)
+        await h.idle()
+        h.send("/context" + ENTER)
+        await h.until(lambda: "messages" in h.output.split("Context:")[-1], what="/context")
+        h.send("/usage" + ENTER)
+        await h.until(lambda: "This session (1 answer):" in h.output, what="/usage")
+    out = h.output
+    assert "system prompt" in out and "tools" in out and "█" in out
+    assert "Today (1 answer):" in out

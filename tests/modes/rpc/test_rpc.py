@@ -167,6 +167,13 @@ def test_rpc_session_with_steer_follow_up_and_errors(
     assert last["data"]["text"] == "did the follow-up"
     stats = client.request({"type": "get_session_stats", "id": "st"})["data"]
     assert stats["userMessages"] == 3 and stats["toolCalls"] == 1 and stats["toolResults"] == 1
+    answer = client.request({"type": "get_context", "id": "cx"})
+    assert answer["success"], answer
+    context = answer["data"]
+    names = [part["name"] for part in context["parts"]]
+    assert names == ["system prompt", "context files", "skills", "tools", "messages"]
+    assert context["used"] == sum(part["tokens"] for part in context["parts"]) > 0
+    assert context["free"] == context["window"] - context["used"]
     # U+2028 / U+2029 inside a JSON string are not line breaks.
     assert client.request({"type": "prompt", "id": "p4", "message": "line\u2028sep\u2029para"})[
         "success"

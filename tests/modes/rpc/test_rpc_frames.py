@@ -28,7 +28,7 @@ RAW_LINES = [
 
 COMMANDS = (
     "abort abort_bash abort_retry bash compact cycle_model cycle_thinking_level edit_queued "
-    "export_html follow_up fork get_available_models get_commands get_fork_messages "
+    "export_html follow_up fork get_available_models get_commands get_context get_fork_messages "
     "get_last_assistant_text get_messages get_queue get_session_stats get_state move_queued "
     "new_session promote_queued prompt remove_queued set_auto_compaction set_auto_retry "
     "set_follow_up_mode set_model set_session_name set_steering_mode set_thinking_level steer "
