@@ -305,11 +305,6 @@ class CodingAgent:
         """The conversation the model sees (read-only view)."""
         return tuple(self.agent.state.messages)
 
-    @property
-    def system_prompt(self) -> str:
-        """The system prompt sent with every request (``/context`` measures it)."""
-        return self.agent.system_prompt or ""
-
     async def compact(self, instructions: str | None = None) -> CompactionResult:
         """Summarise older messages now (``/compact``, RPC ``compact``); raises ``CompactionError``."""
         if self.policy.busy_elsewhere():

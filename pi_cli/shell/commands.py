@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from pi_cli.shell.models.usage import SessionUsage
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.permissions.control import PermissionControl
-    from pi_cli.shell.prompt.sources import PromptSources
     from pi_cli.shell.session.store import SessionStore
     from pi_cli.shell.session.tree import TreeEntry
     from tools.sandbox import Sandbox
@@ -78,10 +77,6 @@ class ShellAPI(Protocol):
     def messages(self) -> Sequence[Message]: ...
     @property
     def tools(self) -> Sequence[Tool]: ...
-    @property
-    def system_prompt(self) -> str: ...
-    @property
-    def sources(self) -> PromptSources: ...
     @property
     def usage(self) -> SessionUsage: ...
     @property

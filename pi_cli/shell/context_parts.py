@@ -14,9 +14,10 @@ import json
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_core import tool_spec
+from agent_core import Agent, tool_spec
 from pi_cli.shell.commands import CommandResult
 from pi_cli.shell.models.usage import estimate_tokens, reported_context, short_tokens
+from pi_cli.shell.prompt.sources import PromptSources
 
 if TYPE_CHECKING:
     from pi_cli.shell.commands import ShellAPI
@@ -51,13 +52,23 @@ class ContextReport:
         }
 
 
+def _prompt_of(shell: ShellAPI) -> tuple[str, PromptSources | None]:
+    """The system prompt and what it was built from (a CodingAgent has both; a test double of
+    :class:`ShellAPI` may have neither)."""
+    agent = getattr(shell, "agent", None)
+    sources = getattr(shell, "sources", None)
+    prompt = agent.system_prompt if isinstance(agent, Agent) else ""
+    return prompt, sources if isinstance(sources, PromptSources) else None
+
+
 def context_report(shell: ShellAPI) -> ContextReport:
     """Measure what fills ``shell``'s context window now."""
-    system = estimate_tokens(shell.system_prompt)
-    files = shell.sources.context_files
+    prompt, sources = _prompt_of(shell)
+    system = estimate_tokens(prompt)
+    files = sources.context_files if sources is not None else []
     file_tokens = sum(estimate_tokens(f"## {f.path}\n\n{f.content.strip()}") for f in files)
     has_read = any(tool.name == "read" for tool in shell.tools)
-    block = shell.sources.skills.prompt_block() if has_read else None
+    block = sources.skills.prompt_block() if has_read and sources is not None else None
     skill_tokens = estimate_tokens(block) if block else 0
     specs = [asdict(tool_spec(tool)) for tool in shell.tools]
     tool_tokens = sum(estimate_tokens(json.dumps(spec, ensure_ascii=False)) for spec in specs)
@@ -68,7 +79,7 @@ def context_report(shell: ShellAPI) -> ContextReport:
     reported = any(reported_context(m) > 0 for m in reversed(messages))
     conversation = max(0, used - fixed) if reported else used
     file_note = ", ".join(str(f.path.name) for f in files[:4]) + (" …" if len(files) > 4 else "")
-    skills = len(shell.sources.skills.skills) if block else 0
+    skills = len(sources.skills.skills) if block and sources is not None else 0
     parts = [
         ContextPart("system prompt", instructions, "pi's instructions"),
         ContextPart("context files", file_tokens, file_note or "none"),

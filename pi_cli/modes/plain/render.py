@@ -40,6 +40,7 @@ from pi_cli.modes.plain.tool_render import (
     clip,
     diagnostics_summary,
     diff_text,
+    head,
     result_text,
     safe,
 )
@@ -84,12 +85,6 @@ if TYPE_CHECKING:
 
 PREVIEW_LINES = 4  # a thinking block: its first lines
 _LEVEL_STYLE = {"info": "dim", "warning": "yellow", "error": "bold red"}
-
-
-def head(text: str, max_lines: int) -> tuple[list[str], int]:
-    """(the first ``max_lines`` lines, each clipped; how many lines were left out)."""
-    lines = text.rstrip("\n").splitlines()
-    return [clip(line, 300) for line in lines[:max_lines]], max(0, len(lines) - max_lines)
 
 
 def print_unpadded(console: Console, renderable: RenderableType) -> None:

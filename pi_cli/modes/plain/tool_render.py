@@ -40,6 +40,12 @@ def _cut(line: str) -> str:
     return line[:LINE_CHARS] + f"… (+{len(line) - LINE_CHARS} chars)"
 
 
+def head(text: str, max_lines: int) -> tuple[list[str], int]:
+    """(the first ``max_lines`` lines, each clipped; how many lines were left out)."""
+    lines = text.rstrip("\n").splitlines()
+    return [clip(line, LINE_CHARS) for line in lines[:max_lines]], max(0, len(lines) - max_lines)
+
+
 def tail(text: str, limit: int = PREVIEW_LINES) -> tuple[list[str], int]:
     """(the last ``limit`` lines of ``text``, each cut; how many lines come before them)."""
     lines = text.rstrip("\n").split("\n") if text.strip() else []
