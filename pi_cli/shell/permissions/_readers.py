@@ -39,7 +39,8 @@ class Spec(NamedTuple):
             ``date`` sets the clock.
         filter_first: the first operand is a program text (jq), not a file, unless
             ``--from-file`` makes it one.
-        response_files: an ``@FILE`` operand is a file of more options (binutils): asks.
+        response_files: an ``@FILE`` word anywhere is a file of more options (binutils'
+            ``expandargv`` reads it before any option): asks.
     """
 
     grammar: Grammar | None

@@ -154,6 +154,8 @@ def _check_args(spec: Spec, args: list[Word], cwd: Path, ctx: Context, text: str
     words = _words(args, cwd)
     if isinstance(words, str):
         return f"{words} in {text!r}"
+    if spec.response_files and any(word.startswith("@") for word in words):
+        return f"an @FILE word reads more options from a file, in {text!r}"
     parsed = spec.grammar(words)
     if isinstance(parsed, str):
         return f"{parsed} (pi's table of its options cannot place it), in {text!r}"
@@ -190,8 +192,6 @@ def _operands(spec: Spec, parsed: Parsed) -> list[str] | str:
     if spec.filter_first and operands:
         if not any(given.option.key == "from-file" for given in parsed.options):
             operands = operands[1:]
-    if spec.response_files and any(operand.startswith("@") for operand in operands):
-        return "an @FILE operand reads more options from a file"
     if spec.max_args is not None and len(operands) > spec.max_args:
         return "an operand that is written or set (an output file, the clock, the host name)"
     return operands

@@ -153,6 +153,7 @@ ATTACKS = [
     ("file -m /etc/magic a.txt", "outside the workspace"),
     ("file --files-from list", "reads the files another file names"),
     ("strings @/etc/shadow", "@FILE"),
+    ("strings -n @/etc/shadow a.txt", "@FILE"),  # expandargv reads every @word, values too
     ("realpath --relative-to=/etc a.txt", "outside the workspace"),
     ("hexdump -f /etc/passwd a.txt", "outside the workspace"),
     ("find . -newer /etc/passwd", "outside the workspace"),
