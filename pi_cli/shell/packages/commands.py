@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_cli.shell.packages import install as installer
-from pi_cli.shell.packages.lock import lock_file, read_lock
+from pi_cli.shell.packages.files import exclusive
+from pi_cli.shell.packages.lock import lock_file, packages_home, read_lock
 from pi_cli.shell.packages.sources import PackageError, valid_name
 
 __all__ = ["PACKAGE_USAGE", "PackageError", "package_accepts", "package_words"]
@@ -47,7 +48,15 @@ def _list() -> list[str]:
 
 
 def package_words(verb: str, words: list[str], cwd: Path) -> list[str]:
-    """Do ``pi VERB WORDS``; the lines to show. Raises :class:`PackageError`."""
+    """Do ``pi VERB WORDS``; the lines to show. Raises :class:`PackageError`. One pi at a time
+    changes the packages (another waits for it)."""
+    if verb == "list":
+        return _list()
+    with exclusive(packages_home() / ".lock"):
+        return _change(verb, words, cwd)
+
+
+def _change(verb: str, words: list[str], cwd: Path) -> list[str]:
     if verb == "install" and not words:
         return installer.reinstall()
     if verb == "install":
@@ -58,8 +67,6 @@ def package_words(verb: str, words: list[str], cwd: Path) -> list[str]:
         )
         lines = [f"Installed {record['name']} at {pin} ({carried or 'nothing pi loads'})."]
         return lines + [one_line(f"  note: {note}") for note in notes]
-    if verb == "list":
-        return _list()
     if verb == "update":
         return installer.update([w for w in words if w != "--all"])
     if verb == "remove":

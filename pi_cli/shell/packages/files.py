@@ -7,11 +7,14 @@ only when they differ: a file added, removed or changed is named (one line).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +124,16 @@ def copy_tree(source: Path, dest: Path, max_files: int, max_bytes: int) -> list[
             shutil.copyfile(target, dest / rel_folder / name)
             os.chmod(dest / rel_folder / name, 0o755 if os.access(target, os.X_OK) else 0o644)
     return left_out
+
+
+@contextmanager
+def exclusive(lock: Path) -> Iterator[None]:
+    """Hold ``lock`` (a file, made if missing) exclusively: one pi at a time changes a store
+    (two ``pi install`` racing would each write the record they read, and lose the other's)."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    handle = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock

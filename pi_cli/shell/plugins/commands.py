@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.shell.commands import CommandResult, PickAction, ShellAPI, split_args
+from pi_cli.shell.packages.files import exclusive
 from pi_cli.shell.plugins import marketplace
 from pi_cli.shell.plugins.components import summary
 from pi_cli.shell.plugins.install import (
@@ -33,7 +34,7 @@ from pi_cli.shell.plugins.install import (
     uninstall,
 )
 from pi_cli.shell.plugins.manifest import PluginError, shown
-from pi_cli.shell.plugins.store import installed, known_marketplaces
+from pi_cli.shell.plugins.store import installed, known_marketplaces, plugins_home
 
 PLUGIN_USAGE = """usage: pi plugin list | browse [MARKETPLACE]
        pi plugin install NAME@MARKETPLACE [--scope user|project]
@@ -203,7 +204,10 @@ def plugin_words(words: list[str], cwd: Path) -> list[str]:
     action = table.get(verb)
     if action is None:
         raise PluginError(PLUGIN_USAGE)
-    return action()
+    if verb in ("list", "browse"):
+        return action()
+    with exclusive(plugins_home() / ".lock"):  # one pi at a time changes the plugins
+        return action()
 
 
 def _uninstall(rest: list[str], cwd: Path) -> list[str]:

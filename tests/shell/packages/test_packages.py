@@ -266,3 +266,44 @@ async def test_a_python_package_extension_imports_its_dependency(
     shell, _, _ = make_shell(project)
     assert shell.commands.get("greet") is not None
     sys.modules.pop("pigreet_dep", None)
+
+
+def test_one_pi_at_a_time_changes_the_packages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two ``pi install`` racing would each write the lock they read and lose the other's entry:
+    while one changes the store, it holds the store's lock (another pi waits for it)."""
+    import fcntl
+    import os
+    import threading
+
+    from pi_cli.shell.packages import install as installer
+    from pi_cli.shell.packages.lock import packages_home
+
+    paused, go = threading.Event(), threading.Event()
+    commit = installer._commit
+
+    def slow_commit(*args: object) -> None:
+        paused.set()
+        go.wait(60)
+        commit(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(installer, "_commit", slow_commit)
+    for name in ("one", "two"):
+        (tmp_path / name / "prompts").mkdir(parents=True)
+        (tmp_path / name / "prompts" / f"{name}.md").write_text(f"Prompt {name}\n")
+    first = threading.Thread(
+        target=package_words, args=("install", [str(tmp_path / "one")], tmp_path)
+    )
+    first.start()
+    assert paused.wait(60)
+    handle = os.open(packages_home() / ".lock", os.O_RDWR)
+    try:
+        with pytest.raises(BlockingIOError):  # held while the first one changes the store
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(handle)
+    go.set()
+    first.join(60)
+    package_words("install", [str(tmp_path / "two")], tmp_path)
+    assert sorted(read_lock()) == ["one", "two"]
