@@ -12,37 +12,17 @@ from pi_cli.shell import ConfigError, Notice
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.shell.extensions.helpers import results, shell_with, texts, write_extension
 
-PLAN_MODE = """
-    from pi_cli.shell.extensions import ExtensionContext
-
-    def register(pi):
-        @pi.command(description="Read-only tools only")
-        def plan(args: str, ctx: ExtensionContext) -> str:
-            before = ctx.active_tools()
-            ctx.set_active_tools(["read"])
-            return f"{before} -> {ctx.active_tools()}"
-
-        @pi.command(description="Every tool again")
-        def build(args: str, ctx: ExtensionContext) -> str:
-            ctx.set_active_tools([t.name for t in ctx.all_tools()])
-            return ",".join(f"{t.name}:{t.active}" for t in ctx.all_tools())
-
-        @pi.command(description="An unknown tool")
-        def bad(args: str, ctx: ExtensionContext) -> str:
-            try:
-                ctx.set_active_tools(["read", "rm_rf"])
-            except ValueError as exc:
-                return str(exc)
-            return "accepted"
-"""
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "extensions"
 
 
 async def test_set_active_tools_takes_the_others_away_from_the_model(
     project: Path, pi_home: Path
 ) -> None:
-    """pi-ts's plan-mode example: the model is offered only ``read``, and a ``write`` it calls
-    anyway is not run."""
-    write_extension(pi_home / "extensions", "plan_mode", PLAN_MODE)
+    """The plan-mode example: the model is offered only ``read``, and a ``write`` it calls
+    anyway is not run; ``/plan`` again gives the tools back."""
+    (pi_home / "settings.json").write_text(
+        json.dumps({"extensions": [str(EXAMPLES / "plan_mode.py")]})
+    )
     stream = ScriptedStream(
         reply(tool_call("c1", "write", {"path": "x.txt", "content": "no"})),
         reply(text("could not write")),
@@ -50,13 +30,14 @@ async def test_set_active_tools_takes_the_others_away_from_the_model(
         reply(text("written")),
     )
     shell = shell_with(project, stream, permission_mode="acceptEdits")
-    assert (await shell.submit("/plan")).output == "['read', 'write', 'edit'] -> ['read']"
-    assert (await shell.submit("/bad")).output == "unknown tools: rm_rf"
+    assert (await shell.submit("/plan")).output == "Plan mode on: read."
+    assert [p.text for p in shell.dialogs.ui_state()] == ["⏸ plan"]
     await shell.submit("write x")
     assert [t.name for t in stream.contexts[0].tools] == ["read"]
     assert not (project / "x.txt").exists()
     assert "write" in results(shell)[0] and "not" in results(shell)[0].lower()
-    assert (await shell.submit("/build")).output == "read:True,write:True,edit:True"
+    assert (await shell.submit("/plan")).output == "Plan mode off: every tool is back."
+    assert shell.dialogs.ui_state() == []
     await shell.submit("write it now")
     assert [t.name for t in stream.contexts[2].tools] == ["read", "write", "edit"]
     assert (project / "x.txt").read_text() == "yes"
@@ -79,6 +60,14 @@ CONTROLS = """
                 "name": ctx.session_name,
                 "builtin": any(c.name == "model" and c.source == "builtin" for c in ctx.commands()),
             })
+
+        @pi.command(description="An unknown tool")
+        def bad(args: str, ctx) -> str:
+            try:
+                ctx.set_active_tools(["read", "rm_rf"])
+            except ValueError as exc:
+                return str(exc)
+            return "accepted"
 
         @pi.command(description="Switch model and thinking")
         def switch(args: str, ctx) -> str:
@@ -124,6 +113,8 @@ async def test_the_shell_as_an_extension_controls_it(project: Path, pi_home: Pat
         "builtin": True,
     }
     assert "in register: the session and the shell are for handlers" in texts(notices)
+    assert (await shell.submit("/bad")).output == "unknown tools: rm_rf"
+    assert [t.name for t in shell.agent.tools] == ["read", "write", "edit"]  # unchanged
     answer = (await shell.submit("/switch other/model-b")).output
     assert answer == "True other/model-b high" and shell.thinking == "high"
 
