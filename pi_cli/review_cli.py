@@ -21,6 +21,11 @@ def accepts(argv: list[str]) -> bool:
 
 def run(argv: list[str]) -> int:
     """Entry point of ``pi review`` (the words after ``review``)."""
+    import gc
+
+    # As the one-shot path does (pi_cli.cli): no collection while start-up builds objects that
+    # live as long as the process; try_build_shell freezes them and turns collection back on.
+    gc.disable()
     from pi_cli import __version__
     from pi_cli.shell import ReviewCli
 
