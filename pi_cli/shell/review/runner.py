@@ -79,6 +79,7 @@ def reviewer_options(base: ShellOptions, model: str | None, focus: str | None) -
         base,
         model=model or base.model,
         tools=list(REVIEW_TOOLS),
+        tool_objects=None,  # never an embedder's tools: the built-in read-only ones
         no_tools=False,
         permission_mode="plan",
         skip_permissions=False,
