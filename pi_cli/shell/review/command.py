@@ -54,10 +54,21 @@ async def review_command(shell: ShellAPI, args: str) -> CommandResult:
     except Exception as exc:  # noqa: BLE001 - ConfigError, SettingsError...: the user reads why
         return CommandResult(output=f"/review: the reviewer cannot start: {exc}", error=True)
     reviewer.subscribe(_progress(shell))
+    from agent_core import AbortSignal
+
+    cancel = AbortSignal()
+    # Esc (the shell's abort) aborts the input being handled: the reviewer's parts stop too.
+    handled = getattr(getattr(shell, "policy", None), "signal", None)
+    stop = handled.on_abort(cancel.abort) if isinstance(handled, AbortSignal) else (lambda: None)
     try:
-        report = await run_review(reviewer, target, focus=parsed.focus, fail_on=parsed.fail_on)
+        report = await run_review(
+            reviewer, target, focus=parsed.focus, fail_on=parsed.fail_on, cancel=cancel
+        )
     finally:
+        stop()
         await reviewer.aclose()
+    if cancel.aborted:
+        return CommandResult(output="/review: aborted", error=True)
     return CommandResult(output=review_human(report).rstrip("\n"), error=bool(report.incomplete))
 
 

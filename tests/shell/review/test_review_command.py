@@ -71,3 +71,22 @@ async def test_a_template_named_review_cannot_replace_it(
         assert any("/review is a built-in command" in n for n in notices), notices
     finally:
         await shell.aclose()
+
+
+async def test_escape_aborts_the_review(repo: Path, server: FakeProviderServer) -> None:
+    import asyncio
+
+    server.add(Turn(hang=True))
+    shell = _shell(repo, server)
+    try:
+        pending = shell.submit("/review HEAD")
+        for _ in range(500):  # until the reviewer's request is in
+            if server.requests:
+                break
+            await asyncio.sleep(0.01)
+        shell.abort()
+        result = await pending
+        assert result is not None and result.error and "aborted" in (result.output or "")
+        assert not shell.busy
+    finally:
+        await shell.aclose()
