@@ -39,6 +39,7 @@ SCOPES: dict[str, str] = {
     "approval": "Approval question (a tool call waits for you)",
     "trust": "Folder-trust question (at start)",
     "dialog": "A question from an extension or a tool",
+    "search": "Transcript search (Ctrl+F)",
 }
 
 
@@ -69,6 +70,7 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
     K("pi.history_next", "down", "history(1)", "Later prompt (cursor on the last line)", "main"),
     K("pi.cursor_down", "down", "cursor_down", "Cursor down", "main"),
     K("pi.history_search", "ctrl+r", "key('history_search')", "Search earlier prompts", "main"),
+    K("pi.search", "ctrl+f", "key('search_transcript')", "Search the transcript", "main"),
     K(
         "pi.external_editor",
         "ctrl+g",
@@ -170,6 +172,9 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
         "dialog",
     ),
     K("dialog.send_text", "ctrl+s", "submit_text", "Send the text (editor)", "dialog"),
+    K("search.next", "down,f3", "step(1)", "Next match (Enter too)", "search"),
+    K("search.previous", "up,shift+enter,shift+f3", "step(-1)", "Previous match", "search"),
+    K("search.close", "escape", "close", "Close the search", "search"),
     K("trust.yes", "y", "answer(True)", "Trust this folder", "trust"),
     K("trust.no", "n,escape", "answer(False)", "Do not trust it", "trust"),
     # Shift+Tab, Claude Code's habit: the permission mode (shown in the footer).

@@ -54,7 +54,14 @@ def _handlers(app: KeyActionHost) -> dict[str, Callable[..., object]]:
         "show_keys": lambda: show_keys(app),
         "cycle_permission_mode": lambda: app.shell.permissions.cycle() if app.shell else None,
         "toggle_todos": app.todos.toggle,
+        "search_transcript": lambda: _search(app),
     }
+
+
+def _search(app: KeyActionHost) -> None:
+    from pi_cli.tui.screens.search import SearchScreen
+
+    app.push_screen(SearchScreen(app.transcript.view))
 
 
 def action_names() -> frozenset[str]:

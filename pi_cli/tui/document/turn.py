@@ -91,8 +91,7 @@ class ThinkingBlock(Panel):
     def title_style(self) -> str:
         return styles.THINKING
 
-    def plain_text(self) -> str:
-        return self.text
+    # plain_text: the panel's title; the text is its body's (a search counts it once there).
 
 
 def turn_title(
