@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.shell.review.conftest import BASE_FILES, BUGGY_FILES, commit, git, write
+from tests.shell.review.conftest import BASE_FILES, BUGGY_FILES, commit, git, require_git, write
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = str(Path(sys.executable).parent)
@@ -24,6 +24,7 @@ _EXPR = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
 @pytest.fixture
 def pull_request(tmp_path: Path) -> Path:
     """A clone whose ``topic`` branch (checked out) seeds bugs over ``origin/main``."""
+    require_git()
     origin = tmp_path / "origin.git"
     seed = tmp_path / "seed"
     seed.mkdir()

@@ -7,10 +7,11 @@ from pathlib import Path
 
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
 from tests.modes.plain.harness import ENTER, plain_repl
-from tests.shell.review.conftest import commit, git, write
+from tests.shell.review.conftest import commit, git, require_git, write
 
 
 async def test_review_prints_the_findings(tmp_path: Path) -> None:
+    require_git()
     work = tmp_path / "project"
     work.mkdir()
     git(work, "init", "-q", "-b", "main")

@@ -33,6 +33,14 @@ BUGGY_FILES = {
 }
 
 
+def require_git() -> None:
+    """Skip when git is missing (.ci/run installs it)."""
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed (.ci/run installs it)")
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run git quietly in ``cwd``; its stdout."""
     env = {
@@ -68,6 +76,7 @@ def commit(root: Path, message: str) -> str:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repository on ``main``: a clean first commit, then a commit that seeds three bugs."""
+    require_git()
     root = tmp_path / "repo"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
