@@ -1,5 +1,5 @@
-"""``/export``: the session as one HTML file (default: next to the project, see
-:func:`~pi_cli.shell.export_html.default_export_path`)."""
+"""``/export``: the session as one HTML file (default: ``$PI_HOME/exports/<project>-<id>.html``,
+outside the project, where an export would otherwise land in its git status)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_cli.shell.commands import CommandResult, SlashCommand, split_args
-from pi_cli.shell.export_html import ExportError, default_export_path, export_session
+from pi_cli.shell.export_html import ExportError, export_session
+from pi_cli.shell.paths import pi_home
 
 if TYPE_CHECKING:
     from pi_cli.shell.commands import ShellAPI
@@ -18,7 +19,7 @@ async def _export(shell: ShellAPI, args: str) -> CommandResult:
     if not session.entries:
         return CommandResult(output="Nothing to export yet.", error=True)
     words = split_args(args)
-    target = Path(words[0]).expanduser() if words else default_export_path(session, shell.cwd)
+    target = Path(words[0]).expanduser() if words else export_path(shell)
     if not target.is_absolute():
         target = shell.cwd / target
     try:
@@ -26,6 +27,17 @@ async def _export(shell: ShellAPI, args: str) -> CommandResult:
     except ExportError as exc:
         return CommandResult(output=str(exc), error=True)
     return CommandResult(output=f"Exported the session to {path}")
+
+
+def export_path(shell: ShellAPI) -> Path:
+    """The default of ``/export``: short, named after the project and the session, outside the
+    project (``~/.pi/exports/webapp-3f2a9c1d.html``; the same session overwrites its export)."""
+    project = "".join(c if c.isalnum() or c in "._-" else "-" for c in shell.cwd.name) or "pi"
+    return (
+        pi_home()
+        / "exports"
+        / f"{project.strip('.')[:40] or 'pi'}-{shell.session.session_id[:8]}.html"
+    )
 
 
 def export_commands() -> list[SlashCommand]:

@@ -212,7 +212,7 @@ def test_theme_colours_and_unknown_theme(tmp_path: Path, pi_home: Path) -> None:
     assert render_session(store, "no-such-theme")  # falls back to the dark colours
 
 
-async def test_slash_export_of_a_live_session(tmp_path: Path) -> None:
+async def test_slash_export_of_a_live_session(tmp_path: Path, pi_home: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     shell, _, _ = make_shell(project, reply(text("an *answer*")))
@@ -224,6 +224,9 @@ async def test_slash_export_of_a_live_session(tmp_path: Path) -> None:
     page = (project / "my.html").read_text()
     assert "a question" in page and "<em>answer</em>" in page
     default = await shell.submit("/export")
-    assert "pi-session-" in default.output
+    # Outside the project (not in its git status), with a short name.
+    expected = pi_home / "exports" / f"project-{shell.session.session_id[:8]}.html"
+    assert default.output == f"Exported the session to {expected}" and expected.is_file()
+    assert [p.name for p in project.iterdir() if p.suffix == ".html"] == ["my.html"]
     bad = await shell.submit(f"/export {project / 'my.html' / 'inside'}")
     assert bad.error and "Cannot write" in bad.output
