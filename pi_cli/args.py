@@ -29,7 +29,7 @@ class ExitCode(IntEnum):
     TRUNCATED = 4
     """The answer was cut at the model's output token limit."""
     BUDGET = 5
-    """A budget (``--max-turns``, ``--max-cost``) stopped the run."""
+    """A budget (``--max-turns``, ``--max-cost``, a goal's ``goal.maxRounds``) stopped the run."""
     SCHEMA = 6
     """The final answer never matched ``--output-schema``."""
     DENIED = 7
@@ -256,6 +256,14 @@ OPTIONS: tuple[Option, ...] = (
         "(printed on stdout; exit 6 when it never is).",
         metavar="PATH",
     ),
+    Option(
+        "shell.goal",
+        ("--goal",),
+        "Keep working until this condition holds (judged, or by --goal-check; exit 5 when a "
+        "budget or goal.maxRounds ends it first).",
+        metavar="CONDITION",
+    ),
+    Option("shell.goal_check", ("--goal-check",), "The command deciding --goal (exit 0 = met)."),
     Option("theme", ("--theme",), "TUI theme (dark, light or a user theme)."),
     Option(
         "plain",

@@ -48,7 +48,15 @@ def launch(args: LaunchArgs) -> int:
     if args.shell.output_schema and (interactive or args.mode in ("rpc", "acp")):
         error("--output-schema works in one-shot and JSON mode only (-p or --mode json)")
         return ExitCode.USAGE
-    if not interactive and args.mode not in ("rpc", "acp") and not prompt.strip():
+    if args.shell.goal_check and not args.shell.goal:
+        error("--goal-check goes with --goal <condition>")
+        return ExitCode.USAGE
+    if (
+        not interactive
+        and args.mode not in ("rpc", "acp")
+        and not prompt.strip()
+        and not args.shell.goal  # -p --goal X: the goal's directive is the prompt
+    ):
         # -p or --mode json without a prompt: never send an empty prompt to the model.
         error("no prompt given: pass it as an argument or on stdin")
         return ExitCode.USAGE

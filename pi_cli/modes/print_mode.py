@@ -20,6 +20,8 @@ from pi_cli.shell import (
     AutoRetryStart,
     BudgetExceeded,
     CompactionStart,
+    GoalChanged,
+    GoalChecked,
     Notice,
     PermissionResolved,
     ShellEvent,
@@ -76,6 +78,10 @@ class Progress:
                 _say("  compacting context…")
             case Notice(level="warning" | "error"):
                 _say(f"pi: {event.text}")
+            case GoalChecked():
+                _say(f"  {event.line()}")
+            case GoalChanged(goal=goal) if goal is not None and goal.status != "pursuing":
+                _say(f"  {goal.line()}")
             case SubagentEvent(agent=agent, event=ToolExecutionStart(tool_name=name, args=args)):
                 _say(f"  ⤷ {agent} → {name} {self.shell.describe_call(name, args)}".rstrip())
             case _:
@@ -104,6 +110,7 @@ class Outcome:
         self.crash: str | None = None
         self.budget: BudgetExceeded | None = None
         self.structured: StructuredOutput | None = None
+        self.goal: GoalChanged | None = None  # the goal as this run left it (--goal, pi -c)
 
     def __call__(self, event: ShellEvent) -> None:
         match event:
@@ -117,6 +124,8 @@ class Outcome:
                 self.budget = event
             case StructuredOutput():
                 self.structured = event
+            case GoalChanged():
+                self.goal = event
             case _:
                 pass
 
@@ -188,6 +197,11 @@ def _stopped(outcome: Outcome, writer: JsonEventWriter | None) -> int | None:
         if writer is None:
             error(outcome.budget.message)
         return ExitCode.BUDGET
+    goal = outcome.goal.goal if outcome.goal is not None else None
+    if goal is not None and goal.status != "met":  # unmet, or paused by a failure
+        if writer is None:
+            error(clean(redact(f"the goal was not met: {goal.reason or goal.status}")))
+        return ExitCode.ERROR
     verdict = outcome.structured
     if verdict is None:
         return None

@@ -91,6 +91,7 @@ if TYPE_CHECKING:
         UiChanged,
         UiSlot,
     )
+    from pi_cli.shell.events.long_running import GoalChanged, GoalChecked
     from pi_cli.shell.events.lsp import DiagnosticsReported, LspStatusChanged
     from pi_cli.shell.export_html import ExportError, default_export_path, export_session
     from pi_cli.shell.importing import TranscriptImportError, import_words
@@ -157,6 +158,8 @@ __all__ = [
     "BashExecutionMessage",
     "BudgetExceeded",
     "cache_hit_rate",
+    "GoalChanged",
+    "GoalChecked",
     "check_frame",
     "check_trust",
     "clean",

@@ -80,6 +80,8 @@ EXPORTS: dict[str, str] = {
     "SubagentEvent": "pi_cli.shell.events.agent_tools",
     "SubagentStarted": "pi_cli.shell.events.agent_tools",
     "TodoUpdated": "pi_cli.shell.events.agent_tools",
+    "GoalChanged": "pi_cli.shell.events.long_running",
+    "GoalChecked": "pi_cli.shell.events.long_running",
     "DialogKind": "pi_cli.shell.events.dialogs",
     "DialogOption": "pi_cli.shell.events.dialogs",
     "DialogRequested": "pi_cli.shell.events.dialogs",

@@ -40,6 +40,7 @@ from pi_cli.shell.features import (
     attach_telemetry,
     register_commands,
 )
+from pi_cli.shell.goals import attach_goals
 from pi_cli.shell.hooks.lifecycle import run_session_end
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
@@ -138,6 +139,7 @@ class CodingAgent:
         self.checkpoints, self.durable_queue = attach_session_features(self)  # after the gate
         self.telemetry = attach_telemetry(self)  # None unless telemetry is enabled
         self.lsp: LspDoor = attach_lsp(self, lambda: self.plugins)  # after the checkpoints
+        self.goals = attach_goals(self)  # /goal, --goal, the session's goal
         for problem in self.sources.problems:
             self.notify(problem, "warning")
         self.rebuild_system_prompt()
@@ -279,6 +281,7 @@ class CodingAgent:
         self.agent_tools.start_run()  # budgets count from here
         await self.agent.prompt(text, images or None)
         await self.agent_tools.after_run(self.hooks)  # Stop hooks, then --output-schema
+        await self.goals.pursue()  # a goal being pursued: decide, and more rounds until it holds
         await self.checkpoints.settle()  # the run's snapshot is in before the shell is idle
         if self.run_aborted:  # an aborted run is not followed by compaction
             return

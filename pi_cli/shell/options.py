@@ -63,3 +63,7 @@ class ShellOptions:
     max_turns: int | str | None = None
     max_cost: float | str | None = None
     output_schema: str | None = None
+    goal: str | None = None
+    """``--goal``: a goal set at start, its directive added to the first prompt."""
+    goal_check: str | None = None
+    """``--goal-check``: the command that decides ``goal`` (exit 0 = met)."""

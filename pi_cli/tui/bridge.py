@@ -41,6 +41,8 @@ from pi_cli.shell import (
     DiagnosticsReported,
     DialogRequested,
     DialogResolved,
+    GoalChanged,
+    GoalChecked,
     LspStatusChanged,
     McpStatusChanged,
     ModelChanged,
@@ -254,6 +256,12 @@ class Bridge:
                 return None
             case BackgroundShellsChanged():
                 return m.StatusChanged()  # the footer counts the running ones
+            case PermissionModeChanged() | McpStatusChanged():
+                return m.StatusChanged()  # the footer shows the mode and the MCP servers
+            case BackgroundShellsChanged() | GoalChanged():
+                return m.StatusChanged()  # the footer counts the running ones, shows the goal
+            case GoalChecked():
+                return m.NoticeShown(clean(event.line()), "info" if event.met else "warning")
             case (
                 TodoUpdated()
                 | SubagentStarted()

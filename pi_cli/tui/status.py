@@ -5,10 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_cli.tui.widgets.footer import Status
+from pi_cli.tui.messages import clean
+from pi_cli.tui.widgets.footer import Item, Status
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import CodingAgent, GoalChanged
+
+GOAL_STYLES = {
+    "pursuing": "$activity-text",
+    "paused": "$warning",
+    "met": "$tool-success-text",
+    "unmet": "$ctx-danger",
+    "budget-limited": "$ctx-danger",
+}
+"""The goal's footer field by status (theme variables only)."""
 
 
 def home_relative(path: Path) -> str:
@@ -48,3 +58,11 @@ def shell_status(shell: CodingAgent | None, cwd: str, session_label: str | None)
         mode=shell.permissions.mode,
         background=shell.sandbox.shells.running,
     )
+
+
+def goal_item(event: GoalChanged) -> Item | None:
+    """The footer field of the session's goal: ``goal pursuing 2/20: the tests pass``."""
+    goal = event.goal
+    if goal is None:
+        return None
+    return Item(clean(goal.short()), GOAL_STYLES.get(goal.status, "$footer-text"), priority=82)

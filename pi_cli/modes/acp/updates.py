@@ -44,6 +44,8 @@ from pi_cli.shell import (
     DiagnosticsReported,
     DialogRequested,
     DialogResolved,
+    GoalChanged,
+    GoalChecked,
     LspStatusChanged,
     McpStatusChanged,
     ModelChanged,
@@ -203,6 +205,10 @@ class AcpSession:
                 self.update(helpers.update_current_mode(mode))
             case TodoUpdated(todos=todos):
                 self.update(plan_update((redact(t.content), t.status, "medium") for t in todos))
+            case GoalChecked():
+                self.update(helpers.update_agent_thought_text(f"\n[pi] {redact(event.line())}\n"))
+            case GoalChanged(goal=goal) if goal is not None and goal.status != "pursuing":
+                self.update(helpers.update_agent_thought_text(f"\n[pi] {redact(goal.line())}\n"))
             case BudgetExceeded(message=message):
                 self.update(helpers.update_agent_thought_text(f"\n[pi] {redact(message)}\n"))
             case Notice(level="warning" | "error", text=text):
@@ -235,6 +241,7 @@ class AcpSession:
                 | SubagentEnded()
                 | StructuredOutput()
                 | UiChanged()
+                | GoalChanged()
             ):
                 pass  # nothing an ACP client shows (the prompt's response ends the turn)
             case _:

@@ -1,4 +1,5 @@
-"""The plain REPL's lines for the agent tools: the todo list, sub-agents, budgets, schema."""
+"""The plain REPL's lines for the agent tools (the todo list, sub-agents, budgets, schema) and
+for goals (each round's verdict, the goal's status when it changes)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from agent_core import MessageEnd, ToolExecutionEnd, ToolExecutionStart
 from pi_cli.shell import (
     AgentToolEvent,
     BudgetExceeded,
+    GoalChanged,
+    GoalChecked,
     StructuredOutput,
     SubagentEnded,
     SubagentEvent,
@@ -49,6 +52,7 @@ class AgentRenderer:
     def __init__(self, console: Console, describe: Callable[[str, Any], str]) -> None:
         self.console = console
         self.describe = describe
+        self._goal_status: tuple[str, str] | None = None  # the goal's last status line shown
 
     def show_todos(self, items: list[dict[str, Any]]) -> None:
         """Print the list (nothing when it is empty)."""
@@ -91,6 +95,20 @@ class AgentRenderer:
                 self.console.print(Text(safe(text), style="dim" if valid else "red"))
             case _:
                 assert_never(event)
+
+    def goal(self, event: GoalChecked | GoalChanged) -> None:
+        """A round's verdict; the goal's status when it leaves ``pursuing`` (or changes)."""
+        if isinstance(event, GoalChecked):
+            self.console.print(Text(safe(event.line()), style="green" if event.met else "yellow"))
+            return
+        goal = event.goal
+        if goal is not None and goal.checking:
+            return
+        status = (goal.status, goal.reason) if goal is not None else None
+        if goal is not None and status != self._goal_status and goal.status != "pursuing":
+            style = {"met": "bold green", "paused": "yellow"}.get(goal.status, "bold red")
+            self.console.print(Text(safe(goal.line()), style=style))
+        self._goal_status = status
 
     def _child(self, agent: str, inner: Any) -> None:
         """A sub-agent's tool calls and failures, indented under it."""

@@ -55,6 +55,8 @@ from pi_cli.shell import (
     DiagnosticsReported,
     DialogRequested,
     DialogResolved,
+    GoalChanged,
+    GoalChecked,
     LspStatusChanged,
     McpStatusChanged,
     ModelChanged,
@@ -134,7 +136,7 @@ class PlainRenderer:
 
     # ------------------------------------------------------------------ dispatch
 
-    def __call__(self, event: ShellEvent) -> None:  # noqa: C901, PLR0912 - one case per event type: the match is exhaustive (assert_never)
+    def __call__(self, event: ShellEvent) -> None:  # noqa: C901, PLR0912, PLR0915 - one case per event type: the match is exhaustive (assert_never)
         match event:
             case AgentStart():
                 self._on_agent_start(event)
@@ -184,6 +186,9 @@ class PlainRenderer:
             case PermissionModeChanged(mode=mode):
                 self.console.print(Text(f"permission mode: {mode}", style="cyan"))
                 self.on_change()
+            case GoalChecked() | GoalChanged():
+                self.agents.goal(event)
+                self.on_change()  # the toolbar shows the goal
             case (
                 TodoUpdated()
                 | SubagentStarted()

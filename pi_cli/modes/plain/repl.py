@@ -51,6 +51,7 @@ from pi_cli.shell import (
     QueueReturned,
     ShellEvent,
     ShellStateChanged,
+    clean,
     pi_home,
 )
 
@@ -190,10 +191,12 @@ class PlainRepl:
         return FormattedText(parts)
 
     def _toolbar(self) -> str:
+        info = self.shell.goals.event().goal
+        goal = f" · {clean(info.short())} (/goal)" if info is not None else ""
         if self.running:
             return (
-                f" ● running · turn {self.renderer.turn} · Enter steer · Alt+Enter/Tab follow-up"
-                " · Esc abort"
+                f" ● running · turn {self.renderer.turn}{goal} · Enter steer · Alt+Enter/Tab"
+                " follow-up · Esc abort"
             )
         context = f" · {self.renderer.context_text}" if self.renderer.context_text else ""
         mode = self.shell.permissions.mode
@@ -203,7 +206,7 @@ class PlainRepl:
         servers = self.shell.lsp.started
         lsp = f" · {servers.footer()}" if servers is not None and servers.servers else ""
         return (
-            f" {self.shell.model_id}{context}{shells}{lsp} · {mode}{extra} · Ctrl+J newline · Tab complete"
+            f" {self.shell.model_id}{context}{shells}{lsp}{goal} · {mode}{extra} · Ctrl+J newline · Tab complete"
             " · Ctrl+D quit"
         )
 

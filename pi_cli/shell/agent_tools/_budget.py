@@ -111,6 +111,13 @@ class BudgetGuard:
             self.exceeded = self._hit
             self.emit(self.exceeded)
 
+    def spent(self) -> BudgetExceeded | None:
+        """Before another round of a goal: the budget that allows none (reported once)."""
+        if self.exceeded is None and self.should_stop() and self._hit is not None:
+            self.exceeded = self._hit
+            self.emit(self.exceeded)
+        return self.exceeded
+
     def add_cost(self, dollars: float) -> None:
         """An answer (the main agent's or a sub-agent's) cost this much."""
         self.cost += max(0.0, dollars)

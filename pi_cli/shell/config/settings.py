@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from pi_cli.shell.config.long_running import GoalSettings
 from pi_cli.shell.config.sections import (
     CheckpointSettings,
     CompactionSettings,
@@ -34,6 +35,7 @@ from pi_cli.shell.paths import pi_home, project_dir
 __all__ = [
     "CheckpointSettings",
     "CompactionSettings",
+    "GoalSettings",
     "MAX_DEPTH",
     "LspSettings",
     "McpSettings",
@@ -220,6 +222,9 @@ class Settings(SettingsSection):
     )
     review: ReviewSettings = Field(
         default_factory=ReviewSettings, description="`pi review` and `/review`."
+    )
+    goal: GoalSettings = Field(
+        default_factory=GoalSettings, description="How a goal is pursued (`/goal`, `--goal`)."
     )
     max_turns: int | None = Field(
         default=None, ge=1, description="Model calls one run may make, like `--max-turns`."

@@ -39,6 +39,8 @@ LOWER_ONLY: dict[tuple[str, ...], float | None] = {
     ("bashSpillCapMb",): 50,
     ("outputSchemaRetries",): 2,
     ("subagents", "maxTurns"): 50,
+    ("goal", "maxRounds"): 20,
+    ("goal", "checkTimeoutS"): 600.0,
     ("permissions", "approvalTimeoutS"): 120.0,
     ("webFetch", "maxBytes"): 5 * 1024 * 1024,
     ("webFetch", "timeoutS"): 30.0,

@@ -40,6 +40,11 @@ from pi_cli.shell.events.dialogs import (
     DialogResolved,
     UiChanged,
 )
+from pi_cli.shell.events.long_running import (
+    LONG_RUNNING_EVENT_TYPES,
+    GoalChanged,
+    GoalChecked,
+)
 from pi_cli.shell.events.lsp import LSP_EVENT_TYPES, DiagnosticsReported, LspStatusChanged
 from pi_cli.shell.events.lsp import Diagnostic as Diagnostic  # re-exported for front ends
 from pi_cli.shell.events.lsp import FileDiagnostics as FileDiagnostics
@@ -316,8 +321,11 @@ OwnEvent = (
     | SubagentEnded
     | BudgetExceeded
     | StructuredOutput
+    | GoalChanged
+    | GoalChecked
 )
-"""The shell's own events (the agent tools' are in :mod:`pi_cli.shell.events.agent_tools`)."""
+"""The shell's own events (the agent tools' are in :mod:`pi_cli.shell.events.agent_tools`, long-running
+work's in :mod:`pi_cli.shell.events.long_running`)."""
 
 ShellEvent = (
     AgentStart
@@ -354,6 +362,7 @@ SHELL_EVENT_TYPES: tuple[type[WireModel], ...] = (
     *DIALOG_EVENT_TYPES,
     *LSP_EVENT_TYPES,
     *AGENT_TOOL_EVENT_TYPES,
+    *LONG_RUNNING_EVENT_TYPES,
 )
 
 Listener = Callable[[ShellEvent], None]

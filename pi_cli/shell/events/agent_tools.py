@@ -64,10 +64,11 @@ class SubagentEnded(WireModel):
 
 
 class BudgetExceeded(WireModel):
-    """``--max-turns`` or ``--max-cost`` stopped the run before its next model call."""
+    """``--max-turns`` or ``--max-cost`` stopped the run before its next model call, or a goal
+    before its next round (``rounds``: ``goal.maxRounds``)."""
 
     type: Literal["budget_exceeded"] = "budget_exceeded"
-    budget: Literal["turns", "cost"]
+    budget: Literal["turns", "cost", "rounds"]
     limit: float
     used: float
     message: str

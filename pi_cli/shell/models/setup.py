@@ -335,6 +335,10 @@ class StreamFnPool:
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
+    def keep(self, extra: StreamFn) -> None:
+        """Close ``extra`` (a second model's, kept in use) at :meth:`aclose`."""
+        self._retired.append(extra)
+
     async def aclose(self, current: StreamFn) -> None:
         """Close ``current`` and every retired one; call once at shutdown."""
         fns = [*self._retired, current]

@@ -23,6 +23,8 @@ PARTIAL = "partial"
 CHECKPOINT = "checkpoint"
 CHECKPOINT_KINDS = ("turn", "run_end", "restore", "restored")
 QUEUE = "queue"
+GOAL = "goal"
+GOAL_STATUSES = ("pursuing", "paused", "met", "unmet", "budget-limited", "dropped")
 SIDECARS = frozenset({PARTIAL, QUEUE})
 """Entry types that are no tree nodes (``parentId`` says where they belong): the streaming
 answer's ``partial`` entries and the durable queue's ``queue`` entries."""
@@ -100,6 +102,21 @@ def _queue(data: dict[str, Any]) -> str | None:
     return None
 
 
+def _goal(data: dict[str, Any]) -> str | None:
+    if not isinstance(data.get("goalId"), str) or not data["goalId"]:
+        return "it names no goal id"
+    if data.get("status") not in GOAL_STATUSES:
+        return f"its status {data.get('status')!r} is unknown"
+    if data["status"] != "dropped" and not isinstance(data.get("condition"), str):
+        return "its condition is not text"
+    if not isinstance(data.get("check"), str | None):
+        return "its check command is not text"
+    rounds = data.get("rounds", 0)
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 0:
+        return "its rounds are not a count"
+    return None
+
+
 def _session_info(data: dict[str, Any]) -> str | None:
     return None if isinstance(data.get("name", ""), str) else "its name is not text"
 
@@ -131,6 +148,7 @@ _CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     PARTIAL: _partial,
     CHECKPOINT: _checkpoint,
     QUEUE: _queue,
+    GOAL: _goal,
     "session_info": _session_info,
     "label": _label,
     "branch_summary": _branch_summary,

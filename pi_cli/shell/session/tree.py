@@ -93,6 +93,10 @@ def preview_of(data: dict[str, Any]) -> tuple[str, str | None]:
         return f"[model] {data.get('model')}", None
     if kind == "thinking_level_change":
         return f"[thinking] {data.get('thinkingLevel')}", None
+    if kind == "goal":
+        status = data.get("status")
+        condition = one_line(str(data.get("condition") or ""))
+        return (f"[goal {status}] {condition}" if condition else f"[goal {status}]"), None
     if kind == "branch_summary":
         summary = str(data.get("summary", "")).split("\n\n", 1)[-1]
         return "[branch summary] " + one_line(summary), None

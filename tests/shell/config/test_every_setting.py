@@ -194,6 +194,13 @@ PROBES: dict[str, tuple[Any, Probe, Any]] = {
     "maxTurns": (9, lambda s: s.agent_tools.budget.max_turns, 9),
     "maxCost": (1.5, lambda s: s.agent_tools.budget.max_cost, 1.5),
     "outputSchemaRetries": (4, lambda s: _schema_retries(s), 4),
+    "goal.maxRounds": (3, lambda s: s.goals.max_rounds, 3),
+    "goal.checkTimeoutS": (42.0, lambda s: s.goals.check_timeout, 42.0),
+    "goal.judgeModel": (
+        "openai/gpt-4.1-mini",
+        lambda s: s.goals.judge_stream()[1],
+        "openai/gpt-4.1-mini",
+    ),
     "webSearch.backend": (
         "searxng",
         lambda s: _tool(s, "web_search").config.backend.kind,
