@@ -29,7 +29,7 @@ from pi_cli.tui.controllers.todos import TodoPanels
 from pi_cli.tui.keymap import has_extended_keys
 from pi_cli.tui.options import TuiOptions
 from pi_cli.tui.prompt_history import PromptHistory
-from pi_cli.tui.status import goal_item, home_relative, shell_status
+from pi_cli.tui.status import home_relative, shell_status
 from pi_cli.tui.theming import DEFAULT_THEME, load_themes, token_defaults
 from pi_cli.tui.widgets.editor import CompletionMenu, Editor
 from pi_cli.tui.widgets.footer import Item, Status, StatusFooter
@@ -255,8 +255,6 @@ class PiApp(App[int], inherit_bindings=False):
         servers = self.shell.lsp.started if self.shell is not None else None
         lsp = servers.footer() if servers is not None else ""  # "LSP python✓ c…"
         self.footer.set_item("lsp", Item(lsp, "$footer-dim", priority=25) if lsp else None)
-        goal = goal_item(self.shell.goals.event()) if self.shell is not None else None
-        self.footer.set_item("goal", goal)
         self.refresh_queue()
 
     def refresh_queue(self) -> None:

@@ -6,19 +6,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_cli.tui.messages import clean
-from pi_cli.tui.widgets.footer import Item, Status
+from pi_cli.tui.widgets.footer import Status
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent, GoalChanged
-
-GOAL_STYLES = {
-    "pursuing": "$activity-text",
-    "paused": "$warning",
-    "met": "$tool-success-text",
-    "unmet": "$ctx-danger",
-    "budget-limited": "$ctx-danger",
-}
-"""The goal's footer field by status (theme variables only)."""
+    from pi_cli.shell import CodingAgent
 
 
 def home_relative(path: Path) -> str:
@@ -42,6 +33,7 @@ def shell_status(shell: CodingAgent | None, cwd: str, session_label: str | None)
     if shell is None:
         return Status(cwd=cwd, session="…", model="starting…", thinking="")
     usage = shell.usage
+    goal = shell.goals.event().goal
     used, window = shell.context_usage()
     return Status(
         cwd=cwd,
@@ -57,12 +49,6 @@ def shell_status(shell: CodingAgent | None, cwd: str, session_label: str | None)
         context_window=window,
         mode=shell.permissions.mode,
         background=shell.sandbox.shells.running,
+        goal=clean(goal.short()) if goal is not None else "",
+        goal_state=goal.status if goal is not None else "",
     )
-
-
-def goal_item(event: GoalChanged) -> Item | None:
-    """The footer field of the session's goal: ``goal pursuing 2/20: the tests pass``."""
-    goal = event.goal
-    if goal is None:
-        return None
-    return Item(clean(goal.short()), GOAL_STYLES.get(goal.status, "$footer-text"), priority=82)

@@ -191,8 +191,7 @@ class PlainRepl:
         return FormattedText(parts)
 
     def _toolbar(self) -> str:
-        info = self.shell.goals.event().goal
-        goal = f" · {clean(info.short())} (/goal)" if info is not None else ""
+        goal = f" · {clean(g.short())} (/goal)" if (g := self.shell.goals.event().goal) else ""
         if self.running:
             return (
                 f" ● running · turn {self.renderer.turn}{goal} · Enter steer · Alt+Enter/Tab"

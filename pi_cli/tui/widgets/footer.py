@@ -16,6 +16,14 @@ from textual.content import Content
 from textual.widget import Widget
 
 CTX_WARN, CTX_DANGER = 70.0, 90.0
+GOAL_STYLES = {
+    "pursuing": "$activity-text",
+    "paused": "$warning",
+    "met": "$tool-success-text",
+    "unmet": "$ctx-danger",
+    "budget-limited": "$ctx-danger",
+}
+"""The goal's field by its state (theme variables only)."""
 GAP = "  "
 
 
@@ -45,6 +53,10 @@ class Status:
     """The permission mode (``auto``, ``plan``...; Shift+Tab cycles it)."""
     background: int = 0
     """Background shells still running (``/bashes`` lists them)."""
+    goal: str = ""
+    """The session's goal (``/goal``): ``goal pursuing 2/20: the tests pass``."""
+    goal_state: str = ""
+    """Its state (``pursuing``, ``met``...): the field's colour."""
 
     @property
     def context_percent(self) -> float:
@@ -104,6 +116,8 @@ def status_items(status: Status) -> tuple[list[Item], list[Item]]:
         left.append(Item(f"mode {status.mode}", "$warning", priority=85))
     if status.background:  # /bashes lists them
         left.append(Item(f"⚙ {status.background} bg", "$warning", priority=75))
+    if status.goal:
+        left.append(Item(status.goal, GOAL_STYLES.get(status.goal_state, "$footer-text"), 82))
     right = [
         Item(f"{status.model}{thinking}", "$footer-model", priority=95),
         Item(f"↑{short_tokens(status.input)} ↓{short_tokens(status.output)}", priority=40),
