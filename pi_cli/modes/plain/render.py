@@ -11,9 +11,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
-from rich.console import Console, RenderableType
+from rich.console import Console
 from rich.markdown import Markdown
-from rich.segment import Segment, Segments
 from rich.text import Text
 
 from agent_core import (
@@ -41,6 +40,7 @@ from pi_cli.modes.plain.tool_render import (
     diagnostics_summary,
     diff_text,
     head,
+    print_unpadded,
     result_text,
     safe,
 )
@@ -87,22 +87,6 @@ if TYPE_CHECKING:
 
 PREVIEW_LINES = 4  # a thinking block: its first lines
 _LEVEL_STYLE = {"info": "dim", "warning": "yellow", "error": "bold red"}
-
-
-def print_unpadded(console: Console, renderable: RenderableType) -> None:
-    """Print ``renderable`` without the spaces rich pads its lines with: the terminal's own
-    scrollback then copies, searches and re-wraps the text as it was written."""
-    for line in console.render_lines(renderable, console.options, pad=False):
-        while line and not line[-1].control and not line[-1].text.strip():
-            style = line[-1].style
-            if style is not None and style.bgcolor is not None:
-                break  # a code block's background: part of what is drawn
-            line.pop()
-        if line and line[-1].text != line[-1].text.rstrip(" "):
-            last = line[-1]
-            if last.style is None or last.style.bgcolor is None:
-                line[-1] = Segment(last.text.rstrip(" "), last.style, last.control)
-        console.print(Segments([*line, Segment.line()]))
 
 
 class PlainRenderer:

@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from rich.console import Console, RenderableType
+from rich.segment import Segment, Segments
 from rich.text import Text
 
 from pi_cli.shell import clean, redact
@@ -197,3 +199,19 @@ def diagnostics_summary(files: Sequence[_FileProblems]) -> list[Text]:
             style = "bold red" if item.new_errors else "yellow" if item.new_count else "green"
             lines.append(Text("  " + safe(line), style=style))
     return lines
+
+
+def print_unpadded(console: Console, renderable: RenderableType) -> None:
+    """Print ``renderable`` without the spaces rich pads its lines with: the terminal's own
+    scrollback then copies, searches and re-wraps the text as it was written."""
+    for line in console.render_lines(renderable, console.options, pad=False):
+        while line and not line[-1].control and not line[-1].text.strip():
+            style = line[-1].style
+            if style is not None and style.bgcolor is not None:
+                break  # a code block's background: part of what is drawn
+            line.pop()
+        if line and line[-1].text != line[-1].text.rstrip(" "):
+            last = line[-1]
+            if last.style is None or last.style.bgcolor is None:
+                line[-1] = Segment(last.text.rstrip(" "), last.style, last.control)
+        console.print(Segments([*line, Segment.line()]))
