@@ -40,7 +40,6 @@ from pi_cli.shell.features import (
     attach_telemetry,
     register_commands,
 )
-from pi_cli.shell.goals import attach_goals
 from pi_cli.shell.hooks.lifecycle import run_session_end
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
@@ -136,10 +135,9 @@ class CodingAgent:
         self.plugins = attach_plugins(self)  # Claude Code plugins: before MCP, which runs theirs
         self.extensions = attach_extensions(self, self.models, self.safety.trusted)
         self._mcp = setup_mcp(self)  # servers start now, on their own thread
-        self.checkpoints, self.durable_queue = attach_session_features(self)  # after the gate
+        self.checkpoints, self.durable_queue, self.goals = attach_session_features(self)
         self.telemetry = attach_telemetry(self)  # None unless telemetry is enabled
         self.lsp: LspDoor = attach_lsp(self, lambda: self.plugins)  # after the checkpoints
-        self.goals = attach_goals(self)  # /goal, --goal, the session's goal
         for problem in self.sources.problems:
             self.notify(problem, "warning")
         self.rebuild_system_prompt()

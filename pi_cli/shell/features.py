@@ -1,5 +1,6 @@
 """Building features into a shell: the slash commands every shell has, checkpoints
-(``/rewind``), the durable queue, and the session commands (``/name``, ``/label``, ``/export``)."""
+(``/rewind``), the durable queue, the session commands (``/name``, ``/label``, ``/export``) and
+the session's goal (``/goal``)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from pi_cli.shell.checkpoints.commands import rewind_commands
 from pi_cli.shell.checkpoints.manager import Checkpoints
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand, SlashCommandRegistry
 from pi_cli.shell.compaction import compaction_commands
-from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import ShellEvent
 from pi_cli.shell.export_html.commands import export_commands
+from pi_cli.shell.goals import Goals, GoalShell, attach_goals
 from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import permission_commands
 from pi_cli.shell.prompt.init_command import init_commands
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.plugins.attach import Plugins
 
 
-class FeatureHost(ShellContext, Protocol):
+class FeatureHost(GoalShell, Protocol):
     """The shell, as the session features are built into it."""
 
     @property
@@ -41,8 +42,9 @@ class FeatureHost(ShellContext, Protocol):
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
 
 
-def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQueue]:
-    """Build them (after the hooks: checkpoints wrap their ``before_tool_call``)."""
+def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQueue, Goals]:
+    """Build them (after the hooks: checkpoints wrap their ``before_tool_call``; after the agent
+    tools, the compactor and the policy: a goal's rounds use them)."""
     checkpoints = Checkpoints(shell)
     shell.subscribe(checkpoints.on_event)
 
@@ -53,7 +55,7 @@ def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQue
     shell.input_transforms.insert(0, settled)
     queue = DurableQueue(shell, offer=shell.options.offer_stored_queue)
     shell.commands.register_all(session_commands(), export_commands(), rewind_commands())
-    return checkpoints, queue
+    return checkpoints, queue, attach_goals(shell)
 
 
 def attach_telemetry(shell: FeatureHost) -> Any:
