@@ -233,3 +233,25 @@ async def test_an_approval_waiting_while_unfocused_notifies(tmp_path: Path) -> N
         assert app.attention.sent == [
             f"\x1b]777;notify;pi;Approval needed: bash $ rm -rf build{BEL}"
         ]
+
+
+async def test_a_stall_mid_answer_says_so_in_the_turn_title(tmp_path: Path) -> None:
+    """Text streamed, then nothing: after a few seconds the title says for how long, not
+    "running" (and never "waiting for the model" once text came)."""
+    now = [0.0]
+    stream = ScriptedStream(reply(text("The first half of an answer"), hang=True, hang_after=3))
+    app = make_app(make_shell(tmp_path, stream, tools=[]), clock=lambda: now[0])
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await stream.hanging.wait()
+        await wait_until(pilot, lambda: "first half" in screen_text(app))
+        title = lambda: str(app.transcript.turns[-1].title)  # noqa: E731
+        # The stall counts from the first tick that saw the text (at 0 s or at 1 s).
+        for moment, expected in ((1.0, "running 1.0s"), (4.0, "running 4.0s"),
+                                 (9.5, "no output for ")):  # fmt: skip
+            now[0] = moment
+            app.transcript.tick(now[0])
+            assert expected in title() and "waiting for the model" not in title(), title()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.is_settled)

@@ -16,6 +16,7 @@ from pi_cli.tui.document.tool import Rest, ToolBlock, spinner_frame
 from pi_cli.tui.widgets.footer import short_tokens
 
 LIVE_THINKING_CHARS = 2000  # tail drawn while a thinking block streams
+STALL_S = 5.0  # an answer silent this long mid-stream says so in its turn's title
 
 
 class AnswerBlock(MarkdownBlock):
@@ -130,6 +131,8 @@ class TurnBlock(Panel):
         self.number = number
         self.clock = clock
         self.started = clock()
+        self._deltas = 0  # text and thinking deltas so far (a stall: none for STALL_S)
+        self._quiet_since: tuple[int, float] = (0, self.started)
         self.live = live
         self.tools: dict[str, ToolBlock] = {}
         for child in children or []:
@@ -158,6 +161,12 @@ class TurnBlock(Panel):
         if not self.live:
             return
         doing = "waiting for the model" if self.has_no_output else "running"
+        if self._deltas != self._quiet_since[0]:
+            self._quiet_since = (self._deltas, now)  # output since the last tick
+        quiet = now - self._quiet_since[1]
+        running = any(not block.finished for block in self.tools.values())
+        if not self.has_no_output and not running and quiet >= STALL_S:
+            doing = f"no output for {quiet:.0f}s ·"
         self.set_title(
             f"Turn {self.number} · {spinner_frame(now)} {doing} {now - self.started:.1f}s"
         )
@@ -177,6 +186,7 @@ class TurnBlock(Panel):
             self._segment_index = index
             self._add(self._segment)
         self.text += delta
+        self._deltas += 1
         self._segment.append(delta)
 
     def end_segment(self) -> None:
@@ -194,6 +204,7 @@ class TurnBlock(Panel):
             self._thinking.hidden = hidden
             self._thinking_index = index
             self._add(self._thinking)
+        self._deltas += 1
         self._thinking.add(delta)
 
     def add_note(self, text: str, kind: str = "error") -> None:
