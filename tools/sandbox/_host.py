@@ -1,9 +1,8 @@
-"""pi's side of the process helper (:mod:`tools.sandbox._proc_helper`): start it, run commands, stop them.
+"""pi's side of the process helper (:mod:`._proc_helper`): start it, run commands, stop them.
 
-One :class:`ProcessHost` is one helper process: inside bubblewrap (``prefix`` is the bwrap
-command line) or directly (``prefix`` empty). Every command runs as a :class:`Job` under its
-own reaper in the helper, which keeps all of the command's descendants in its subtree.
-"""
+One :class:`ProcessHost` is one helper process, inside bubblewrap (``prefix`` is its command
+line) or not; each command runs as a :class:`Job` under its own reaper, which keeps all of the
+command's descendants in its subtree."""
 
 from __future__ import annotations
 
@@ -386,7 +385,8 @@ class ProcessHost:
         self.jobs.clear()
         proc, self._proc = self._proc, None
         if proc is not None and not self.keep and proc.poll() is None:
-            proc.kill()
+            # Its tree: bubblewrap killed mid-start leaves a child without its death signal.
+            processes.Tree(proc.pid).kill()
             with suppress(subprocess.TimeoutExpired):
                 proc.wait(2)
         if self._stderr is not None:

@@ -182,6 +182,39 @@ async def test_an_unused_early_helper_is_stopped_at_once(tmp_path: Path) -> None
     assert not box.started
 
 
+async def test_a_sandboxed_early_helper_closed_while_it_starts_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    """A shell closed right after it was built (a session closed at once in pi serve, a test):
+    bubblewrap killed while it starts must not leave its child, the sandbox's PID 1, behind."""
+    if not Sandbox(tmp_path, mode="auto").status.active:
+        pytest.skip("bubblewrap cannot run here")
+    helper = str(Path(_bwrap.__file__).with_name("_proc_helper.py"))
+    before = set(_helpers_running(helper))
+    for round_ in range(12):
+        work = tmp_path / f"w{round_}"
+        work.mkdir()
+        box = Sandbox(work, mode="auto")
+        create_bash_tool(work, box)
+        box.prestart()
+        await box.aclose()
+    assert wait_until(lambda: set(_helpers_running(helper)) <= before, timeout=10), (
+        set(_helpers_running(helper)) - before
+    )
+
+
+def _helpers_running(helper: str) -> list[int]:
+    """Processes whose command line names this checkout's process helper (bwrap's too)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and helper.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 async def test_a_shell_built_off_the_main_thread_starts_its_helper_on_the_loop(
     tmp_path: Path,
 ) -> None:
