@@ -83,3 +83,24 @@ async def test_a_skill_call_shows_its_short_form_live(tmp_path: Path) -> None:
         assert view.text == "/skill:greeter say hi to Bob"
         screen = screen_text(app)
         assert "› /skill:greeter say hi to Bob" in screen and "Always wave." not in screen
+
+
+async def test_a_diff_fence_is_coloured_like_an_edit(tmp_path: Path) -> None:
+    from tests.tui.screen_text import colour_of
+
+    answer = (
+        "The change:\n\n```diff\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```\n"
+    )
+    app = make_app(make_shell(tmp_path, ScriptedStream(reply(text(answer))), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "show it")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "+x = 2" in screen_text(app))
+        await pilot.pause()
+        added, removed = colour_of(app, "+x = 2", "+"), colour_of(app, "-x = 1", "-")
+        context = colour_of(app, "@@ -1 +1 @@", "@")
+        assert added is not None and removed is not None
+        assert len({added, removed, context}) == 3  # green, red and neither
+        variables = app.get_css_variables()
+        assert added.lower() == variables["diff-add"].lower()[:7]
+        assert removed.lower() == variables["diff-remove"].lower()[:7]

@@ -32,11 +32,36 @@ def _parser() -> MarkdownIt:
     return pi_parser()
 
 
+DIFF_LANGUAGES = frozenset({"diff", "patch", "udiff"})
+
+
+def diff_fence(code: str) -> Content:
+    """A ```` ```diff ```` fence in the colours of an edit's diff (the highlighter's theme has
+    none for inserted and deleted lines): ``+`` green, ``-`` red, headers bold."""
+    parts = []
+    for line in code.split("\n"):
+        if line.startswith(("+++", "---")):
+            style = "bold $diff-context"
+        elif line.startswith("+"):
+            style = "$diff-add on $diff-add-bg"
+        elif line.startswith("-"):
+            style = "$diff-remove on $diff-remove-bg"
+        elif line.startswith("@@"):
+            style = "bold $diff-context"
+        else:
+            style = "$diff-context"
+        parts.append(Content.styled(line, style))
+    return Content("\n").join(parts)
+
+
 def code_content(code: str, language: str) -> Content:
-    """A fence's code, highlighted with Textual's theme-aware highlighter."""
+    """A fence's code, highlighted with Textual's theme-aware highlighter (a diff in the
+    colours of an edit's diff)."""
     from textual.highlight import HighlightTheme, highlight
 
     code = code.rstrip("\n")
+    if language.lower() in DIFF_LANGUAGES:
+        return diff_fence(code)
     try:
         return highlight(code, language=language or None, theme=HighlightTheme)
     except Exception:  # noqa: BLE001 - a lexer bug must not lose the code: show it plain
