@@ -62,11 +62,11 @@ async def test_a_prompt_right_after_a_command_prompt_is_queued_by_streaming_beha
 ) -> None:
     prompts = project / ".pi" / "prompts"
     prompts.mkdir(parents=True)
-    (prompts / "review.md").write_text("Review $1 carefully")
+    (prompts / "audit.md").write_text("Review $1 carefully")
     stream = ScriptedStream(reply(text("reviewed"), delay=0.02), reply(text("and more")))
     shell = CodingAgent(ShellOptions(cwd=project, stream_fn=stream))
     rpc = Rpc(shell)
-    assert (await rpc.send(type="prompt", id="t", message="/review app.py"))["success"]
+    assert (await rpc.send(type="prompt", id="t", message="/audit app.py"))["success"]
     refused = await rpc.send(type="prompt", id="x", message="no behaviour")
     assert refused["success"] is False and "streamingBehavior" in refused["error"]
     queued = await rpc.send(

@@ -152,9 +152,9 @@ async def test_arguments_are_quoted_inside_commands_and_never_run(project: Path)
 
 async def test_unnamed_arguments_are_appended_as_claude_code_does(project: Path) -> None:
     root = repo(project)
-    install_command(root, "review", "Review the code.")
+    install_command(root, "audit", "Review the code.")
     shell, stream, _ = make_shell(root, reply(text("ok")))
-    await shell.submit("/review focus on errors")
+    await shell.submit("/audit focus on errors")
     await shell.wait_idle()
     assert stream.user_texts(0)[-1] == "Review the code.\n\nARGUMENTS: focus on errors"
 

@@ -119,17 +119,17 @@ async def test_skill_command_injects_body_and_args(project: Path) -> None:
 
 async def test_templates_expand_arguments(project: Path, pi_home: Path) -> None:
     (pi_home / "prompts").mkdir()
-    (pi_home / "prompts" / "review.md").write_text("Global review of $1")
+    (pi_home / "prompts" / "audit.md").write_text("Global review of $1")
     (pi_home / "prompts" / "explain.md").write_text("Explain $ARGUMENTS simply.\nMore text.")
     prompts = project / ".pi" / "prompts"
     prompts.mkdir(parents=True)
-    (prompts / "review.md").write_text(
+    (prompts / "audit.md").write_text(
         "---\ndescription: Review a file\n---\nReview $1 for $2. All: $@. Rest: ${@:2}. Pair: ${@:2:2}. Missing: [$5]"
     )
     shell, stream, _ = make_shell(project, reply(text("a")), reply(text("b")))
-    assert shell.commands.get("review").description == "Review a file"
+    assert shell.commands.get("audit").description == "Review a file"
     assert shell.commands.get("explain").description == "Explain $ARGUMENTS simply."
-    await shell.submit('/review "src/my file.py" "race conditions" extra \'$1\'')
+    await shell.submit('/audit "src/my file.py" "race conditions" extra \'$1\'')
     assert stream.user_texts(0)[-1] == (
         "Review src/my file.py for race conditions. All: src/my file.py race conditions extra $1. "
         "Rest: race conditions extra $1. Pair: race conditions extra. Missing: []"

@@ -31,7 +31,7 @@ def rig(
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     (project / ".pi" / "prompts").mkdir(parents=True)
-    (project / ".pi" / "prompts" / "review.md").write_text(
+    (project / ".pi" / "prompts" / "audit.md").write_text(
         "---\ndescription: Review\n---\nReview $1"
     )
     skill = project / ".pi" / "skills" / "helper" / "SKILL.md"
@@ -100,9 +100,9 @@ def test_pi_rpc_client_runs_every_command(
     assert all(m["contextWindow"] > 0 and isinstance(m["reasoning"], bool) for m in models)
     commands = {c["name"]: c for c in client.call("getCommands")}
     assert (
-        commands["review"]["source"] == "prompt" and commands["skill:helper"]["source"] == "skill"
+        commands["audit"]["source"] == "prompt" and commands["skill:helper"]["source"] == "skill"
     )
-    assert commands["review"]["sourceInfo"]["scope"] == "project"
+    assert commands["audit"]["sourceInfo"]["scope"] == "project"
     assert client.call("getLastAssistantText") is None
 
     # ---------------------------------------------------------------- bash, then a prompt
