@@ -99,9 +99,7 @@ def test_pi_rpc_client_runs_every_command(
     ]
     assert all(m["contextWindow"] > 0 and isinstance(m["reasoning"], bool) for m in models)
     commands = {c["name"]: c for c in client.call("getCommands")}
-    assert (
-        commands["audit"]["source"] == "prompt" and commands["skill:helper"]["source"] == "skill"
-    )
+    assert commands["audit"]["source"] == "prompt" and commands["skill:helper"]["source"] == "skill"
     assert commands["audit"]["sourceInfo"]["scope"] == "project"
     assert client.call("getLastAssistantText") is None
 
