@@ -107,6 +107,7 @@ async def test_pause_while_a_run_is_live_takes_effect_when_the_round_ends(
     refused = await shell.submit("/goal something else")  # idle: allowed
     await shell.wait_idle()
     assert not refused.error
+    await shell.aclose()
 
 
 async def test_a_new_goal_is_refused_while_a_run_is_live(
