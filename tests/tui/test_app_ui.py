@@ -314,3 +314,20 @@ async def test_the_theme_picker_marks_the_current_theme_and_previews(tmp_path: P
         await wait_until(
             pilot, lambda: app.theme == "light" and not isinstance(app.screen, PickerScreen)
         )
+
+
+async def test_toasts_do_not_cover_the_editor_or_the_footer(tmp_path: Path) -> None:
+    from textual.widgets._toast import Toast
+
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await type_text(pilot, "a line I am typing")
+        for n in range(3):
+            app.notify(f"notice number {n} with enough words to wrap", timeout=60)
+        await wait_until(pilot, lambda: len(app.screen.query(Toast)) == 3)
+        await pilot.pause()
+        editor, footer = app.editor.region, app.query_one(StatusFooter).region
+        for toast in app.query(Toast):
+            assert not toast.region.overlaps(editor) and not toast.region.overlaps(footer)
+        assert "a line I am typing" in screen_text(app)
+        assert "notice number 2" in screen_text(app)
