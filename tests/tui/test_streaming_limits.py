@@ -77,3 +77,18 @@ async def test_a_huge_tool_result_is_clipped_on_screen(tmp_path: Path) -> None:
         block.set_expanded(True)  # expanded, a single line is still cut
         await pilot.pause()
         assert len(block.output_text) < LINE_CHARS + 100
+
+
+def test_an_expanded_long_result_says_where_its_earliest_lines_are() -> None:
+    from pi_cli.tui.document.tool import ToolBlock
+
+    text = "\n".join(f"line {i}" for i in range(1001, 3001))
+    text += "\n\n[Showing lines 1001-3000 of 3000. Full output: /tmp/pi-session-x/bash_1.log]"
+    block = ToolBlock("c1", "bash", {"command": "seq 1 3000"}, "$ seq 1 3000")
+    block.finish(text, False, {"full_output_path": "/tmp/pi-session-x/bash_1.log"})
+    assert "earliest lines" not in block.output_text  # the preview: its tail
+    block.set_expanded(True)
+    first = block.output_text.splitlines()[0]
+    assert first == "The earliest lines are in /tmp/pi-session-x/bash_1.log"
+    block.set_expanded(False)
+    assert "earliest lines" not in block.output_text

@@ -308,6 +308,10 @@ class ToolBlock(Block):
         else:
             shown, hidden = tail(self.text, PREVIEW_LINES)
         parts: list[Content] = []
+        path = self.details.get("full_output_path") if isinstance(self.details, dict) else None
+        if self.expanded and path and (hidden or "[Showing lines" in self.text):
+            # The tool kept only the end: say where the beginning is.
+            parts.append(Content.styled(f"The earliest lines are in {path}", styles.TOOL_HINT))
         if hidden:
             hint = "" if self.expanded else ", Ctrl+O to expand"
             parts.append(
