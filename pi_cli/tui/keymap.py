@@ -71,6 +71,7 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
     K("pi.cursor_down", "down", "cursor_down", "Cursor down", "main"),
     K("pi.history_search", "ctrl+r", "key('history_search')", "Search earlier prompts", "main"),
     K("pi.search", "ctrl+f", "key('search_transcript')", "Search the transcript", "main"),
+    K("pi.redraw", "f5", "key('redraw')", "Redraw the whole screen", "main"),
     K(
         "pi.external_editor",
         "ctrl+g",

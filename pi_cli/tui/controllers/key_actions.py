@@ -55,6 +55,7 @@ def _handlers(app: KeyActionHost) -> dict[str, Callable[..., object]]:
         "cycle_permission_mode": lambda: app.shell.permissions.cycle() if app.shell else None,
         "toggle_todos": app.todos.toggle,
         "search_transcript": lambda: _search(app),
+        "redraw": lambda: app.screen.refresh(layout=True, repaint=True),
     }
 
 
