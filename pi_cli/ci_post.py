@@ -24,6 +24,8 @@ from typing import Any
 
 import httpx
 
+from pi_cli.shell import one_line, say
+
 MAX_COMMENTS = 50
 MAX_BODY = 60000
 ICON = {"critical": "🛑", "high": "🔴", "medium": "🟠", "low": "🟡", "info": "ℹ️"}
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         or args[0] not in ("github", "gitlab")
         or mode not in ("comments", "summary", "both")
     ):
-        print(__doc__, file=sys.stderr)
+        say(__doc__, err=True)
         return 2
     try:
         report = json.loads(Path(args[1]).read_text("utf-8"))
@@ -196,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             ) as client:
                 post_gitlab(report, mode, client)
     except (OSError, ValueError, KeyError, PostError, httpx.HTTPError) as exc:
-        print(f"pi: ci_post: {exc}", file=sys.stderr)
+        say(f"pi: ci_post: {one_line(exc)}", err=True)
         return (
             1 if isinstance(exc, (PostError, httpx.HTTPError)) and "not set" not in str(exc) else 2
         )

@@ -71,14 +71,13 @@ def run(argv: list[str]) -> int:
 
 
 async def _run(shell: Any, options: dict[str, Any]) -> int:
-    import json
-    import sys
 
     from pi_cli.shell import (
         RewindError,
         change_sets,
         diff_json,
         diff_text,
+        json_text,
         revert_session_file,
         say,
         session_changes,
@@ -103,7 +102,7 @@ async def _run(shell: Any, options: dict[str, Any]) -> int:
             return OK if not result.problem.startswith("The snapshots") else ERROR
     sets = change_sets(result)
     if "--json" in options["flags"]:
-        sys.stdout.write(json.dumps(diff_json(sets), ensure_ascii=False) + "\n")
+        say(json_text(diff_json(sets)))  # control characters escaped: the same JSON value
     else:
         say(diff_text(sets))  # cleaned: file contents never reach the terminal raw
     return ERROR if result.problem else OK

@@ -156,6 +156,9 @@ def test_an_untrusted_settings_file_setting_every_key_applies_only_the_allowlist
     values = {key: _materialise(PROBES[key][0], tmp_path) for key in PROBES}
     values["subagents.maxTurns"] = 2
     values["outputSchemaRetries"] = 4  # more retries than the default: not a tightening
+    # The keys whose probe is a whole run (RUN_FOR_REAL): the reviewer's model and its parts.
+    values.update({"review.model": "openai/chosen-by-repo", "review.parallel": 2})
+    values["review.chunkLines"] = 500
     data: dict = {}
     for key, value in values.items():
         data = _deep_merge(data, nested(key, value))
@@ -171,7 +174,7 @@ def test_an_untrusted_settings_file_setting_every_key_applies_only_the_allowlist
         "webFetch.maxBytes", "webFetch.timeoutS", "sandbox.mode", "permissions.defaultMode",
         "permissions.ask", "permissions.deny", "permissions.disableBypassPermissionsMode",
         "lsp.enabled", "lsp.diagnostics", "lsp.navigation", "lsp.diagnosticsWaitMs",
-        "lsp.maxDiagnostics",
+        "lsp.maxDiagnostics", "goal.maxRounds", "goal.checkTimeoutS",
     }  # fmt: skip
     default = Settings()
     notice = " ".join(loaded.ignored)
