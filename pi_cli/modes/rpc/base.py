@@ -1,6 +1,7 @@
 """What RPC command modules are written against: the server as a narrow protocol, errors, and
 argument readers. A command group is a function ``(RpcContext) -> {command name: handler}``;
-:data:`pi_cli.modes.rpc.mode.COMMAND_GROUPS` lists the groups (add yours there).
+:data:`pi_cli.modes.rpc.connection.COMMAND_GROUPS` lists the groups (add yours there, and a
+model per command in :mod:`pi_cli.modes.rpc.schema`).
 
 A handler takes the command object and returns the response's ``data`` (``None``: a response
 without data; :data:`JSON_NULL`: ``"data": null``), raises :class:`RpcError` for a failure
@@ -20,7 +21,7 @@ from agent_core import ImageContent
 if TYPE_CHECKING:
     import asyncio
 
-    from pi_cli.shell import CodingAgent, CommandResult
+    from pi_cli.shell import CodingAgent, CommandResult, ShellEvent
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 JSON_NULL = object()
@@ -35,11 +36,28 @@ class Deferred(Exception):  # control flow, not an error
     """Raised by a handler that answers later (a task) or not at all."""
 
 
+class Approvals(Protocol):
+    """Where answers to approval requests go (:class:`~pi_cli.modes.rpc.ui.RpcApprovals`)."""
+
+    def handle(self, command: dict[str, Any]) -> str | None:
+        """Answer the request ``command`` names; an error text when that fails."""
+        ...
+
+
 class RpcContext(Protocol):
     """The server as command handlers see it."""
 
     @property
     def shell(self) -> CodingAgent: ...
+
+    @property
+    def approvals(self) -> Approvals:
+        """The shell's approval requests, which answers are routed through."""
+        ...
+
+    def publish(self, event: ShellEvent) -> None:
+        """Send an event every client sees (a command's output)."""
+        ...
 
     def respond(
         self, command: str, request_id: Any, *, data: Any = None, error: str | None = None

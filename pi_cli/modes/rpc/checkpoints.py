@@ -5,7 +5,9 @@
 - ``rewind`` with ``entryId`` (and ``mode`` ``both`` | ``code`` | ``conversation``, default
   ``both``): rewinds; ``dryRun: true`` only says what it would do: ``{plan: {changes: [{status,
   path}], byHand, problem}}``. Files changed by hand since the point make it fail with a message
-  naming them unless ``overwrite`` is ``true`` (overwrite) or ``false`` (keep them as they are).
+  naming them unless ``overwrite`` is ``true`` (overwrite) or ``false`` (keep them as they are);
+``summarize: true`` summarises the branch left behind first, and a plan says whether there is
+one (``leavesBranch``, ours).
 - ``restore`` with ``entryId``: the code of any entry (what ``/tree`` offers), conversation
   untouched; ``restore`` with ``undo: true`` (or ``rewind`` with ``undo: true``): undoes the
   last rewind or restore.
@@ -18,10 +20,13 @@ snapshot a later undo goes back to.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.modes.rpc.base import Handler, RpcContext, RpcError, text_arg
 from pi_cli.shell import RewindPlan, RewindPoint, RewindResult
+
+if TYPE_CHECKING:
+    from pi_cli.shell import CodingAgent
 
 MODES = {"both": (True, True), "code": (True, False), "conversation": (False, True)}
 
@@ -66,6 +71,13 @@ def result_wire(result: RewindResult) -> dict[str, Any]:
     }
 
 
+def leaves_branch(shell: CodingAgent, entry_id: str) -> bool:
+    """Whether moving to ``entry_id`` leaves entries behind (a branch to summarise)."""
+    from pi_cli.shell import abandoned
+
+    return bool(abandoned(shell.session, shell.session.leaf_id, entry_id))
+
+
 def _overwrite(command: dict[str, Any]) -> bool | None:
     value = command.get("overwrite")
     if value is not None and not isinstance(value, bool):
@@ -94,10 +106,16 @@ def checkpoint_commands(rpc: RpcContext) -> Mapping[str, Handler]:
             if mode not in MODES:
                 raise RpcError('"mode" must be one of both, code, conversation')
             if command.get("dryRun") is True:
-                return {"plan": plan_wire(await checkpoints.plan(entry_id))}
+                plan = plan_wire(await checkpoints.plan(entry_id))
+                plan["leavesBranch"] = leaves_branch(shell, entry_id)  # ours
+                return {"plan": plan}
             code, conversation = MODES[mode]
             result = await checkpoints.rewind(
-                entry_id, code=code, conversation=conversation, overwrite=overwrite
+                entry_id,
+                code=code,
+                conversation=conversation,
+                overwrite=overwrite,
+                summarize=command.get("summarize") is True,
             )
             return result_wire(result)
 

@@ -148,14 +148,11 @@ class RpcApprovals:
 
 
 def approval_commands(ctx: RpcContext) -> Mapping[str, Handler]:
-    """The approval sub-protocol as an RPC command group: requests out, answers in."""
-    approvals = RpcApprovals(ctx.shell, ctx.write)
-    ctx.shell.subscribe(approvals.on_event)
-    for piece in ctx.shell.dialogs.ui_state():  # set while the shell was built
-        approvals.on_event(piece)
+    """The approval sub-protocol as an RPC command group: answers in (the requests go out
+    through the shell's :class:`~pi_cli.modes.rpc.output.RpcOutput`)."""
 
     async def response(command: dict[str, Any]) -> Any:
-        problem = approvals.handle(command)
+        problem = ctx.approvals.handle(command)
         if problem is not None:
             raise RpcError(problem)
         raise Deferred  # an answer, not a command: no response line (as in pi)
