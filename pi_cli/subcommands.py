@@ -51,6 +51,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         ("lsp", "pi_cli.shell.lsp.commands"),  # the report is the feature's own
         ("review", "pi_cli.review_cli"),
         ("diff", "pi_cli.diff_cli"),
+        ("serve", "pi_cli.server.serve_cli"),
     ]
 } | {verb: Subcommand(verb, *_lazy("pi_cli.package_cli", verb)) for verb in PACKAGE_VERBS}
 """Registered subcommands by name (features add theirs)."""

@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FRONT_ENDS = [ROOT / "pi_cli" / "modes", ROOT / "pi_cli" / "tui"]
+FRONT_ENDS = [ROOT / "pi_cli" / "modes", ROOT / "pi_cli" / "tui", ROOT / "pi_cli" / "server"]
 SHELL_INTERNALS = {"agent", "policy", "compactor", "hooks", "events", "models", "stream_fns"}
 
 

@@ -19,6 +19,7 @@ from pi_cli.shell.config.sections import (
     McpSettings,
     NetworkSettings,
     PermissionSettings,
+    ServerSettings,
     RetrySettings,
     ReviewSettings,
     SandboxSettings,
@@ -170,6 +171,10 @@ class Settings(SettingsSection):
     permissions: PermissionSettings = Field(
         default_factory=PermissionSettings,
         description="Permission rules in Claude Code's syntax, the mode, extra directories.",
+    )
+    server: ServerSettings = Field(
+        default_factory=ServerSettings,
+        description="`pi serve`: how long approvals wait, idle exit, notifications, slow clients.",
     )
     tool_env: ToolEnvSettings = Field(
         default_factory=ToolEnvSettings, description="The environment tools run with."

@@ -1,0 +1,83 @@
+"""``sessions.json``: the sessions a server hosts, so a restarted server lists and reopens them.
+
+Written (atomically, 0600) when a session opens, closes, changes id, or becomes busy or idle;
+never holds a key. A session whose run was live when the server stopped (killed, crashed, the
+machine rebooted) is listed as ``interrupted`` after a restart; attaching reopens it from its
+session file, whose durable queue comes back to that client as in any resumed session.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from pi_cli.server.paths import server_dir, write_private
+
+log = logging.getLogger("pi_cli.server")
+VERSION = 1
+
+
+def registry_path() -> Path:
+    """``$PI_HOME/server/sessions.json``."""
+    return server_dir() / "sessions.json"
+
+
+class Registry:
+    """Entries by session id: ``{open, sessionFile, cwd, title, model, running, lastActivity}``."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or registry_path()
+        self.entries: dict[str, dict[str, Any]] = self._load()
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            log.warning("ignoring %s: %s", self.path, exc)
+            return {}
+        sessions = data.get("sessions") if isinstance(data, dict) else None
+        if not isinstance(sessions, dict):
+            return {}
+        return {
+            key: value
+            for key, value in sessions.items()
+            if isinstance(key, str)
+            and isinstance(value, dict)
+            and isinstance(value.get("open"), dict)
+        }
+
+    def interrupted_at_start(self) -> list[str]:
+        """Ids whose run was live when the last server stopped (marked, not running, now)."""
+        found = [key for key, entry in self.entries.items() if entry.get("running")]
+        for key in found:
+            entry = self.entries[key]
+            entry["running"] = False
+            entry["interrupted"] = entry.get("interrupted") or (
+                f"the server stopped while it ran ({time.strftime('%Y-%m-%d %H:%M', time.localtime(entry.get('lastActivity') or time.time()))})"
+            )
+        if found:
+            self.save()
+        return found
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        """Add or replace one entry and save."""
+        self.entries[key] = entry
+        self.save()
+
+    def drop(self, key: str) -> None:
+        """Forget one entry and save."""
+        if self.entries.pop(key, None) is not None:
+            self.save()
+
+    def save(self) -> None:
+        """Write the file (a failure is logged: hosting goes on)."""
+        text = json.dumps({"version": VERSION, "sessions": self.entries}, indent=1)
+        try:
+            write_private(self.path, text)
+        except OSError as exc:
+            log.warning("cannot write %s: %s", self.path, exc)
