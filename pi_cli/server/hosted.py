@@ -25,19 +25,19 @@ from pi_cli.modes.rpc.output import RpcOutput
 from pi_cli.modes.rpc.views import message_wire, state_of
 from pi_cli.server.backlog import Backlog
 from pi_cli.server.channel import ClientChannel
-from pi_cli.shell.events import (
+from pi_cli.shell import (
     PermissionRequested,
     PermissionResolved,
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
+    dumps_line,
+    session_name,
 )
-from pi_cli.shell.jsonl import dumps_line
-from pi_cli.shell.session.names import session_name
 
 if TYPE_CHECKING:
     from agent_core import Message
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
 Listener = Callable[["HostedSession", ShellEvent], None]
 

@@ -19,11 +19,11 @@ from pi_cli.server.hosted import HostedSession, line_text
 from pi_cli.server.notify import notify_waiting
 from pi_cli.server.registry import Registry
 from pi_cli.server.wire import SESSION_ID, OpenSession
-from pi_cli.shell.config.settings import Settings
-from pi_cli.shell.events import (
+from pi_cli.shell import (
     Notice,
     PermissionRequested,
     SessionChanged,
+    Settings,
     ShellEvent,
     ShellStateChanged,
 )
@@ -293,15 +293,13 @@ def _stored_summary(key: str, entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _build_shell(options: Any) -> Any:
-    from pi_cli.shell.coding_agent import CodingAgent
+    from pi_cli.shell import CodingAgent
 
     return CodingAgent(options)
 
 
 def _build_errors() -> tuple[type[Exception], ...]:
-    from pi_cli.shell.coding_agent import ConfigError
-    from pi_cli.shell.config.settings import SettingsError
-    from pi_cli.shell.session.store import SessionError
+    from pi_cli.shell import ConfigError, SessionError, SettingsError
 
     return (ConfigError, SettingsError, SessionError)
 

@@ -15,8 +15,7 @@ import shutil
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_cli.shell.config.settings import Settings
-    from pi_cli.shell.events import PermissionRequested
+    from pi_cli.shell import PermissionRequested, Settings
 
 log = logging.getLogger("pi_cli.server")
 NOTIFY_TIMEOUT_S = 5.0
@@ -44,13 +43,12 @@ def notify_waiting(settings: Settings, session_id: str, request: PermissionReque
 
 
 async def _run(program: str, title: str, body: str) -> None:
+    from tools import processes
+
     try:
-        process = await asyncio.create_subprocess_exec(
-            program,
-            "--app-name=pi",
-            "--urgency=critical",
-            title,
-            body,
+        process = await processes.start(
+            [program, "--app-name=pi", "--urgency=critical", title, body],
+            name="notify-send",
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
@@ -61,5 +59,4 @@ async def _run(program: str, title: str, body: str) -> None:
     try:
         await asyncio.wait_for(process.wait(), NOTIFY_TIMEOUT_S)
     except TimeoutError:
-        process.kill()
-        await process.wait()
+        await processes.stop(process)

@@ -39,7 +39,7 @@ def _schema(model: type[BaseModel], schemas: dict[str, Any]) -> dict[str, str]:
 
 
 def _event_schemas(schemas: dict[str, Any]) -> dict[str, Any]:
-    from pi_cli.shell.events import ShellEvent
+    from pi_cli.shell import ShellEvent
 
     schema = TypeAdapter(ShellEvent).json_schema(by_alias=True, ref_template=REF)
     schemas.update(schema.pop("$defs", {}))

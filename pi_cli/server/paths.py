@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pi_cli.shell.paths import pi_home
+from pi_cli.shell import pi_home
 
 SOCKET_ENV = "PI_SERVER_SOCKET"
 URL_ENV = "PI_SERVER_URL"

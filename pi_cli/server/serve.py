@@ -110,7 +110,7 @@ def take_lock() -> int | None:
 
 def serve(options: ServeOptions) -> int:
     """Run until stopped; returns the exit code."""
-    from pi_cli.shell.config.settings import SettingsError, load_settings
+    from pi_cli.shell import SettingsError, load_settings
 
     lock = take_lock()
     if lock is None:

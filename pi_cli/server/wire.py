@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from pi_cli.shell.options import ShellOptions
+from pi_cli.shell import ShellOptions
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 """What a session id (or a unique prefix of one) may look like."""

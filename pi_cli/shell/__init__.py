@@ -41,7 +41,12 @@ if TYPE_CHECKING:
     from pi_cli.shell.compaction.branch_summary import abandoned
     from pi_cli.shell.config.auth import AuthError, AuthStore
     from pi_cli.shell.config.oauth import OAUTH_PROVIDERS, device_login, pkce_login
-    from pi_cli.shell.config.settings import SettingsError, load_settings, save_global_setting
+    from pi_cli.shell.config.settings import (
+        Settings,
+        SettingsError,
+        load_settings,
+        save_global_setting,
+    )
     from pi_cli.shell.config.trust import (
         TrustCheck,
         check_trust,
@@ -261,6 +266,7 @@ __all__ = [
     "SessionStore",
     "SessionUsage",
     "set_session_name",
+    "Settings",
     "SettingsError",
     "shell_line",
     "ShellAPI",

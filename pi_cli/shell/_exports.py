@@ -170,5 +170,6 @@ EXPORTS: dict[str, str] = {
     "ApprovalAnswer": "pi_cli.shell.permissions.approvals",
     "MODE_DESCRIPTIONS": "pi_cli.shell.permissions.modes",
     "MODES": "pi_cli.shell.permissions.modes",
+    "Settings": "pi_cli.shell.config.settings",
 }
 """Each public name and the module that defines it."""

@@ -158,17 +158,19 @@ def start_on_demand() -> None:
 
     env = {**os.environ, **HELD}  # the server needs the provider keys this pi holds
     argv = [sys.executable, "-m", "pi_cli.cli", "serve", "--on-demand"]
-    log = open(server_dir() / "server.log", "ab")
-    try:
-        subprocess.Popen(
+    from tools import processes
+
+    with open(server_dir() / "server.log", "ab") as log:
+        # Kept: it must outlive this client (pi's exit sweep leaves it alone), in a session of
+        # its own (no terminal's hang-up reaches it).
+        processes.popen(
             argv,
+            name="pi serve",
+            keep=True,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
             env=env,
             cwd=os.sep,
-            start_new_session=True,  # not in this terminal's process group: outlives it
             close_fds=True,
         )
-    finally:
-        log.close()
