@@ -28,12 +28,14 @@ if TYPE_CHECKING:
         RewindPoint,
         RewindResult,
     )
+    from pi_cli.shell.checkpoints.snapshot import FileStat, Restored
     from pi_cli.shell.coding_agent import CodingAgent
     from pi_cli.shell.commands import (
         CommandResult,
         PickAction,
         ShellAPI,
         SlashCommand,
+        SlashCommandRegistry,
         UnknownCommand,
         parse_command_line,
     )
@@ -112,7 +114,13 @@ if TYPE_CHECKING:
         probing_disabled,
     )
     from pi_cli.shell.models.setup import ConfigError, models_file
-    from pi_cli.shell.models.usage import SessionUsage, cache_hit_rate, format_cost, short_tokens
+    from pi_cli.shell.models.usage import (
+        SessionUsage,
+        cache_hit_rate,
+        context_tokens,
+        format_cost,
+        short_tokens,
+    )
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.packages.commands import PackageError, package_accepts, package_words
     from pi_cli.shell.packages.lock import package_paths
@@ -140,7 +148,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.session.names import session_name, set_session_name
     from pi_cli.shell.session.skill_text import skill_call_of
     from pi_cli.shell.session.store import SessionError, SessionStore, compaction_summary_of
-    from pi_cli.shell.session.tree import text_of
+    from pi_cli.shell.session.tree import TreeEntry, text_of
     from pi_cli.shell.terminal_text import clean, json_text, one_line, say
 
 __all__ = [
@@ -294,6 +302,15 @@ __all__ = [
     "one_line",
     "say",
     "json_text",
+    "FrontShell",
+    "SessionUsage",
+    "context_tokens",
+    "TreeEntry",
+    "bash_message_from_wire",
+    "SlashCommandRegistry",
+    "FileStat",
+    "Restored",
+    "QueueView",
 ]
 
 

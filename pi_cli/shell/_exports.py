@@ -171,5 +171,13 @@ EXPORTS: dict[str, str] = {
     "MODE_DESCRIPTIONS": "pi_cli.shell.permissions.modes",
     "MODES": "pi_cli.shell.permissions.modes",
     "Settings": "pi_cli.shell.config.settings",
+    "FrontShell": "pi_cli.shell.front",
+    "QueueView": "pi_cli.shell.front",
+    "context_tokens": "pi_cli.shell.models.usage",
+    "TreeEntry": "pi_cli.shell.session.tree",
+    "bash_message_from_wire": "pi_cli.shell.session.bash_messages",
+    "SlashCommandRegistry": "pi_cli.shell.commands",
+    "FileStat": "pi_cli.shell.checkpoints.snapshot",
+    "Restored": "pi_cli.shell.checkpoints.snapshot",
 }
 """Each public name and the module that defines it."""

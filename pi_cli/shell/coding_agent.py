@@ -79,6 +79,7 @@ class CodingAgent:
 
     _mcp: McpManager | None = None  # None only while the shell is built (a part may subscribe)
     permissions: PermissionControl  # built after the gate, which reads its mode only later
+    remote = False  # lives here: a front end quitting ends its run (see shell.front.FrontShell)
 
     def __init__(self, options: ShellOptions) -> None:
         self.options = options

@@ -1,4 +1,5 @@
-"""PiApp: the interactive TUI around one :class:`CodingAgent` shell.
+"""PiApp: the interactive TUI around one shell: a local CodingAgent, or one living in ``pi serve``
+(any :class:`~pi_cli.shell.FrontShell`).
 
 The app keeps no run state of its own: it subscribes a :class:`Bridge` to the shell (its
 messages go to the transcript, which renders them; the few the app needs bubble up), and turns
@@ -10,7 +11,7 @@ Every key comes from the one table in :mod:`keymap`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -41,7 +42,7 @@ from pi_cli.tui.widgets.ui_pieces import UiPieces
 if TYPE_CHECKING:
     from textual.driver import Driver
 
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
     from pi_cli.tui.bridge import Bridge
     from pi_cli.tui.controllers.attention import Attention
 
@@ -55,22 +56,26 @@ class PiApp(App[int], inherit_bindings=False):
 
     def __init__(
         self,
-        shell: CodingAgent | None,
+        shell: FrontShell | None,
         options: TuiOptions | None = None,
         *,
-        shell_factory: Callable[[], CodingAgent | str] | None = None,
+        shell_factory: Callable[[], FrontShell | str] | None = None,
+        connect: Callable[[], Awaitable[FrontShell | str]] | None = None,
     ) -> None:
         """Args:
         shell: the shell to drive, or ``None`` with ``shell_factory``.
         options: presentation options.
         shell_factory: builds the shell (or returns why it cannot) in a thread after the
             first frame, so the user sees pi at once; input typed meanwhile is kept.
+        connect: reaches a shell living elsewhere (``pi attach``), on the app's loop, after the
+            first frame likewise.
         """
         super().__init__()
-        self.shell: CodingAgent | None = shell
+        self.shell: FrontShell | None = shell
         self.options = options or TuiOptions()
         self.startup_error: str | None = None
         self._shell_factory = shell_factory
+        self._connect = connect
         self.inputs = InputControl(self)
         self.inputs.startup.extend(self.options.startup_inputs)  # pi -r: /resume once ready
         self.activity = Activity(self.options.clock)
@@ -89,7 +94,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.attention: Attention | None = None
         self.runs_rendered = 0
 
-    def attach_shell(self, shell: CodingAgent) -> None:
+    def attach_shell(self, shell: FrontShell) -> None:
         """Drive ``shell``: its events go to the transcript, the app's commands into it."""
         from pi_cli.tui.bridge import Bridge  # imports agent_core: kept off the first-frame path
         from pi_cli.tui.controllers.attention import Attention
@@ -194,6 +199,8 @@ class PiApp(App[int], inherit_bindings=False):
         elif self._shell_factory is not None:
             # After the first frame, so building the shell never delays it.
             self.call_after_refresh(self.run_worker, self._build_shell, thread=True, group="boot")
+        elif self._connect is not None:
+            self.call_after_refresh(self.run_worker, self._connect_shell(), group="boot")
         self.refresh_status()
         self.set_interval(TICK_S, self.tick)
 
@@ -213,6 +220,11 @@ class PiApp(App[int], inherit_bindings=False):
             from pi_cli.tui.document.markdown import warm_highlighter
 
             warm_highlighter()  # after: the shell is ready meanwhile
+
+    async def _connect_shell(self) -> None:
+        """Worker: reach the shell elsewhere (its events arrive on this loop)."""
+        assert self._connect is not None
+        self.post_message(m.ShellBuilt(await self._connect()))
 
     async def on_shell_built(self, message: m.ShellBuilt) -> None:
         result = message.result

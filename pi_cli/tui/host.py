@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from textual.widget import AwaitMount
     from textual.worker import Worker
 
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
     from pi_cli.tui.options import TuiOptions
     from pi_cli.tui.widgets.editor import Editor
     from pi_cli.tui.widgets.footer import StatusFooter
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class TuiHost(Protocol):
     """The app as its controllers see it."""
 
-    shell: CodingAgent | None
+    shell: FrontShell | None
     options: TuiOptions
     pi_themes: dict[str, Theme]
     theme: str

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_cli.args import LaunchArgs
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
 
 
-def _theme_setting(cwd: Path) -> str | None:
+def theme_setting(cwd: Path) -> str | None:
     """The ``theme`` setting, read without pydantic so the first frame has the right colours.
 
     The full settings (validated, with clear errors) are loaded with the shell.
@@ -47,7 +47,7 @@ def run_tui(args: LaunchArgs) -> int:
     install()  # ESC CR -> alt+enter (see parser.py)
     keymap, warning = load_user_keymap()
 
-    def factory() -> CodingAgent | str:  # imported in the boot thread
+    def factory() -> FrontShell | str:  # mypy: the CodingAgent is a FrontShell
         from pi_cli.modes.common import try_build_shell
         from pi_cli.shell import check_trust, record_trust
         from pi_cli.tui.controllers.approvals import ask_trust
@@ -62,7 +62,7 @@ def run_tui(args: LaunchArgs) -> int:
         return try_build_shell(args)
 
     options = TuiOptions(
-        theme=args.theme or _theme_setting(args.cwd),
+        theme=args.theme or theme_setting(args.cwd),
         keymap=keymap,
         warnings=[warning] if warning else [],
         cwd=args.cwd,

@@ -19,13 +19,13 @@ from pi_cli.args import ExitCode
 from pi_cli.modes.termination import Termination
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
 
 
 class TerminatingApp(Protocol):
     """What the handlers use of the app (not imported: no cycle)."""
 
-    shell: CodingAgent | None
+    shell: FrontShell | None
 
     def exit(self, result: Any = None, return_code: int = 0) -> None: ...
     def run_worker(self, work: Coroutine[Any, Any, None], *, group: str = ...) -> Any: ...
@@ -39,11 +39,11 @@ def install_termination(app: TerminatingApp) -> Termination:
     """Install the handlers on the app's running loop (from its ``on_mount``)."""
 
     def abort() -> None:
-        if app.shell is not None:
+        if app.shell is not None and not app.shell.remote:  # a server's run goes on
             app.shell.abort()
 
     async def leave() -> None:
-        if app.shell is not None:
+        if app.shell is not None and not app.shell.remote:
             with suppress(TimeoutError):
                 await asyncio.wait_for(app.shell.wait_idle(), SETTLE_S)
         code = termination.exit_code(0)

@@ -9,7 +9,7 @@ from pi_cli.tui.messages import clean
 from pi_cli.tui.widgets.footer import Status
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
 
 
 def home_relative(path: Path) -> str:
@@ -28,7 +28,7 @@ def short_path(path: Path, cwd: Path) -> str:
         return home_relative(path)
 
 
-def shell_status(shell: CodingAgent | None, cwd: str, session_label: str | None) -> Status:
+def shell_status(shell: FrontShell | None, cwd: str, session_label: str | None) -> Status:
     """The footer's fields (``starting…`` until the shell exists)."""
     if shell is None:
         return Status(cwd=cwd, session="…", model="starting…", thinking="")

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from pi_cli.shell import CommandResult, ShellAPI, SlashCommand
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
     from pi_cli.tui.host import TuiHost
 
 
-def register_tui_commands(host: TuiHost, shell: CodingAgent) -> None:
+def register_tui_commands(host: TuiHost, shell: FrontShell) -> None:
     """Add the TUI's commands to ``shell`` (a command of that name already there wins)."""
     from pi_cli.tui.controllers.pick_commands import theme_command
 

@@ -83,7 +83,7 @@ from pi_cli.shell import (
 )
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
 
 PREVIEW_LINES = 4  # a thinking block: its first lines
 _LEVEL_STYLE = {"info": "dim", "warning": "yellow", "error": "bold red"}
@@ -94,12 +94,12 @@ class PlainRenderer:
 
     Args:
         console: where to print (``sys.stdout``, written above the input line in the REPL).
-        shell: the CodingAgent, for usage and context numbers.
+        shell: the shell, for usage and context numbers.
         on_change: called when something shown in the prompt area changed (queue, turn, state).
     """
 
     def __init__(
-        self, console: Console, shell: CodingAgent, on_change: Callable[[], None] | None = None
+        self, console: Console, shell: FrontShell, on_change: Callable[[], None] | None = None
     ) -> None:
         self.console = console
         self.shell = shell

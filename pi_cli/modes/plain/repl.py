@@ -30,6 +30,7 @@ from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.plain.approval import ask_approval, ask_trust, ask_unknown_command
 from pi_cli.modes.plain.dialogs import answer_dialog
+from pi_cli.modes.plain.history import print_history
 from pi_cli.modes.plain.keys import PiCompleter, register_extra_sequences, repl_key_bindings
 from pi_cli.modes.plain.pickers import Pickers
 from pi_cli.modes.plain.render import PlainRenderer
@@ -56,7 +57,7 @@ from pi_cli.shell import (
 )
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
 
 Kind = Literal["enter", "follow_up"]
 HINT = (
@@ -109,10 +110,10 @@ class _AnswerApprovals(Exception):  # control flow
 
 
 class PlainRepl:
-    """The REPL around one CodingAgent.
+    """The REPL around one shell (a local CodingAgent, or one living in ``pi serve``).
 
     Args:
-        shell: the CodingAgent.
+        shell: the shell (any :class:`~pi_cli.shell.FrontShell`).
         console: rich console for output (default: stdout, written above the input line).
         input / output: prompt-toolkit I/O (tests pass a pipe input and ``DummyOutput``).
         history_file: input history (default ``$PI_HOME/history``).
@@ -120,7 +121,7 @@ class PlainRepl:
 
     def __init__(
         self,
-        shell: CodingAgent,
+        shell: FrontShell,
         *,
         console: Console | None = None,
         input: Input | None = None,
@@ -215,9 +216,11 @@ class PlainRepl:
         """Read input until Ctrl+D or /quit; returns the exit code."""
         self.console.print(Text(f"pi · {self.shell.model_id} · {self.shell.cwd}", style="bold"))
         self.console.print(Text(HINT, style="dim"))
+        print_history(self.console, self.shell.messages, self.shell.describe_call)
         self.renderer.agents.show_todos(self.shell.agent_tools.todos.items)  # a resumed list
-        # SIGTERM/SIGHUP: like Esc then Ctrl+D (abort, leave the prompt, shut down).
-        termination = Termination(self.shell.abort, self.request_quit).install()
+        # SIGTERM/SIGHUP: like Esc then Ctrl+D (abort, leave the prompt, shut down); a run in
+        # the server goes on (only this client leaves).
+        termination = Termination(self._abort_own_run, self.request_quit).install()
         try:
             # Raw between prompts too: keys typed while one input is handed over (Alt+Enter
             # right after Enter) wait in the terminal unechoed, ESC+CR still one key, instead
@@ -335,7 +338,7 @@ class PlainRepl:
             self.console.print(Text(f"error: {exc}", style="bold red"))
             return
         if result is not None:
-            if result.quit and self.running:
+            if result.quit and self.running and not self.shell.remote:
                 self.abort(None)
             await self._show_result(result)
 
@@ -385,11 +388,15 @@ class PlainRepl:
         self.shell.abort()
         self.console.print(Text("aborting…", style="yellow"))
 
+    def _abort_own_run(self) -> None:
+        if not self.shell.remote:
+            self.shell.abort()
+
     async def _shutdown(self) -> None:
         if self._closed:
             return
         self._closed = True
-        if self.running:
+        if self.running and not self.shell.remote:
             self.shell.take_queued()
             self.shell.abort()
             try:

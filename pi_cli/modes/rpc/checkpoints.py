@@ -20,13 +20,10 @@ snapshot a later undo goes back to.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_cli.modes.rpc.base import Handler, RpcContext, RpcError, text_arg
 from pi_cli.shell import RewindPlan, RewindPoint, RewindResult
-
-if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
 
 MODES = {"both": (True, True), "code": (True, False), "conversation": (False, True)}
 
@@ -51,6 +48,7 @@ def plan_wire(plan: RewindPlan) -> dict[str, Any]:
         "changes": [{"status": s, "path": p} for s, p in plan.changes],
         "byHand": plan.by_hand,
         "problem": plan.problem,
+        "leavesBranch": plan.leaves_branch,  # ours: moving there leaves a branch to summarise
     }
 
 
@@ -69,13 +67,6 @@ def result_wire(result: RewindResult) -> dict[str, Any]:
         },
         "byHand": result.plan.by_hand if result.plan else [],
     }
-
-
-def leaves_branch(shell: CodingAgent, entry_id: str) -> bool:
-    """Whether moving to ``entry_id`` leaves entries behind (a branch to summarise)."""
-    from pi_cli.shell import abandoned
-
-    return bool(abandoned(shell.session, shell.session.leaf_id, entry_id))
 
 
 def _overwrite(command: dict[str, Any]) -> bool | None:
@@ -106,9 +97,7 @@ def checkpoint_commands(rpc: RpcContext) -> Mapping[str, Handler]:
             if mode not in MODES:
                 raise RpcError('"mode" must be one of both, code, conversation')
             if command.get("dryRun") is True:
-                plan = plan_wire(await checkpoints.plan(entry_id))
-                plan["leavesBranch"] = leaves_branch(shell, entry_id)  # ours
-                return {"plan": plan}
+                return {"plan": plan_wire(await checkpoints.plan(entry_id))}
             code, conversation = MODES[mode]
             result = await checkpoints.rewind(
                 entry_id,

@@ -44,7 +44,7 @@ def result_wire(result: CommandResult | None) -> dict[str, Any] | None:
 def front_state(shell: CodingAgent) -> dict[str, Any]:
     """``get_front_state``: what an interactive front end shows besides ``get_state``."""
     used, window = shell.context_usage()
-    timeout = shell.settings.permissions.approval_timeout_s
+    timeout = shell.permissions.approval_timeout_s
     return {
         "cwd": str(shell.cwd),
         "model": shell.model_id,

@@ -124,7 +124,7 @@ class RpcApprovals:
         elif isinstance(event, Notice) and event.source:
             self.write(notify_line(event))
         elif isinstance(event, PermissionRequested):
-            timeout = self.shell.settings.permissions.approval_timeout_s
+            timeout = self.shell.permissions.approval_timeout_s
             if event.labels:
                 self.labels[event.id] = dict(event.labels)
             self.write(request_line(event, timeout))

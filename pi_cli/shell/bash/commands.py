@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 
 if TYPE_CHECKING:
+    from pi_cli.shell.front import ShellInfoView
     from tools import ShellInfo
 
 USAGE = "/bashes [view|kill <id>]"
@@ -22,7 +23,7 @@ def _age(seconds: float) -> str:
     return f"{seconds / 3600:.1f}h"
 
 
-def shell_line(info: ShellInfo) -> str:
+def shell_line(info: ShellInfoView) -> str:
     """One line of the listing: id, state, age, where, command."""
     if info.state == "running":
         state = f"running {_age(time.time() - info.started_at)}"

@@ -89,6 +89,7 @@ class RewindPlan:
     changes: list[tuple[str, str]] = field(default_factory=list)  # (status now -> then, path)
     by_hand: list[str] = field(default_factory=list)
     problem: str | None = None
+    leaves_branch: bool = False  # moving there leaves entries behind (a branch to summarise)
 
     def lines(self) -> list[str]:
         """The plan in words, one line per file."""
@@ -164,7 +165,10 @@ async def rewind_points(session: SessionStore, snaps: Snapshots) -> list[RewindP
 async def plan_rewind(session: SessionStore, snaps: Snapshots, entry_id: str) -> RewindPlan:
     """What rewinding the code to ``entry_id`` would change, and which of those files were
     changed by hand after it (takes a snapshot of the files now)."""
+    from pi_cli.shell.compaction.branch_summary import abandoned
+
     plan = RewindPlan(entry_id)
+    plan.leaves_branch = bool(abandoned(session, session.leaf_id, entry_id))
     if snaps.off is not None:
         plan.problem = snaps.off
         return plan

@@ -55,6 +55,15 @@ class PermissionControl:
         return self.broker.answer(request_id, answer)
 
     @property
+    def approval_timeout_s(self) -> float | None:
+        """How long a question waits for a remote answer (``None``: until answered)."""
+        return self.broker.timeout_s
+
+    @approval_timeout_s.setter
+    def approval_timeout_s(self, seconds: float | None) -> None:
+        self.broker.timeout_s = seconds
+
+    @property
     def pending(self) -> list[PermissionRequested]:
         """Approvals waiting for an answer."""
         return self.broker.pending

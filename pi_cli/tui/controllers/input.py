@@ -210,9 +210,9 @@ class InputControl:
             self.submit(f"/thinking {levels[(index + 1) % len(levels)]}")
 
     def quit(self) -> None:
-        """Abort any run and exit."""
+        """Abort any run and exit (a run in the server goes on: only this client leaves)."""
         shell = self.host.shell
-        if shell is not None and shell.busy:
+        if shell is not None and shell.busy and not shell.remote:
             shell.abort()
         self.host.exit(0)
 

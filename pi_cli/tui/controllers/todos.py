@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from textual.css.query import DOMQuery
     from textual.widget import AwaitMount, Widget
 
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
 
 
 class PanelHost(Protocol):
@@ -50,7 +50,7 @@ class TodoPanels:
         """Hide or show the list (``pi.toggle_todos``)."""
         self.panel().toggle()
 
-    def show_stored(self, shell: CodingAgent) -> None:
+    def show_stored(self, shell: FrontShell) -> None:
         """A shell attached with a list already (a resumed session's)."""
         items = shell.agent_tools.todos.items
         if items:

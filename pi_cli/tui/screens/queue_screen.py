@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 from pi_cli.tui.keymap import bindings, chords
 
 if TYPE_CHECKING:
-    from pi_cli.shell import InputQueue
+    from pi_cli.shell import QueueView
 
 KIND_LABELS = {"steer": "Steering", "follow_up": "Follow-up", "held": "Queued"}
 
@@ -33,7 +33,7 @@ class QueueScreen(ModalScreen[None]):
 
     BINDINGS = bindings("queue")
 
-    def __init__(self, queue: InputQueue, items: list[tuple[str, str, str]]) -> None:
+    def __init__(self, queue: QueueView, items: list[tuple[str, str, str]]) -> None:
         super().__init__(classes="picker")
         self.queue = queue
         self.items = list(items)  # (id, text, kind) in delivery order

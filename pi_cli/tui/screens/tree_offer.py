@@ -11,14 +11,6 @@ if TYPE_CHECKING:
     from pi_cli.tui.host import TuiHost as PickerHost
 
 
-def _leaves_a_branch(host: PickerHost, entry_id: str) -> bool:
-    """Whether moving to ``entry_id`` leaves entries behind (there is something to summarise)."""
-    from pi_cli.shell import abandoned
-
-    assert host.shell is not None
-    return bool(abandoned(host.shell.session, host.shell.session.leaf_id, entry_id))
-
-
 async def continue_from(host: PickerHost, entry_id: str) -> bool:
     """Ask how to continue from ``entry_id``, then do it through the shell; ``False`` when Esc
     asked to go back to the tree."""
@@ -28,7 +20,7 @@ async def continue_from(host: PickerHost, entry_id: str) -> bool:
     assert shell is not None
     plan = await shell.checkpoints.plan(entry_id)
     restorable = plan.problem is None and bool(plan.changes)
-    summarise = _leaves_a_branch(host, entry_id)
+    summarise = plan.leaves_branch  # moving there leaves entries behind: summarise them?
     options = [("plain", "Continue from here (files stay as they are)")]
     files = f"{len(plan.changes)} file{'s' if len(plan.changes) != 1 else ''}"
     if restorable:
