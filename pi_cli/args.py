@@ -279,6 +279,12 @@ OPTIONS: tuple[Option, ...] = (
         "flag",
     ),
     Option(
+        "detach",
+        ("--detach",),
+        "Start the run in the pi server and return at once (pi attach follows it, pi ps lists it).",
+        "flag",
+    ),
+    Option(
         "list_models",
         ("--list-models",),
         "List known models (the prompt words filter them).",
@@ -306,6 +312,7 @@ class LaunchArgs:
     export: str | None = None
     replay: str | None = None
     replay_live: bool = False
+    detach: bool = False
 
     @property
     def cwd(self) -> Path:

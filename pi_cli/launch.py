@@ -36,6 +36,10 @@ def launch(args: LaunchArgs) -> int:
             return ExitCode.USAGE
     if stdin_text.strip():
         prompt = f"{prompt}\n\n{stdin_text}".strip() if prompt else stdin_text.strip()
+    if args.detach:
+        from pi_cli.server.client.detach import run_detach
+
+        return run_detach(args, prompt)
     interactive = args.mode == "text" and not prompt and not args.print_mode
     args.shell.offer_stored_queue = interactive or args.mode in ("rpc", "acp")
     if args.images and (interactive or args.mode in ("rpc", "acp")):

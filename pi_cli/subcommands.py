@@ -52,6 +52,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         ("review", "pi_cli.review_cli"),
         ("diff", "pi_cli.diff_cli"),
         ("serve", "pi_cli.server.serve_cli"),
+        ("ps", "pi_cli.server.ps_cli"),
+        ("attach", "pi_cli.server.attach_cli"),
     ]
 } | {verb: Subcommand(verb, *_lazy("pi_cli.package_cli", verb)) for verb in PACKAGE_VERBS}
 """Registered subcommands by name (features add theirs)."""

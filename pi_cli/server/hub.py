@@ -84,7 +84,7 @@ class SessionHub:
 
     def _host(self, shell: Any, stored: dict[str, Any]) -> HostedSession:
         timeout = self.settings.server.approval_timeout_s
-        shell.permissions.broker.timeout_s = timeout  # a person, not a program, answers here
+        shell.permissions.approval_timeout_s = timeout  # a person, not a program, answers here
         hosted = HostedSession(shell, self._event)
         hosted.stored_options = stored  # type: ignore[attr-defined]
         self.sessions[hosted.id] = hosted

@@ -169,3 +169,44 @@ def test_a_restarted_server_reports_the_run_interrupted_and_keeps_session_and_qu
         assert again.sessions()[0]["state"] == "idle"
         back.close()
         again.stop()
+
+
+def test_an_approval_with_nobody_attached_notifies_the_desktop_and_waits(
+    serve: Callable[..., ServerProcess],
+    pi_home: Path,
+    tmp_path: Path,
+    project: Path,
+    model: dict[str, Any],
+    provider: FakeProviderServer,
+) -> None:
+    import os
+
+    from tests.server.harness import child_env
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    told = tmp_path / "notified.txt"
+    fake = bin_dir / "notify-send"
+    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {told}\n')
+    fake.chmod(0o755)
+    env = child_env(pi_home, PATH=f"{bin_dir}:{os.environ['PATH']}", DISPLAY=":99")
+    server = serve(env=env)
+    provider.add(Turn(tool_calls=[touch("later")]), Turn(text="done"))
+    session = server.open_session(project, permissionMode="default", **model)["id"]
+    assert server.rpc(session, {"type": "prompt", "id": 1, "message": "touch later"})["success"]
+    deadline = time.monotonic() + 20
+    while not (told.exists() and "pi attach" in told.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lines = told.read_text().splitlines()
+    assert "pi: approval needed (" + session[:8] + ")" in lines
+    assert any("bash: $ touch later" in line for line in lines)
+    listed = server.sessions()[0]
+    assert listed["waitingForApproval"] == 1 and listed["state"] == "running"
+    # The first client to attach is asked, answers, and the run goes on.
+    client = WsClient(server, session)
+    request = client.wait_for(ui_request)
+    assert request["timeout"] == 86_400_000  # server.approvalTimeoutS: a day by default
+    client.send({"type": "extension_ui_response", "id": request["id"], "value": "Allow once"})
+    client.wait_for(of_type("agent_end"))
+    assert (project / "later").exists()
+    client.close()

@@ -1,0 +1,274 @@
+"""The parts of a remote shell a front end reads (:class:`~pi_cli.shell.FrontShell`'s views).
+
+Each mirrors what the server last said (the ``attached`` line, then events) and sends what the
+user does as RPC commands through :class:`Link` (fire and forget: a failure comes back as a
+notice; the state follows from the events every client receives).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from pi_cli.shell import (
+    CommandResult,
+    FileStat,
+    PermissionRequested,
+    Restored,
+    RewindPlan,
+    RewindPoint,
+    RewindResult,
+)
+
+
+class Link(Protocol):
+    """How a part reaches the server."""
+
+    def send(self, command: dict[str, Any]) -> None:
+        """Send a command; its failure becomes a notice."""
+        ...
+
+    async def request(self, command: dict[str, Any]) -> Any:
+        """Send a command and return its response's ``data`` (raises ``RemoteError``)."""
+        ...
+
+
+@dataclass
+class SessionMirror:
+    """The session file the remote shell writes."""
+
+    session_id: str
+    path: Path | None
+
+
+@dataclass
+class PermissionsMirror:
+    """The permission mode and the approvals waiting (answered through the shell)."""
+
+    link: Link
+    mode: str = "default"
+    pending: list[PermissionRequested] = field(default_factory=list)
+
+    def cycle(self) -> str:
+        """Ask for the next mode (Shift+Tab); the footer follows ``permission_mode_changed``."""
+        self.link.send({"type": "cycle_permission_mode"})
+        return self.mode
+
+    def set_mode(self, mode: str) -> str:
+        """Ask for ``mode``."""
+        self.link.send({"type": "set_permission_mode", "mode": mode})
+        return self.mode
+
+
+@dataclass
+class ShellInfoMirror:
+    """One background shell (what ``/bashes`` lists)."""
+
+    id: str
+    command: str
+    state: str
+    exit_code: int | None = None
+    pid: int | None = None
+    started_at: float = 0.0
+    sandboxed: bool = True
+    ended_at: float | None = None
+
+
+@dataclass
+class ShellsMirror:
+    """The remote session's background shells."""
+
+    items: list[ShellInfoMirror] = field(default_factory=list)
+
+    @property
+    def running(self) -> int:
+        """How many still run."""
+        return sum(item.state == "running" for item in self.items)
+
+    def infos(self) -> list[ShellInfoMirror]:
+        """Every shell, oldest first."""
+        return list(self.items)
+
+    def show(self, shells: Sequence[Any]) -> None:
+        """The list a ``background_shells`` event (or the front state) carries."""
+        self.items = [
+            ShellInfoMirror(
+                id=str(_get(s, "id")),
+                command=str(_get(s, "command")),
+                state=str(_get(s, "state")),
+                exit_code=_get(s, "exit_code", "exitCode"),
+                pid=_get(s, "pid"),
+                started_at=float(_get(s, "started_at", "startedAt") or time.time()),
+                sandboxed=bool(_get(s, "sandboxed")),
+            )
+            for s in shells
+        ]
+
+
+def _get(item: Any, name: str, alias: str | None = None) -> Any:
+    if isinstance(item, dict):
+        return item.get(alias or name, item.get(name))
+    return getattr(item, name, None)
+
+
+@dataclass
+class SandboxMirror:
+    """The sandbox as a footer shows it."""
+
+    shells: ShellsMirror = field(default_factory=ShellsMirror)
+
+
+@dataclass
+class McpMirror:
+    """The MCP servers' states."""
+
+    servers: list[dict[str, Any]] = field(default_factory=list)
+
+    def footer(self) -> str:
+        """``MCP 2/3`` (``!`` when one failed), "" with none (as the local shell words it)."""
+        if not self.servers:
+            return ""
+        states = [str(s.get("state")) for s in self.servers]
+        failed = " !" if "failed" in states else ""
+        return f"MCP {states.count('ready')}/{len(states)}{failed}"
+
+
+@dataclass
+class TodosMirror:
+    """The todo list."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class AgentToolsMirror:
+    """The agent tools' state a front end shows."""
+
+    todos: TodosMirror = field(default_factory=TodosMirror)
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """A context file loaded by the remote shell."""
+
+    path: Path
+
+
+@dataclass(frozen=True)
+class LoadedSkill:
+    """A skill loaded by the remote shell."""
+
+    name: str
+
+
+@dataclass
+class SourcesMirror:
+    """What the remote shell loaded into its system prompt."""
+
+    context_files: list[LoadedFile] = field(default_factory=list)
+    skills: list[LoadedSkill] = field(default_factory=list)
+
+
+@dataclass
+class QueueLink:
+    """Changing one queued item (the queue screen); the screen redraws from ``queue_changed``."""
+
+    link: Link
+
+    def edit(self, item_id: str, text: str) -> None:
+        self.link.send({"type": "edit_queued", "itemId": item_id, "text": text})
+
+    def remove(self, item_id: str) -> None:
+        self.link.send({"type": "remove_queued", "itemId": item_id})
+
+    def move(self, item_id: str, index: int) -> None:
+        self.link.send({"type": "move_queued", "itemId": item_id, "index": index})
+
+    def promote(self, item_id: str) -> None:
+        self.link.send({"type": "promote_queued", "itemId": item_id})
+
+
+class UserBashLink:
+    """``!cmd``: handed to the server with the rest of the input (its ``submit`` runs it)."""
+
+    def start(self, text: str) -> asyncio.Future[CommandResult | None] | None:
+        return None
+
+
+@dataclass
+class CheckpointsLink:
+    """``/rewind`` and the tree's code restore, through the server's ``rewind`` command."""
+
+    request: Callable[[dict[str, Any]], Awaitable[Any]]
+
+    async def points(self) -> list[RewindPoint]:
+        data = await self.request({"type": "rewind"})
+        return [
+            RewindPoint(
+                entry_id=p["entryId"],
+                text=p["text"],
+                timestamp=p["timestamp"],
+                files=[FileStat(f["path"], f["added"], f["removed"]) for f in p.get("files", [])],
+                has_code=bool(p.get("hasCode")),
+            )
+            for p in data.get("points", [])
+        ]
+
+    async def plan(self, entry_id: str) -> RewindPlan:
+        data = await self.request({"type": "rewind", "entryId": entry_id, "dryRun": True})
+        return plan_of(data["plan"])
+
+    async def rewind(
+        self,
+        entry_id: str,
+        *,
+        code: bool = True,
+        conversation: bool = True,
+        overwrite: bool | None = None,
+        summarize: bool = False,
+    ) -> RewindResult:
+        mode = "both" if code and conversation else ("code" if code else "conversation")
+        command: dict[str, Any] = {"type": "rewind", "entryId": entry_id, "mode": mode}
+        if overwrite is not None:
+            command["overwrite"] = overwrite
+        if summarize:
+            command["summarize"] = True
+        return result_of(await self.request(command))
+
+    async def undo(self, overwrite: bool | None = None) -> RewindResult:
+        command: dict[str, Any] = {"type": "rewind", "undo": True}
+        if overwrite is not None:
+            command["overwrite"] = overwrite
+        return result_of(await self.request(command))
+
+
+def plan_of(wire: dict[str, Any]) -> RewindPlan:
+    """A plan from its wire shape."""
+    return RewindPlan(
+        entry_id=wire["entryId"],
+        changes=[(c["status"], c["path"]) for c in wire.get("changes", [])],
+        by_hand=list(wire.get("byHand", [])),
+        problem=wire.get("problem"),
+        leaves_branch=bool(wire.get("leavesBranch")),
+    )
+
+
+def result_of(wire: dict[str, Any]) -> RewindResult:
+    """A done rewind from its wire shape."""
+    restored = wire.get("restored") or {}
+    return RewindResult(
+        entry_id=wire["entryId"],
+        text=wire.get("text"),
+        plan=RewindPlan(entry_id=wire["entryId"], by_hand=list(wire.get("byHand", []))),
+        restored=Restored(
+            written=list(restored.get("written", [])),
+            deleted=list(restored.get("deleted", [])),
+            failed=list(restored.get("failed", [])),
+        ),
+        undo_id=wire.get("undoEntryId"),
+        moved=bool(wire.get("moved")),
+    )

@@ -1,0 +1,465 @@
+"""RemoteShell: a shell hosted by ``pi serve``, as the TUI and the plain REPL drive it.
+
+It satisfies :class:`~pi_cli.shell.FrontShell`, the interface those front ends use of a local
+CodingAgent, so attaching is the same code path as running a session here. Input goes to the
+server (``submit``: the server's shell decides what it becomes, exactly as locally); the events
+come back through one WebSocket, are turned into the shell's events (:mod:`.decode`) and reach
+the listeners after the mirror of the state (messages, queue, mode, model...) was updated, as
+a local shell updates its state before it emits. Commands a front end registers itself (the
+TUI's ``/theme``, ``/keys``) run here. Closing it never stops the run (``remote`` is true).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_core import ImageContent, Message, MessageEnd, to_wire
+from pi_cli.server.client.decode import Decoder, message_of
+from pi_cli.server.client.parts import (
+    AgentToolsMirror,
+    CheckpointsLink,
+    LoadedFile,
+    LoadedSkill,
+    McpMirror,
+    PermissionsMirror,
+    QueueLink,
+    SandboxMirror,
+    SessionMirror,
+    SourcesMirror,
+    UserBashLink,
+)
+from pi_cli.shell import (
+    ApprovalAnswer,
+    CommandResult,
+    FrontShell,
+    Intent,
+    Listener,
+    Notice,
+    QueuedInput,
+    SessionUsage,
+    Settings,
+    ShellEvent,
+    ShellState,
+    SlashCommand,
+    SlashCommandRegistry,
+    TreeEntry,
+    context_tokens,
+)
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
+
+    from pi_cli.shell import ShellAPI
+
+log = logging.getLogger("pi_cli.server")
+LOCAL_SOURCES = frozenset({"tui"})
+"""Commands of these sources were registered by this front end: they run here."""
+
+
+class RemoteError(Exception):
+    """The server refused a command (its message)."""
+
+
+async def _remote_command(shell: ShellAPI, args: str) -> CommandResult:
+    """A server command's handler: never run here (``RemoteShell.submit`` sends the line)."""
+    return CommandResult(output="this command runs in the server", error=True)
+
+
+class RemoteShell:
+    """The proxy (see the module docstring). Build it with :func:`connect`."""
+
+    remote = True
+
+    def __init__(self, ws: ClientConnection, hello: dict[str, Any]) -> None:
+        self.ws = ws
+        self._ids = itertools.count(1)
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self._listeners: list[Listener] = []
+        self._subscribed = asyncio.Event()  # lines wait for the first listener (see subscribe)
+        self._decoder = Decoder()
+        self._lines: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._idle = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.closed = asyncio.Event()
+        self.close_reason = ""
+        self.client_id = int(hello.get("clientId", 0))
+        self.summary: dict[str, Any] = dict(hello.get("session") or {})
+        self.permissions = PermissionsMirror(self)
+        self.sandbox = SandboxMirror()
+        self.mcp = McpMirror()
+        self.agent_tools = AgentToolsMirror()
+        self.sources = SourcesMirror()
+        self.queue = QueueLink(self)
+        self.user_bash = UserBashLink()
+        self.checkpoints = CheckpointsLink(self.request)
+        self.commands = SlashCommandRegistry()
+        self._tree: list[TreeEntry] = []
+        self._queued: list[QueuedInput] = []
+        self._apply_hello(hello)
+
+    # ------------------------------------------------------------------ state from the server
+
+    def _apply_hello(self, hello: dict[str, Any]) -> None:
+        state, front = hello["state"], hello["frontState"]
+        self.cwd = Path(front["cwd"])
+        self.model_id = str(front["model"])
+        self.thinking = str(front["thinkingLevel"])
+        self.session = SessionMirror(front["sessionId"], _path(front.get("sessionFile")))
+        self.settings = Settings.model_validate(front["settings"])
+        self._state: ShellState = front["state"]
+        self._idle.set() if self._state == "idle" else self._idle.clear()
+        self._context_window = int(front["contextWindow"])
+        self.permissions.mode = str(front["permissionMode"])
+        self.sandbox.shells.show(front.get("backgroundShells", []))
+        self.mcp.servers = list(front.get("mcp", []))
+        self.agent_tools.todos.items = list(front.get("todos", []))
+        self.sources.context_files = [LoadedFile(Path(p)) for p in front.get("contextFiles", [])]
+        self.sources.skills = [LoadedSkill(n) for n in front.get("skills", [])]
+        self._messages: list[Message] = [message_of(m) for m in hello.get("messages", [])]
+        self.is_streaming = bool(state.get("isStreaming"))
+
+    def _track(self, event: ShellEvent) -> None:
+        """Update the mirror before listeners see ``event`` (as a local shell does)."""
+        kind = getattr(event, "type", "")
+        if isinstance(event, MessageEnd):
+            self._messages.append(event.message)
+        elif kind == "shell_state":
+            self._state = event.state  # type: ignore[union-attr]
+            self._idle.set() if self._state == "idle" else self._idle.clear()
+        elif kind == "agent_start":
+            self.is_streaming, self.aborted = True, False
+        elif kind == "agent_end":
+            self.is_streaming = False
+        elif kind == "model_changed":
+            self.model_id, self.thinking = event.model, event.thinking  # type: ignore[union-attr]
+        elif kind == "session_changed":
+            self.session = SessionMirror(event.session_id, _path(event.path))  # type: ignore[union-attr]
+        elif kind == "permission_mode_changed":
+            self.permissions.mode = event.mode  # type: ignore[union-attr]
+        elif kind == "permission_requested":
+            self.permissions.pending.append(event)  # type: ignore[arg-type]
+        elif kind == "permission_resolved":
+            rid = event.id  # type: ignore[union-attr]
+            self.permissions.pending = [r for r in self.permissions.pending if r.id != rid]
+        elif kind == "queue_changed":
+            self._queued = [QueuedInput(i.id, i.text, i.kind) for i in event.items]  # type: ignore[union-attr]
+        elif kind == "background_shells":
+            self.sandbox.shells.show(event.shells)  # type: ignore[union-attr]
+        elif kind == "mcp_status":
+            self.mcp.servers = [to_wire(s) for s in event.servers]  # type: ignore[union-attr]
+        elif kind == "todo_updated":
+            self.agent_tools.todos.items = [to_wire(t) for t in event.todos]  # type: ignore[union-attr]
+
+    async def _resync(self) -> None:
+        """The conversation and what a front end shows, fetched again (after a session switch,
+        a compaction, a run: what no event carried, such as a ``!cmd`` joining the context)."""
+        messages = await self.request({"type": "get_messages"})
+        front = await self.request({"type": "get_front_state"})
+        self._messages = [message_of(m) for m in messages["messages"]]
+        self._context_window = int(front["contextWindow"])
+        self.sources.context_files = [LoadedFile(Path(p)) for p in front.get("contextFiles", [])]
+        self.sources.skills = [LoadedSkill(n) for n in front.get("skills", [])]
+        await self.refresh_tree()
+
+    async def refresh_tree(self) -> None:
+        """The session tree (for `/tree`), fetched again."""
+        data = await self.request({"type": "get_tree"})
+        self._tree = [
+            TreeEntry(
+                id=e["id"],
+                parent_id=e.get("parentId"),
+                type=e["type"],
+                preview=e["preview"],
+                depth=int(e["depth"]),
+                is_leaf=bool(e["isLeaf"]),
+                on_path=bool(e["onPath"]),
+                role=e.get("role"),
+                label=e.get("label"),
+            )
+            for e in data.get("entries", [])
+        ]
+
+    async def load_commands(self) -> None:
+        """The server's slash commands (for completion, ``/help`` and the keys list)."""
+        data = await self.request({"type": "get_slash_commands"})
+        for item in data.get("commands", []):
+            if self.commands.get(item["name"]) is None or item["source"] not in LOCAL_SOURCES:
+                self.commands.register(
+                    SlashCommand(
+                        item["name"],
+                        item.get("description", ""),
+                        _remote_command,
+                        usage=item.get("usage", ""),
+                        aliases=tuple(item.get("aliases", [])),
+                        source=item.get("source", "builtin"),
+                        while_running=bool(item.get("whileRunning")),
+                    )
+                )
+
+    # ------------------------------------------------------------------ the connection
+
+    def start(self) -> None:
+        """Begin reading (after the first listener, or at once: events wait for one)."""
+        for work in (self._read(), self._dispatch()):
+            task = asyncio.ensure_future(work)
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _read(self) -> None:
+        try:
+            async for message in self.ws:
+                text = message if isinstance(message, str) else message.decode("utf-8", "replace")
+                try:
+                    data = json.loads(text)
+                except ValueError:
+                    continue
+                if not isinstance(data, dict):
+                    continue
+                if data.get("type") == "response" and str(data.get("id")) in self._waiting:
+                    self._answered(data)
+                else:
+                    self._lines.put_nowait(data)
+        except Exception as exc:  # noqa: BLE001 - any end of the connection ends the proxy
+            self.close_reason = f"{type(exc).__name__}: {exc}"
+        finally:
+            code, reason = self.ws.close_code, self.ws.close_reason
+            if reason:
+                self.close_reason = reason
+            elif code not in (None, 1000) and not self.close_reason:
+                self.close_reason = f"closed ({code})"
+            for future in self._waiting.values():
+                if not future.done():
+                    future.set_exception(RemoteError("the server connection closed"))
+            self._waiting.clear()
+            self._lines.put_nowait(None)
+
+    def _answered(self, data: dict[str, Any]) -> None:
+        future = self._waiting.pop(str(data.get("id")))
+        if future.done():
+            return
+        if data.get("success"):
+            future.set_result(data.get("data"))
+        else:
+            future.set_exception(RemoteError(str(data.get("error") or "the command failed")))
+
+    async def _dispatch(self) -> None:
+        await self._subscribed.wait()
+        while (data := await self._lines.get()) is not None:
+            kind = data.get("type")
+            if kind in ("session_changed", "compaction_end", "agent_end"):
+                with contextlib.suppress(RemoteError):
+                    await self._resync()  # before listeners redraw from the mirror
+            for event in self._decoder.events(data):
+                self._track(event)
+                self._emit(event)
+        self.closed.set()
+        self._idle.set()
+        if self.close_reason:
+            self._emit(Notice(text=f"Detached from the server: {self.close_reason}", level="error"))
+
+    def _emit(self, event: ShellEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # a listener's bug must not stop the others (logged)
+                log.exception("listener failed")
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every event. Lines are taken (and the mirror moves) from the first listener
+        on, on the loop's next turn: a front end draws the conversation as it was attached
+        (``messages``) in the same step as it subscribes, then the run's lines follow."""
+        self._listeners.append(listener)
+        self._subscribed.set()
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def send(self, command: dict[str, Any]) -> None:
+        """Send a command whose answer nobody waits for (a failure becomes a notice)."""
+        task = asyncio.ensure_future(self._send_reporting(command))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _send_reporting(self, command: dict[str, Any]) -> None:
+        try:
+            await self.request(command)
+        except RemoteError as exc:
+            self._emit(Notice(text=f"{command['type']}: {exc}", level="error"))
+
+    async def request(self, command: dict[str, Any]) -> Any:
+        """Send ``command`` and return its response's data (raises :class:`RemoteError`)."""
+        if self.closed.is_set():
+            raise RemoteError("the server connection is closed")
+        request_id = f"c{next(self._ids)}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = future
+        try:
+            await self.ws.send(json.dumps({**command, "id": request_id}))
+        except Exception as exc:  # noqa: BLE001 - ConnectionClosed and friends: one message
+            self._waiting.pop(request_id, None)
+            raise RemoteError(f"the server connection closed ({exc})") from None
+        return await future
+
+    # ------------------------------------------------------------------ FrontShell
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        """The conversation, as far as the server has said."""
+        return tuple(self._messages)
+
+    @property
+    def usage(self) -> SessionUsage:
+        """Token and cost totals of the conversation."""
+        return SessionUsage.of(self._messages)
+
+    def context_usage(self) -> tuple[int, int]:
+        """(tokens in the context, the context window)."""
+        return context_tokens(self._messages), self._context_window
+
+    @property
+    def state(self) -> ShellState:
+        """What the remote shell is doing."""
+        return self._state
+
+    @property
+    def busy(self) -> bool:
+        """An input is being handled there."""
+        return self._state != "idle"
+
+    @property
+    def streaming(self) -> bool:
+        """A model run is live there."""
+        return self.is_streaming
+
+    def submit(
+        self, text: str, intent: Intent = "auto", images: list[ImageContent] | None = None
+    ) -> asyncio.Future[CommandResult | None]:
+        """Hand ``text`` to the server's shell; the future resolves once it was handled there."""
+        found = self.commands.lookup(text)
+        if found is not None and found[0].source in LOCAL_SOURCES:
+            command, args = found
+            # This front end's own command: it uses the front end, not the shell.
+            return asyncio.ensure_future(command.handler(cast("ShellAPI", self), args))
+        command_line: dict[str, Any] = {"type": "submit", "message": text, "intent": intent}
+        if images:
+            command_line["images"] = [to_wire(image) for image in images]
+        return asyncio.ensure_future(self._submit(command_line))
+
+    async def _submit(self, command: dict[str, Any]) -> CommandResult | None:
+        data = await self.request(command)
+        result = (data or {}).get("result")
+        if result is None:
+            return None
+        return CommandResult(
+            output=result.get("output"),
+            quit=bool(result.get("quit")),
+            action=result.get("action"),
+            prompt=result.get("prompt"),
+            error=bool(result.get("error")),
+            clipboard=result.get("clipboard"),
+        )
+
+    def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
+        """Answer an approval (the first client to answer wins; the others see the result)."""
+        parsed = ApprovalAnswer.parse(answer)
+        known = any(r.id == request_id for r in self.permissions.pending)
+        command: dict[str, Any] = {
+            "type": "extension_ui_response",
+            "value": parsed.choice,
+            "scope": parsed.scope,
+        }
+        if parsed.message:
+            command["message"] = parsed.message
+        task = asyncio.ensure_future(self._answer(request_id, command))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return known
+
+    async def _answer(self, request_id: str, command: dict[str, Any]) -> None:
+        # An answer has no response line when it counts; only a refusal answers (by the id).
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = future
+        try:
+            await self.ws.send(json.dumps({**command, "id": request_id}))
+        except Exception:  # noqa: BLE001 - the connection is gone: the dispatcher says so
+            self._waiting.pop(request_id, None)
+            return
+        with contextlib.suppress(RemoteError, asyncio.TimeoutError):
+            await asyncio.wait_for(future, 30)  # refused: answered elsewhere first
+        self._waiting.pop(request_id, None)
+
+    def abort(self) -> None:
+        """Abort what the remote shell is doing (any client may)."""
+        self.send({"type": "abort"})
+
+    def queued(self) -> list[QueuedInput]:
+        """What is queued there."""
+        return list(self._queued)
+
+    def take_queued(self) -> list[QueuedInput]:
+        """Take everything queued back (into this client's editor)."""
+        taken, self._queued = self._queued, []
+        if taken:
+            self.send({"type": "take_queued"})
+        return taken
+
+    async def wait_idle(self) -> None:
+        """Until the remote shell is idle (or the connection is gone)."""
+        await self._idle.wait()
+
+    async def aclose(self) -> None:
+        """Leave the session (its run goes on in the server)."""
+        with contextlib.suppress(Exception):
+            await self.ws.close()
+        for task in list(self._tasks):
+            task.cancel()
+        self.closed.set()
+
+    def describe_call(self, tool_name: str, args: object) -> str:
+        """A tool call's title, as the tool words it (computed here from the arguments)."""
+        return describe_call(tool_name, args)
+
+    def tree_entries(self) -> list[TreeEntry]:
+        """The session tree (as of the last run, session switch or attach)."""
+        return list(self._tree)
+
+    def navigate_to(self, entry_id: str) -> str | None:
+        """Continue from ``entry_id`` (the server moves; the transcript follows its event)."""
+        self.send({"type": "navigate_tree", "entryId": entry_id})
+        return None
+
+
+_TITLES: dict[str, Any] = {}
+
+
+def describe_call(tool_name: str, args: object) -> str:
+    """The title of a built-in tool's call ("" for another tool, e.g. an MCP one)."""
+    from tools import TOOL_FACTORIES
+
+    factory = TOOL_FACTORIES.get(tool_name)
+    if factory is None:
+        return ""
+    tool = _TITLES.get(tool_name)
+    if tool is None:
+        try:
+            tool = _TITLES[tool_name] = factory(Path.cwd())
+        except Exception:  # noqa: BLE001 - a title is a nicety: never break rendering for it
+            return ""
+    try:
+        return str(tool.title(args if isinstance(args, dict) else {}))
+    except Exception:  # noqa: BLE001 - same
+        return ""
+
+
+def _path(value: object) -> Path | None:
+    return Path(value) if isinstance(value, str) and value else None
+
+
+def _conforms(shell: RemoteShell) -> FrontShell:
+    """Checked by mypy: the proxy has every part of the interface front ends use."""
+    return shell

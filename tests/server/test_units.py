@@ -1,0 +1,180 @@
+"""The server's small parts on their own: the backlog, a client's queue, the stream rebuilder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from agent_core import AssistantMessage, TextContent, ThinkingContent, ToolCall, to_wire
+from pi_cli.server.backlog import Backlog
+from pi_cli.server.channel import ClientChannel
+from pi_cli.server.client.decode import Decoder
+
+
+def _add(backlog: Backlog, data: dict[str, Any]) -> None:
+    backlog.add(json.dumps(data), data)
+
+
+def _types(backlog: Backlog) -> list[str]:
+    return [json.loads(line)["type"] + ":" + str(json.loads(line).get("n", "")) for line in backlog]
+
+
+def test_the_backlog_keeps_one_update_per_stream_and_drops_resolved_requests() -> None:
+    backlog = Backlog()
+    _add(backlog, {"type": "agent_start"})
+    _add(backlog, {"type": "message_start", "n": 1})
+    for n in range(5):
+        _add(backlog, {"type": "message_update", "n": n})
+    assert _types(backlog)[-1] == "message_update:4" and len(backlog) == 3
+    _add(backlog, {"type": "message_end", "n": 1})
+    assert "message_update:4" not in _types(backlog)  # the end carries the whole message
+    _add(backlog, {"type": "tool_execution_start", "toolCallId": "a"})
+    _add(backlog, {"type": "extension_ui_request", "id": "perm-1"})
+    _add(backlog, {"type": "permission_requested", "id": "perm-1"})
+    for n in range(3):
+        _add(backlog, {"type": "tool_execution_update", "toolCallId": "a", "n": n})
+    _add(backlog, {"type": "permission_resolved", "id": "perm-1"})
+    _add(backlog, {"type": "tool_execution_end", "toolCallId": "a"})
+    assert _types(backlog) == [
+        "agent_start:",
+        "message_start:1",
+        "message_end:1",
+        "tool_execution_start:",
+        "permission_resolved:",
+        "tool_execution_end:",
+    ]
+
+
+def test_the_backlog_compacts_without_losing_order_or_later_drops() -> None:
+    backlog = Backlog()
+    for n in range(1000):  # many superseded updates: the list is compacted on the way
+        _add(backlog, {"type": "message_update", "n": n})
+        if n % 100 == 0:
+            _add(backlog, {"type": "notice", "n": n})
+    _add(backlog, {"type": "extension_ui_request", "id": "p"})
+    for n in range(600):
+        _add(backlog, {"type": "message_update", "n": 1000 + n})
+    _add(backlog, {"type": "permission_resolved", "id": "p"})
+    kinds = _types(backlog)
+    assert kinds == [f"notice:{n}" for n in range(0, 1000, 100)] + [
+        "message_update:1599",
+        "permission_resolved:",
+    ]
+    backlog.reset()
+    assert list(backlog) == [] and len(backlog) == 0
+
+
+async def test_a_client_too_far_behind_is_dropped_and_its_queue_freed() -> None:
+    channel = ClientChannel("rpc", limit=100)
+    channel.allow_backlog(1000)  # what it was sent on attaching does not count
+    channel.send("x" * 1000)
+    assert not channel.closed
+    channel.send("y" * 90)
+    assert not channel.closed
+    channel.send("z" * 20)
+    assert channel.closed and channel.dropped and channel.queued_bytes == 0
+    assert channel.finished.is_set()
+    sent: list[str] = []
+
+    async def send(text: str) -> None:
+        sent.append(text)
+
+    await asyncio.wait_for(channel.pump(send), 1)  # ends at once: nothing more is sent
+    assert sent == []
+
+
+def _partial(*blocks: Any) -> AssistantMessage:
+    return AssistantMessage(content=list(blocks))
+
+
+def _update(message: AssistantMessage, event: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "message_update", "message": to_wire(message), "assistantMessageEvent": event}
+
+
+def _deltas(events: list[Any]) -> dict[int, str]:
+    text: dict[int, str] = {}
+    for event in events:
+        sub = getattr(event, "assistant_message_event", None)
+        if sub is not None and sub.type in ("text_delta", "thinking_delta"):
+            text[sub.content_index] = text.get(sub.content_index, "") + sub.delta
+    return text
+
+
+def test_the_stream_is_rebuilt_whole_from_partials_when_lines_were_dropped() -> None:
+    decoder = Decoder()
+    final = _partial(
+        ThinkingContent(thinking="let me see"),
+        TextContent(text="first part"),
+        ToolCall(id="t1", name="bash", arguments={"command": "ls"}),
+        TextContent(text="the answer, at length"),
+    )
+    events = decoder.events({"type": "message_start", "message": to_wire(_partial())})
+    # Only the newest update of the message survived in the backlog (block 3 streaming).
+    partial = _partial(*final.content[:3], TextContent(text="the answer"))
+    events += decoder.events(
+        _update(partial, {"type": "text_delta", "contentIndex": 3, "delta": "wer"})
+    )
+    events += decoder.events({"type": "message_end", "message": to_wire(final)})
+    kinds = [getattr(getattr(e, "assistant_message_event", None), "type", e.type) for e in events]
+    assert kinds == [
+        "message_start",
+        "thinking_start",
+        "thinking_delta",
+        "thinking_end",
+        "text_start",
+        "text_delta",
+        "text_end",
+        "toolcall_start",
+        "toolcall_end",
+        "text_start",
+        "text_delta",
+        "text_delta",
+        "text_end",
+        "message_end",
+    ]
+    assert _deltas(events) == {0: "let me see", 1: "first part", 3: "the answer, at length"}
+
+
+def test_live_coalesced_updates_give_each_character_once() -> None:
+    decoder = Decoder()
+    decoder.events({"type": "message_start", "message": to_wire(_partial())})
+    words = ["héllo", " wörld", "", " 🙂", " and\nmore"]
+    text = ""
+    events: list[Any] = []
+    events += decoder.events(
+        _update(_partial(TextContent(text="")), {"type": "text_start", "contentIndex": 0})
+    )
+    for word in words:
+        text += word
+        line = _update(
+            _partial(TextContent(text=text)),
+            {"type": "text_delta", "contentIndex": 0, "delta": word},
+        )
+        events += decoder.events(line)
+    events += decoder.events(
+        _update(
+            _partial(TextContent(text=text)),
+            {"type": "text_end", "contentIndex": 0, "content": text},
+        )
+    )
+    events += decoder.events(
+        {"type": "message_end", "message": to_wire(_partial(TextContent(text=text)))}
+    )
+    assert _deltas(events) == {0: text}
+    ends = [
+        e
+        for e in events
+        if getattr(getattr(e, "assistant_message_event", None), "type", "") == "text_end"
+    ]
+    assert len(ends) == 1 and ends[0].assistant_message_event.content == text
+
+
+def test_unknown_and_malformed_lines_are_no_events() -> None:
+    decoder = Decoder()
+    assert decoder.events({"type": "from_a_newer_server", "x": 1}) == []
+    assert decoder.events({"type": "message_update", "message": "nope"}) == []
+    assert decoder.events({"type": "queue_update", "steering": []}) == []
+    assert decoder.events({"nothing": True}) == []
+    (state,) = decoder.events({"type": "shell_state", "state": "running"})
+    assert state.state == "running"
