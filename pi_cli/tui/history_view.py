@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pi_cli.tui.messages import clean, clean_value
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
     from pi_cli.tui.document.rows import Block
     from pi_cli.tui.options import TuiOptions
 
@@ -33,7 +33,7 @@ class HistoryHost(Protocol):
     """The app as a resumed conversation is drawn into it (the transcript imports this module:
     its parts are named by what is used of them, not by their classes)."""
 
-    shell: CodingAgent | None
+    shell: FrontShell | None
     options: TuiOptions
 
     @property

@@ -82,7 +82,7 @@ def run_tui(args: LaunchArgs) -> int:
     return result if isinstance(result, int) else 0
 
 
-def resume_hint(shell: CodingAgent | None) -> str | None:
+def resume_hint(shell: FrontShell | None) -> str | None:
     """``Resume this session with: pi --session <id>`` when the session was saved."""
     if shell is None:
         return None

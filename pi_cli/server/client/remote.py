@@ -127,35 +127,49 @@ class RemoteShell:
 
     def _track(self, event: ShellEvent) -> None:
         """Update the mirror before listeners see ``event`` (as a local shell does)."""
-        kind = getattr(event, "type", "")
         if isinstance(event, MessageEnd):
             self._messages.append(event.message)
-        elif kind == "shell_state":
-            self._state = event.state  # type: ignore[union-attr]
-            self._idle.set() if self._state == "idle" else self._idle.clear()
-        elif kind == "agent_start":
-            self.is_streaming, self.aborted = True, False
-        elif kind == "agent_end":
-            self.is_streaming = False
-        elif kind == "model_changed":
-            self.model_id, self.thinking = event.model, event.thinking  # type: ignore[union-attr]
-        elif kind == "session_changed":
-            self.session = SessionMirror(event.session_id, _path(event.path))  # type: ignore[union-attr]
-        elif kind == "permission_mode_changed":
-            self.permissions.mode = event.mode  # type: ignore[union-attr]
-        elif kind == "permission_requested":
-            self.permissions.pending.append(event)  # type: ignore[arg-type]
-        elif kind == "permission_resolved":
-            rid = event.id  # type: ignore[union-attr]
-            self.permissions.pending = [r for r in self.permissions.pending if r.id != rid]
-        elif kind == "queue_changed":
-            self._queued = [QueuedInput(i.id, i.text, i.kind) for i in event.items]  # type: ignore[union-attr]
-        elif kind == "background_shells":
-            self.sandbox.shells.show(event.shells)  # type: ignore[union-attr]
-        elif kind == "mcp_status":
-            self.mcp.servers = [to_wire(s) for s in event.servers]  # type: ignore[union-attr]
-        elif kind == "todo_updated":
-            self.agent_tools.todos.items = [to_wire(t) for t in event.todos]  # type: ignore[union-attr]
+            return
+        track = _TRACKERS.get(getattr(event, "type", ""))
+        if track is not None:
+            track(self, event)
+
+    def _state_changed(self, event: Any) -> None:
+        self._state = event.state
+        self._idle.set() if self._state == "idle" else self._idle.clear()
+
+    def _run_started(self, event: Any) -> None:
+        self.is_streaming = True
+
+    def _run_ended(self, event: Any) -> None:
+        self.is_streaming = False
+
+    def _model_changed(self, event: Any) -> None:
+        self.model_id, self.thinking = event.model, event.thinking
+
+    def _session_changed(self, event: Any) -> None:
+        self.session = SessionMirror(event.session_id, _path(event.path))
+
+    def _mode_changed(self, event: Any) -> None:
+        self.permissions.mode = event.mode
+
+    def _asked(self, event: Any) -> None:
+        self.permissions.pending.append(event)
+
+    def _resolved(self, event: Any) -> None:
+        self.permissions.pending = [r for r in self.permissions.pending if r.id != event.id]
+
+    def _queue_changed(self, event: Any) -> None:
+        self._queued = [QueuedInput(i.id, i.text, i.kind) for i in event.items]
+
+    def _shells_changed(self, event: Any) -> None:
+        self.sandbox.shells.show(event.shells)
+
+    def _mcp_changed(self, event: Any) -> None:
+        self.mcp.servers = [to_wire(s) for s in event.servers]
+
+    def _todos_changed(self, event: Any) -> None:
+        self.agent_tools.todos.items = [to_wire(t) for t in event.todos]
 
     async def _resync(self) -> None:
         """The conversation and what a front end shows, fetched again (after a session switch,
@@ -434,6 +448,21 @@ class RemoteShell:
         return None
 
 
+_TRACKERS: dict[str, Callable[[RemoteShell, Any], None]] = {
+    "shell_state": RemoteShell._state_changed,
+    "agent_start": RemoteShell._run_started,
+    "agent_end": RemoteShell._run_ended,
+    "model_changed": RemoteShell._model_changed,
+    "session_changed": RemoteShell._session_changed,
+    "permission_mode_changed": RemoteShell._mode_changed,
+    "permission_requested": RemoteShell._asked,
+    "permission_resolved": RemoteShell._resolved,
+    "queue_changed": RemoteShell._queue_changed,
+    "background_shells": RemoteShell._shells_changed,
+    "mcp_status": RemoteShell._mcp_changed,
+    "todo_updated": RemoteShell._todos_changed,
+}
+"""What each kind of event changes in the mirror."""
 _TITLES: dict[str, Any] = {}
 
 

@@ -10,7 +10,6 @@ from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 
 if TYPE_CHECKING:
     from pi_cli.shell.front import ShellInfoView
-    from tools import ShellInfo
 
 USAGE = "/bashes [view|kill <id>]"
 

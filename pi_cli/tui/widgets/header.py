@@ -13,11 +13,11 @@ from pi_cli.tui.keymap import has_extended_keys, key_hints
 from pi_cli.tui.status import home_relative
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
 
 
 def header_parts(
-    shell: CodingAgent | None, cwd: Path, keymap: dict[str, str], extended: bool | None
+    shell: FrontShell | None, cwd: Path, keymap: dict[str, str], extended: bool | None
 ) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """(context files, skills, key hints) for the header; ``extended`` None: guess here."""
     if extended is None:  # asking tmux costs a process: not before the first frame
