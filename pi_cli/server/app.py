@@ -25,6 +25,7 @@ from pi_cli.modes.rpc.connection import RpcConnection
 from pi_cli.server.channel import ClientChannel
 from pi_cli.server.hub import HubError, SessionHub, check_id
 from pi_cli.server.openapi import openapi
+from pi_cli.server.web import web_routes
 from pi_cli.server.wire import MAX_BODY, OpenSession
 
 LABELS = frozenset({"tui", "plain", "web", "acp", "rpc", "detach", "client"})
@@ -68,6 +69,7 @@ def build_app(
         Route("/api/openapi.json", api_description, methods=["GET"]),
         Route("/api/server", server_status, methods=["GET"]),
         Route("/api/server/stop", stop_server, methods=["POST"]),
+        *web_routes(),
     ]
     app = Starlette(routes=routes, exception_handlers={HubError: _hub_error})  # type: ignore[dict-item]
     app.state.hub = hub
