@@ -279,6 +279,13 @@ OPTIONS: tuple[Option, ...] = (
         "flag",
     ),
     Option(
+        "attach",
+        ("--attach",),
+        "With --mode acp: the editor's sessions live in the pi server (pi serve, started on "
+        "demand): runs go on when the editor closes.",
+        "flag",
+    ),
+    Option(
         "detach",
         ("--detach",),
         "Start the run in the pi server and return at once (pi attach follows it, pi ps lists it).",
@@ -313,6 +320,7 @@ class LaunchArgs:
     replay: str | None = None
     replay_live: bool = False
     detach: bool = False
+    attach: bool = False
 
     @property
     def cwd(self) -> Path:

@@ -46,6 +46,9 @@ def launch(args: LaunchArgs) -> int:
         # In the TUI, attach with @shot.png or by pasting the path; RPC: prompt.images.
         error('--image goes with a prompt: pi -i shot.png "what is in this picture?"')
         return ExitCode.USAGE
+    if args.attach and args.mode != "acp":
+        error("--attach goes with --mode acp (for a terminal: pi attach [ID])")
+        return ExitCode.USAGE
     if args.resume and not interactive:
         error("--resume opens the session picker of the interactive UI; use --session ID here")
         return ExitCode.USAGE
@@ -69,6 +72,10 @@ def launch(args: LaunchArgs) -> int:
             from pi_cli.modes.rpc.mode import run_rpc
 
             return run_rpc(args)
+        if args.mode == "acp" and args.attach:
+            from pi_cli.server.client.acp import run_acp_attach
+
+            return run_acp_attach(args)
         if args.mode == "acp":
             from pi_cli.modes.acp.mode import run_acp
 

@@ -65,6 +65,7 @@ def build_app(
         Route("/api/sessions/{id}", get_session, methods=["GET"]),
         Route("/api/sessions/{id}", close_session, methods=["DELETE"]),
         Route("/api/sessions/{id}/rpc", rpc, methods=["POST"]),
+        Route("/api/sessions/{id}/fork", fork_session, methods=["POST"]),
         WebSocketRoute("/api/sessions/{id}/ws", attach),
         Route("/api/openapi.json", api_description, methods=["GET"]),
         Route("/api/server", server_status, methods=["GET"]),
@@ -119,6 +120,12 @@ async def close_session(request: Request) -> Response:
     """``DELETE /api/sessions/{id}``."""
     key = await _hub(request).close(request.path_params["id"])
     return JSONResponse({"id": key, "closed": True})
+
+
+async def fork_session(request: Request) -> Response:
+    """``POST /api/sessions/{id}/fork``: a new session with that one's conversation so far."""
+    hosted = await _hub(request).fork(request.path_params["id"])
+    return JSONResponse(hosted.summary(), status_code=201)
 
 
 async def rpc(request: Request) -> Response:

@@ -142,6 +142,36 @@ class SessionHub:
         self.interrupted.discard(key)
         return hosted
 
+    async def fork(self, ref: str) -> HostedSession:
+        """A new session with the conversation of ``ref`` (live or stored) so far."""
+        check_id(ref)
+        live = self._live_by_ref(ref)
+        if live is not None:
+            stored, path = dict(getattr(live, "stored_options", {})), live.shell.session.path
+            stored["cwd"] = str(live.shell.cwd)
+        else:
+            entry = self.registry.entries[self._stored_by_ref(ref)]
+            stored, path = dict(entry["open"]), entry.get("sessionFile")
+        if path is None or not Path(path).is_file():
+            raise HubError(f"session {ref}: nothing to fork (no session file yet)", 404)
+        stored.pop("continue", None)
+        try:
+            body = OpenSession.model_validate({**stored, "session": str(path)})
+            options = body.shell_options()
+        except ValueError as exc:
+            raise HubError(f"session {ref}: cannot fork it ({exc})", 422) from None
+
+        def build_forked() -> Any:
+            shell = self._build(options)
+            shell.fork()  # its own file with the conversation so far; the source is untouched
+            return shell
+
+        try:
+            shell = await asyncio.to_thread(build_forked)
+        except _BUILD_ERRORS as exc:
+            raise HubError(str(exc), 422) from None
+        return self._host(shell, {k: v for k, v in body.stored().items() if k != "session"})
+
     # ------------------------------------------------------------------ finding
 
     def _live_by_ref(self, ref: str) -> HostedSession | None:

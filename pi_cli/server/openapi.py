@@ -147,6 +147,13 @@ def openapi() -> dict[str, Any]:
                     },
                 },
             },
+            "/api/sessions/{id}/fork": {
+                "parameters": [session_id],
+                "post": {
+                    "summary": "Fork: a new session with this one's conversation so far",
+                    "responses": {"201": _json(summary, "The new session."), **problems},
+                },
+            },
             "/api/sessions/{id}/ws": {
                 "parameters": [session_id],
                 "get": {

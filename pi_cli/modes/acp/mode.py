@@ -14,17 +14,22 @@ import asyncio
 import dataclasses
 import gc
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_core import AssistantMessage, ImageContent, ToolResultMessage, UserMessage
 from pi_cli import __version__
 from pi_cli.args import ExitCode, LaunchArgs
+from pi_cli.modes.acp import sessions as acp_sessions
 from pi_cli.modes.acp.fs import ClientEditTool, ClientFiles, ClientWriteTool
 from pi_cli.modes.acp.sdk import PROTOCOL_VERSION, RequestError, helpers, run_agent, schema
 from pi_cli.modes.acp.transport import checked_stdio
+from pi_cli.modes.acp.sessions import Listed, local_sessions
 from pi_cli.modes.acp.updates import AcpSession, available_commands, tool_kind
 from pi_cli.modes.common import try_build_shell
 from pi_cli.shell import MODE_DESCRIPTIONS, MODES
+
+if TYPE_CHECKING:
+    from pi_cli.shell import CodingAgent
 
 _STOP = {"refusal": "refusal", "length": "max_tokens", "aborted": "cancelled"}
 
@@ -40,12 +45,13 @@ def run_acp(args: LaunchArgs) -> int:
     return ExitCode.OK
 
 
-async def _serve(args: LaunchArgs) -> None:
-    agent = PiAgent(args)
+async def _serve(args: LaunchArgs, agent: PiAgent | None = None) -> None:
+    agent = agent or PiAgent(args)
     try:
         # A malformed line from the client gets a JSON-RPC error; the session goes on.
         transport = await checked_stdio()
-        await run_agent(agent, transport)  # type: ignore[arg-type]  # implements what it uses
+        # session/fork and session/resume are still "unstable" in the SDK's router: enabled.
+        await run_agent(agent, transport, use_unstable_protocol=True)  # type: ignore[arg-type]  # implements what it uses
     finally:
         await agent.close_all()
 
@@ -58,6 +64,7 @@ class PiAgent:
         self.conn: Any = None
         self.client_caps: schema.ClientCapabilities | None = None
         self.sessions: dict[str, AcpSession] = {}
+        self.shells: dict[str, CodingAgent] = {}  # the shells run here, by session id
 
     def on_connect(self, conn: Any) -> None:
         """The SDK hands over the client connection."""
@@ -70,8 +77,8 @@ class PiAgent:
         client_info: Any = None,
         **_: Any,
     ) -> schema.InitializeResponse:
-        """Capabilities: load, images, embedded context, MCP servers from the client (stdio,
-        http, sse; they join pi's configured ones)."""
+        """Capabilities: load, list, resume, close and fork sessions, images, embedded context,
+        MCP servers from the client (stdio, http, sse; they join pi's configured ones)."""
         self.client_caps = client_capabilities
         return schema.InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
@@ -79,6 +86,12 @@ class PiAgent:
                 load_session=True,
                 prompt_capabilities=schema.PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=schema.McpCapabilities(http=True, sse=True),
+                session_capabilities=schema.SessionCapabilities(
+                    list=schema.SessionListCapabilities(),
+                    resume=schema.SessionResumeCapabilities(),
+                    close=schema.SessionCloseCapabilities(),
+                    fork=schema.SessionForkCapabilities(),
+                ),
             ),
             agent_info=schema.Implementation(name="pi", title="pi", version=__version__),
         )
@@ -89,7 +102,10 @@ class PiAgent:
 
     # ------------------------------------------------------------------ sessions
 
-    def _open(self, cwd: str, session: str | None, servers: Any = None) -> AcpSession:
+    async def _open(self, cwd: str, session: str | None, servers: Any = None) -> AcpSession:
+        return self._host(self._build(cwd, session, servers))
+
+    def _build(self, cwd: str, session: str | None, servers: Any) -> CodingAgent:
         options = dataclasses.replace(
             self.args.shell,
             mcp_servers=client_servers(servers),
@@ -102,6 +118,9 @@ class PiAgent:
         shell = try_build_shell(args)
         if isinstance(shell, str):
             raise RequestError.invalid_params({"message": shell})
+        return shell
+
+    def _host(self, shell: CodingAgent) -> AcpSession:
         session_id = shell.session.session_id
         acp_session = AcpSession(session_id, shell, self.conn)
         fs = getattr(self.client_caps, "fs", None)
@@ -110,7 +129,38 @@ class PiAgent:
             for tool in (ClientEditTool(shell.cwd, files), ClientWriteTool(shell.cwd, files)):
                 shell.replace_tool(tool)
         self.sessions[session_id] = acp_session
+        self.shells[session_id] = shell
         return acp_session
+
+    async def _fork(self, session_id: str, cwd: str, servers: Any = None) -> AcpSession:
+        shell = self._build(cwd, session_id, servers)
+        if shell.session.session_id != session_id:
+            await shell.aclose()
+            raise RequestError.invalid_params({"message": f"no pi session {session_id}"})
+        shell.fork()  # a new file with the conversation so far, and the shell moves to it
+        return self._host(shell)
+
+    async def _listed(self, cwd: str | None) -> list[Listed]:
+        return await asyncio.to_thread(local_sessions, cwd)
+
+    async def _release(self, session: AcpSession) -> None:
+        self.sessions.pop(session.session_id, None)
+        self.shells.pop(session.session_id, None)
+        await session.close()
+        await session.shell.aclose()
+
+    def _ready(self, session: AcpSession) -> None:
+        self._commands(session)
+        self._models_later(session)
+
+    async def _available_models(self, session: AcpSession) -> list[dict[str, Any]]:
+        return await self.shells[session.session_id].controls.available_models()
+
+    async def _set_mode(self, session: AcpSession, mode: str) -> None:
+        self.shells[session.session_id].permissions.set_mode(mode)
+
+    async def _set_model(self, session: AcpSession, spec: str) -> None:
+        self.shells[session.session_id].set_model(spec)
 
     def _state(self, session: AcpSession, models: list[str] | None = None) -> dict[str, Any]:
         shell = session.shell
@@ -141,7 +191,7 @@ class PiAgent:
 
         async def fetch() -> None:
             try:
-                rows = await session.shell.controls.available_models()
+                rows = await self._available_models(session)
             except Exception:  # noqa: BLE001 - the current model stays the only choice
                 return
             session.models = [f"{row['provider']}/{row['id']}" for row in rows if row.get("id")]
@@ -158,31 +208,30 @@ class PiAgent:
         self, cwd: str, mcp_servers: Any = None, **_: Any
     ) -> schema.NewSessionResponse:
         """A fresh pi session in ``cwd``."""
-        session = self._open(cwd, None, mcp_servers)
-        self._commands(session)
-        self._models_later(session)
+        session = await self._open(cwd, None, mcp_servers)
+        self._ready(session)
         return schema.NewSessionResponse(session_id=session.session_id, **self._state(session))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> schema.LoadSessionResponse:
         """Resume pi session ``session_id`` and replay its conversation as updates."""
-        old = self.sessions.pop(session_id, None)
+        old = self.sessions.get(session_id)
         if old is not None:
-            await old.close()
-        session = self._open(cwd, session_id, mcp_servers)
+            await self._release(old)
+        session = await self._open(cwd, session_id, mcp_servers)
         if session.session_id != session_id:
+            await self._release(session)
             raise RequestError.invalid_params({"message": f"no pi session {session_id}"})
         _replay(session)
-        self._commands(session)
-        self._models_later(session)
+        self._ready(session)
         await session.flush()
         return schema.LoadSessionResponse(**self._state(session))
 
     async def set_session_mode(self, mode_id: str, session_id: str, **_: Any) -> None:
         """A permission mode (default, acceptEdits, auto, plan, dontAsk, bypassPermissions)."""
         try:
-            self._session(session_id).shell.permissions.set_mode(mode_id)
+            await self._set_mode(self._session(session_id), mode_id)
         except ValueError as exc:
             raise RequestError.invalid_params({"message": str(exc)}) from None
 
@@ -194,12 +243,34 @@ class PiAgent:
         if config_id != "model":
             raise RequestError.invalid_params({"message": f"unknown option {config_id}"})
         try:
-            session.shell.set_model(str(value))
+            await self._set_model(session, str(value))
         except Exception as exc:  # noqa: BLE001 - ConfigError: a clear message for the client
             raise RequestError.invalid_params({"message": str(exc)}) from None
         return schema.SetSessionConfigOptionResponse(
             config_options=self._state(session)["config_options"]
         )
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **_: Any
+    ) -> schema.ListSessionsResponse:
+        """``session/list``: pi's sessions of ``cwd`` (of every workspace without), newest first."""
+        return await acp_sessions.list_page(self, cwd, cursor)
+
+    async def resume_session(
+        self, session_id: str, cwd: str, mcp_servers: Any = None, **_: Any
+    ) -> schema.ResumeSessionResponse:
+        """``session/resume``: open a session without replaying it."""
+        return await acp_sessions.resume(self, session_id, cwd, mcp_servers)
+
+    async def close_session(self, session_id: str, **_: Any) -> schema.CloseSessionResponse:
+        """``session/close``."""
+        return await acp_sessions.close(self, session_id)
+
+    async def fork_session(
+        self, session_id: str, cwd: str, mcp_servers: Any = None, **_: Any
+    ) -> schema.ForkSessionResponse:
+        """``session/fork``: a new session with ``session_id``'s conversation."""
+        return await acp_sessions.fork(self, session_id, cwd, mcp_servers)
 
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
@@ -236,9 +307,7 @@ class PiAgent:
     async def close_all(self) -> None:
         """Close every session's shell (MCP servers stopped, hooks run)."""
         for session in list(self.sessions.values()):
-            await session.close()
-            await session.shell.aclose()
-        self.sessions.clear()
+            await self._release(session)
 
 
 def client_servers(servers: Any) -> dict[str, Any]:

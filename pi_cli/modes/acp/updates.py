@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, assert_never
+from typing import TYPE_CHECKING, Any, Literal, Protocol, assert_never
 
 from agent_core import (
     AgentEnd,
@@ -69,7 +69,19 @@ from pi_cli.shell import (
 )
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from collections.abc import Sequence
+
+    from agent_core import Tool
+    from pi_cli.shell import FrontShell
+
+    class AcpShell(FrontShell, Protocol):
+        """What an ACP session drives: a front end's shell (local, or in ``pi serve``)."""
+
+        @property
+        def tools(self) -> Sequence[Tool]: ...
+        @property
+        def run_aborted(self) -> bool: ...
+
 
 KINDS: dict[str, ToolKind] = {
     "read": "read",
@@ -129,7 +141,7 @@ def plan_update(entries: Iterable[tuple[str, str, str]]) -> schema.AgentPlanUpda
 class AcpSession:
     """One pi shell driven by one ACP session of one client connection."""
 
-    def __init__(self, session_id: str, shell: CodingAgent, conn: Any) -> None:
+    def __init__(self, session_id: str, shell: AcpShell, conn: Any) -> None:
         self.session_id = session_id
         self.shell = shell
         self.conn = conn

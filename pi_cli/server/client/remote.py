@@ -81,6 +81,7 @@ class RemoteShell:
         self.ws = ws
         self._ids = itertools.count(1)
         self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self._ordered: set[str] = set()  # answered in order with the events (see _submit)
         self._listeners: list[Listener] = []
         self._subscribed = asyncio.Event()  # lines wait for the first listener (see subscribe)
         self._decoder = Decoder()
@@ -100,6 +101,8 @@ class RemoteShell:
         self.user_bash = UserBashLink()
         self.checkpoints = CheckpointsLink(self.request)
         self.commands = SlashCommandRegistry()
+        self.tools: list[Any] = []  # the tools run in the server (titles: describe_call)
+        self.aborted = False
         self._tree: list[TreeEntry] = []
         self._queued: list[QueuedInput] = []
         self._apply_hello(hello)
@@ -236,7 +239,8 @@ class RemoteShell:
                     continue
                 if not isinstance(data, dict):
                     continue
-                if data.get("type") == "response" and str(data.get("id")) in self._waiting:
+                answer = data.get("type") == "response" and str(data.get("id")) in self._waiting
+                if answer and str(data.get("id")) not in self._ordered:
                     self._answered(data)
                 else:
                     self._lines.put_nowait(data)
@@ -267,6 +271,10 @@ class RemoteShell:
         await self._subscribed.wait()
         while (data := await self._lines.get()) is not None:
             kind = data.get("type")
+            if kind == "response" and str(data.get("id")) in self._waiting:
+                self._ordered.discard(str(data.get("id")))
+                self._answered(data)
+                continue
             if kind in ("session_changed", "compaction_end", "agent_end"):
                 with contextlib.suppress(RemoteError):
                     await self._resync()  # before listeners redraw from the mirror
@@ -305,11 +313,16 @@ class RemoteShell:
         except RemoteError as exc:
             self._emit(Notice(text=f"{command['type']}: {exc}", level="error"))
 
-    async def request(self, command: dict[str, Any]) -> Any:
-        """Send ``command`` and return its response's data (raises :class:`RemoteError`)."""
+    async def request(self, command: dict[str, Any], ordered: bool = False) -> Any:
+        """Send ``command`` and return its response's data (raises :class:`RemoteError`).
+
+        ``ordered``: the answer is taken after the events sent before it reached listeners
+        (an input handled: what it produced is in the mirror when the caller goes on)."""
         if self.closed.is_set():
             raise RemoteError("the server connection is closed")
         request_id = f"c{next(self._ids)}"
+        if ordered:
+            self._ordered.add(request_id)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = future
         try:
@@ -365,7 +378,8 @@ class RemoteShell:
         return asyncio.ensure_future(self._submit(command_line))
 
     async def _submit(self, command: dict[str, Any]) -> CommandResult | None:
-        data = await self.request(command)
+        self.aborted = False
+        data = await self.request(command, ordered=True)
         result = (data or {}).get("result")
         if result is None:
             return None
@@ -409,7 +423,13 @@ class RemoteShell:
 
     def abort(self) -> None:
         """Abort what the remote shell is doing (any client may)."""
+        self.aborted = True
         self.send({"type": "abort"})
+
+    @property
+    def run_aborted(self) -> bool:
+        """This client aborted the input being handled."""
+        return self.aborted
 
     def queued(self) -> list[QueuedInput]:
         """What is queued there."""

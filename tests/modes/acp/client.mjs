@@ -2,7 +2,8 @@
 // (@agentclientprotocol/sdk, pinned in .ci/run) drives `pi --mode acp` through a plan.
 // argv: SDK_DIR PLAN_JSON. The plan: {command: [...], cwd, fs: bool, permission: optionId,
 // steps: [{op: "new"} | {op: "load", sessionId} | {op: "prompt", text, cancelOn?} |
-// {op: "mode", modeId}]}. Prints one JSON object: responses, updates, permission requests,
+// {op: "mode", modeId} | {op: "list", cwd?, cursor?} | {op: "resume", sessionId?} |
+// {op: "close", sessionId?} | {op: "fork", sessionId?}]} (no sessionId: the current one). Prints one JSON object: responses, updates, permission requests,
 // fs calls, errors.
 import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
@@ -70,6 +71,16 @@ try {
       } else if (step.op === "load") {
         sessionId = step.sessionId;
         result = await ctx.request(acp.methods.agent.session.load, { cwd: plan.cwd, sessionId, mcpServers: [] });
+      } else if (step.op === "list") {
+        result = await ctx.request("session/list", step.cwd === undefined ? {} : { cwd: step.cwd, cursor: step.cursor });
+      } else if (step.op === "resume") {
+        sessionId = step.sessionId ?? sessionId;
+        result = await ctx.request("session/resume", { cwd: plan.cwd, sessionId, mcpServers: [] });
+      } else if (step.op === "close") {
+        result = await ctx.request("session/close", { sessionId: step.sessionId ?? sessionId });
+      } else if (step.op === "fork") {
+        result = await ctx.request("session/fork", { cwd: plan.cwd, sessionId: step.sessionId ?? sessionId, mcpServers: [] });
+        sessionId = result.sessionId;
       } else if (step.op === "sleep") {
         await new Promise((resolve) => setTimeout(resolve, step.ms));
       } else if (step.op === "mode") {
