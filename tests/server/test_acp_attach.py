@@ -29,7 +29,10 @@ def env(pi_home: Path) -> Iterator[dict[str, str]]:
     environment = child_env(pi_home)
     yield environment
     subprocess.run(
-        [sys.executable, "-m", "pi_cli.cli", "serve", "--stop"], env=environment, capture_output=True, timeout=60
+        [sys.executable, "-m", "pi_cli.cli", "serve", "--stop"],
+        env=environment,
+        capture_output=True,
+        timeout=60,
     )
     info = pi_home / "server" / "server.json"
     end = time.monotonic() + 30
@@ -39,19 +42,35 @@ def env(pi_home: Path) -> Iterator[dict[str, str]]:
         os.kill(json.loads(info.read_text())["pid"], 9)
 
 
-def editor(provider: FakeProviderServer, cwd: Path, env: dict[str, str], steps: list[dict[str, Any]]) -> dict[str, Any]:
+def editor(
+    provider: FakeProviderServer, cwd: Path, env: dict[str, str], steps: list[dict[str, Any]]
+) -> dict[str, Any]:
     if shutil.which("node") is None:
         pytest.skip("node is not installed: the ACP client tests need it")
     if not (SDK / "package.json").exists():
         pytest.skip(f"@agentclientprotocol/sdk is not installed in {SDK} (.ci/run installs it)")
     command = [
-        sys.executable, "-m", "pi_cli.cli", "--mode", "acp", "--attach",
-        "--model", "openai/fake-model", "--api-base", provider.openai_base_url, "--api-key", "sk-test",
+        sys.executable,
+        "-m",
+        "pi_cli.cli",
+        "--mode",
+        "acp",
+        "--attach",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        provider.openai_base_url,
+        "--api-key",
+        "sk-test",
     ]
     plan = {"command": command, "cwd": str(cwd), "steps": steps}
     out = subprocess.run(
         ["node", str(CLIENT), str(SDK), json.dumps(plan)],
-        capture_output=True, text=True, timeout=120, env={**env, "PYTHONPATH": str(REPO)}, cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "PYTHONPATH": str(REPO)},
+        cwd=cwd,
     )
     assert out.returncode == 0, out.stderr
     log = json.loads(out.stdout.strip().splitlines()[-1])
@@ -60,12 +79,21 @@ def editor(provider: FakeProviderServer, cwd: Path, env: dict[str, str], steps: 
 
 
 def agent_text(log: dict[str, Any]) -> str:
-    return "".join(u["content"]["text"] for u in log["updates"] if u["sessionUpdate"] == "agent_message_chunk")
+    return "".join(
+        u["content"]["text"] for u in log["updates"] if u["sessionUpdate"] == "agent_message_chunk"
+    )
 
 
 def test_sessions_in_the_server_outlive_the_editor(project: Path, env: dict[str, str]) -> None:
-    with FakeProviderServer([Turn(text="first answer"), Turn(text="second answer"), Turn(text="forked answer")]) as provider:
-        first = editor(provider, project, env, [{"op": "new"}, {"op": "prompt", "text": "hello from editor one"}])
+    with FakeProviderServer(
+        [Turn(text="first answer"), Turn(text="second answer"), Turn(text="forked answer")]
+    ) as provider:
+        first = editor(
+            provider,
+            project,
+            env,
+            [{"op": "new"}, {"op": "prompt", "text": "hello from editor one"}],
+        )
         session = first["responses"][1]["result"]["sessionId"]
         assert first["responses"][2]["result"]["stopReason"] == "end_turn"
         assert agent_text(first) == "first answer"
@@ -92,7 +120,11 @@ def test_sessions_in_the_server_outlive_the_editor(project: Path, env: dict[str,
         fork = second["responses"][4]["result"]["sessionId"]
         assert fork != session
     done = subprocess.run(
-        [sys.executable, "-m", "pi_cli.cli", "ps", "--json"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "pi_cli.cli", "ps", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     sessions = {s["id"]: s for s in json.loads(done.stdout)["sessions"]}
     assert set(sessions) == {session, fork}
