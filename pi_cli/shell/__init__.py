@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.checkpoints.commands import describe_rewind, format_points, resolve_point
     from pi_cli.shell.checkpoints.prune import delete_session
     from pi_cli.shell.checkpoints.replay import ReplayReport, make_scratch, recorded, replay
+    from pi_cli.shell.checkpoints.restore import Restored
     from pi_cli.shell.checkpoints.rewind import (
         NeedsConfirmation,
         RewindError,
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
         RewindPoint,
         RewindResult,
     )
-    from pi_cli.shell.checkpoints.snapshot import FileStat, Restored
+    from pi_cli.shell.checkpoints.snapshot import FileStat
     from pi_cli.shell.coding_agent import CodingAgent
     from pi_cli.shell.commands import (
         CommandResult,
