@@ -1,16 +1,20 @@
 """``sessions.json``: the sessions a server hosts, so a restarted server lists and reopens them.
 
-Written (atomically, 0600) when a session opens, closes, changes id, or becomes busy or idle;
-never holds a key. A session whose run was live when the server stopped (killed, crashed, the
+Written (atomically, 0600) when a session opens, closes, changes id, or becomes busy or idle,
+on a thread of its own (a rename can take milliseconds on a busy disk: never on the event loop
+that streams every session), and once more when the server stops; never holds a key. A session whose run was live when the server stopped (killed, crashed, the
 machine rebooted) is listed as ``interrupted`` after a restart; attaching reopens it from its
 session file, whose durable queue comes back to that client as in any resumed session.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,10 @@ class Registry:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or registry_path()
         self.entries: dict[str, dict[str, Any]] = self._load()
+        self._lock = threading.Lock()  # one writer at a time (the worker, the final save)
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pi-registry")
+        self._queued = False
+        self._latest = ""
 
     def _load(self) -> dict[str, dict[str, Any]]:
         try:
@@ -65,19 +73,45 @@ class Registry:
         return found
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
-        """Add or replace one entry and save."""
+        """Add or replace one entry (saved soon)."""
         self.entries[key] = entry
-        self.save()
+        self.schedule()
 
     def drop(self, key: str) -> None:
-        """Forget one entry and save."""
+        """Forget one entry (saved soon)."""
         if self.entries.pop(key, None) is not None:
+            self.schedule()
+
+    def schedule(self) -> None:
+        """Save soon on the registry's own thread (now, without a running loop).
+
+        The text is taken here, on the loop (the entries change only there); the one writer
+        thread writes the newest text it finds, in order, so a burst of changes costs one or
+        two writes and the file never goes back to an older state."""
+        self._latest = self._text()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
             self.save()
+            return
+        if not self._queued:
+            self._queued = True
+            loop.run_in_executor(self._writer, self._write_latest)
+
+    def _write_latest(self) -> None:
+        self._queued = False
+        self._write(self._latest)
 
     def save(self) -> None:
-        """Write the file (a failure is logged: hosting goes on)."""
-        text = json.dumps({"version": VERSION, "sessions": self.entries}, indent=1)
-        try:
-            write_private(self.path, text)
-        except OSError as exc:
-            log.warning("cannot write %s: %s", self.path, exc)
+        """Write the file now (the server stops; a failure is logged: hosting goes on)."""
+        self._write(self._text())
+
+    def _text(self) -> str:
+        return json.dumps({"version": VERSION, "sessions": self.entries}, indent=1)
+
+    def _write(self, text: str) -> None:
+        with self._lock:
+            try:
+                write_private(self.path, text)
+            except OSError as exc:
+                log.warning("cannot write %s: %s", self.path, exc)

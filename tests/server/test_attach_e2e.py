@@ -52,7 +52,7 @@ class Tmux:
         for key in keys:
             self("send-keys", "-t", "e2e", key)
 
-    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 30) -> str:
+    def wait_for(self, predicate: Callable[[str], bool], what: str, timeout: float = 60) -> str:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             text = self.screen()

@@ -22,7 +22,8 @@ from pi_cli.modes.acp.sdk import RequestError
 from pi_cli.modes.acp.sessions import Listed
 from pi_cli.modes.acp.updates import AcpSession
 from pi_cli.server.client.connect import ClientError, Http, ensure_server
-from pi_cli.server.client.remote import RemoteError, RemoteShell
+from pi_cli.server.client.link import RemoteError
+from pi_cli.server.client.remote import RemoteShell
 from pi_cli.server.client.session import attach_remote, open_body
 
 if TYPE_CHECKING:

@@ -12,16 +12,14 @@ TUI's ``/theme``, ``/keys``) run here. Closing it never stops the run (``remote`
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import itertools
-import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_core import ImageContent, Message, MessageEnd, to_wire
-from pi_cli.server.client.decode import Decoder, message_of
+from pi_cli.server.client.decode import message_of
+from pi_cli.server.client.link import SessionLink
 from pi_cli.server.client.parts import (
     AgentToolsMirror,
     CheckpointsLink,
@@ -40,8 +38,6 @@ from pi_cli.shell import (
     CommandResult,
     FrontShell,
     Intent,
-    Listener,
-    Notice,
     QueuedInput,
     SessionUsage,
     Settings,
@@ -63,33 +59,20 @@ LOCAL_SOURCES = frozenset({"tui"})
 """Commands of these sources were registered by this front end: they run here."""
 
 
-class RemoteError(Exception):
-    """The server refused a command (its message)."""
-
-
 async def _remote_command(shell: ShellAPI, args: str) -> CommandResult:
     """A server command's handler: never run here (``RemoteShell.submit`` sends the line)."""
     return CommandResult(output="this command runs in the server", error=True)
 
 
-class RemoteShell:
-    """The proxy (see the module docstring). Build it with :func:`connect`."""
+class RemoteShell(SessionLink):
+    """The proxy (see the module docstring). Build it with
+    :func:`~pi_cli.server.client.session.attach_remote`."""
 
     remote = True
 
     def __init__(self, ws: ClientConnection, hello: dict[str, Any]) -> None:
-        self.ws = ws
-        self._ids = itertools.count(1)
-        self._waiting: dict[str, asyncio.Future[Any]] = {}
-        self._ordered: set[str] = set()  # answered in order with the events (see _submit)
-        self._listeners: list[Listener] = []
-        self._subscribed = asyncio.Event()  # lines wait for the first listener (see subscribe)
-        self._decoder = Decoder()
-        self._lines: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        super().__init__(ws)
         self._idle = asyncio.Event()
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self.closed = asyncio.Event()
-        self.close_reason = ""
         self.client_id = int(hello.get("clientId", 0))
         self.summary: dict[str, Any] = dict(hello.get("session") or {})
         self.permissions = PermissionsMirror(self)
@@ -127,6 +110,9 @@ class RemoteShell:
         self.sources.skills = [LoadedSkill(n) for n in front.get("skills", [])]
         self._messages: list[Message] = [message_of(m) for m in hello.get("messages", [])]
         self.is_streaming = bool(state.get("isStreaming"))
+
+    def _closed(self) -> None:
+        self._idle.set()
 
     def _track(self, event: ShellEvent) -> None:
         """Update the mirror before listeners see ``event`` (as a local shell does)."""
@@ -220,118 +206,6 @@ class RemoteShell:
                     )
                 )
 
-    # ------------------------------------------------------------------ the connection
-
-    def start(self) -> None:
-        """Begin reading (after the first listener, or at once: events wait for one)."""
-        for work in (self._read(), self._dispatch()):
-            task = asyncio.ensure_future(work)
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _read(self) -> None:
-        try:
-            async for message in self.ws:
-                text = message if isinstance(message, str) else message.decode("utf-8", "replace")
-                try:
-                    data = json.loads(text)
-                except ValueError:
-                    continue
-                if not isinstance(data, dict):
-                    continue
-                answer = data.get("type") == "response" and str(data.get("id")) in self._waiting
-                if answer and str(data.get("id")) not in self._ordered:
-                    self._answered(data)
-                else:
-                    self._lines.put_nowait(data)
-        except Exception as exc:  # noqa: BLE001 - any end of the connection ends the proxy
-            self.close_reason = f"{type(exc).__name__}: {exc}"
-        finally:
-            code, reason = self.ws.close_code, self.ws.close_reason
-            if reason:
-                self.close_reason = reason
-            elif code not in (None, 1000) and not self.close_reason:
-                self.close_reason = f"closed ({code})"
-            for future in self._waiting.values():
-                if not future.done():
-                    future.set_exception(RemoteError("the server connection closed"))
-            self._waiting.clear()
-            self._lines.put_nowait(None)
-
-    def _answered(self, data: dict[str, Any]) -> None:
-        future = self._waiting.pop(str(data.get("id")))
-        if future.done():
-            return
-        if data.get("success"):
-            future.set_result(data.get("data"))
-        else:
-            future.set_exception(RemoteError(str(data.get("error") or "the command failed")))
-
-    async def _dispatch(self) -> None:
-        await self._subscribed.wait()
-        while (data := await self._lines.get()) is not None:
-            kind = data.get("type")
-            if kind == "response" and str(data.get("id")) in self._waiting:
-                self._ordered.discard(str(data.get("id")))
-                self._answered(data)
-                continue
-            if kind in ("session_changed", "compaction_end", "agent_end"):
-                with contextlib.suppress(RemoteError):
-                    await self._resync()  # before listeners redraw from the mirror
-            for event in self._decoder.events(data):
-                self._track(event)
-                self._emit(event)
-        self.closed.set()
-        self._idle.set()
-        if self.close_reason:
-            self._emit(Notice(text=f"Detached from the server: {self.close_reason}", level="error"))
-
-    def _emit(self, event: ShellEvent) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(event)
-            except Exception:  # a listener's bug must not stop the others (logged)
-                log.exception("listener failed")
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Receive every event. Lines are taken (and the mirror moves) from the first listener
-        on, on the loop's next turn: a front end draws the conversation as it was attached
-        (``messages``) in the same step as it subscribes, then the run's lines follow."""
-        self._listeners.append(listener)
-        self._subscribed.set()
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    def send(self, command: dict[str, Any]) -> None:
-        """Send a command whose answer nobody waits for (a failure becomes a notice)."""
-        task = asyncio.ensure_future(self._send_reporting(command))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _send_reporting(self, command: dict[str, Any]) -> None:
-        try:
-            await self.request(command)
-        except RemoteError as exc:
-            self._emit(Notice(text=f"{command['type']}: {exc}", level="error"))
-
-    async def request(self, command: dict[str, Any], ordered: bool = False) -> Any:
-        """Send ``command`` and return its response's data (raises :class:`RemoteError`).
-
-        ``ordered``: the answer is taken after the events sent before it reached listeners
-        (an input handled: what it produced is in the mirror when the caller goes on)."""
-        if self.closed.is_set():
-            raise RemoteError("the server connection is closed")
-        request_id = f"c{next(self._ids)}"
-        if ordered:
-            self._ordered.add(request_id)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiting[request_id] = future
-        try:
-            await self.ws.send(json.dumps({**command, "id": request_id}))
-        except Exception as exc:  # noqa: BLE001 - ConnectionClosed and friends: one message
-            self._waiting.pop(request_id, None)
-            raise RemoteError(f"the server connection closed ({exc})") from None
-        return await future
-
     # ------------------------------------------------------------------ FrontShell
 
     @property
@@ -408,19 +282,6 @@ class RemoteShell:
         task.add_done_callback(self._tasks.discard)
         return known
 
-    async def _answer(self, request_id: str, command: dict[str, Any]) -> None:
-        # An answer has no response line when it counts; only a refusal answers (by the id).
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiting[request_id] = future
-        try:
-            await self.ws.send(json.dumps({**command, "id": request_id}))
-        except Exception:  # noqa: BLE001 - the connection is gone: the dispatcher says so
-            self._waiting.pop(request_id, None)
-            return
-        with contextlib.suppress(RemoteError, asyncio.TimeoutError):
-            await asyncio.wait_for(future, 30)  # refused: answered elsewhere first
-        self._waiting.pop(request_id, None)
-
     def abort(self) -> None:
         """Abort what the remote shell is doing (any client may)."""
         self.aborted = True
@@ -445,14 +306,6 @@ class RemoteShell:
     async def wait_idle(self) -> None:
         """Until the remote shell is idle (or the connection is gone)."""
         await self._idle.wait()
-
-    async def aclose(self) -> None:
-        """Leave the session (its run goes on in the server)."""
-        with contextlib.suppress(Exception):
-            await self.ws.close()
-        for task in list(self._tasks):
-            task.cancel()
-        self.closed.set()
 
     def describe_call(self, tool_name: str, args: object) -> str:
         """A tool call's title, as the tool words it (computed here from the arguments)."""
