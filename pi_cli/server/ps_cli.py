@@ -26,10 +26,13 @@ def accepts(argv: list[str]) -> bool:
 def run(argv: list[str]) -> int:
     """List (or close) sessions; returns the exit code."""
     from pi_cli.args import error
-    from pi_cli.server.client.connect import ClientError, ensure_server
+    from pi_cli.server.client.connect import ClientError, TokenRefused, ensure_server
 
     try:
         http = ensure_server(start=False)
+    except TokenRefused as exc:
+        error(str(exc))
+        return 1
     except ClientError:
         if argv and argv[0] == "--close":
             error("no server is running")

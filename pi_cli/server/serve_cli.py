@@ -118,11 +118,14 @@ def _rotate() -> int:
 
 
 def _manage(args: argparse.Namespace) -> int:
-    from pi_cli.server.client.connect import ClientError, ensure_server
+    from pi_cli.server.client.connect import ClientError, TokenRefused, ensure_server
     from pi_cli.server.paths import read_info
 
     try:
         http = ensure_server(start=False)
+    except TokenRefused as exc:
+        print(f"A server is running but {exc}.", file=sys.stderr)
+        return 1
     except ClientError as exc:
         if args.stop:
             print("No server is running.")

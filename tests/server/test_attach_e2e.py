@@ -267,3 +267,76 @@ def test_the_tui_attached_answers_the_waiting_approval_aborts_and_leaves_the_ses
         )
         assert done["clients"] == [] and done["messages"] == 6
         assert len(provider.requests) == 3
+
+
+def test_attach_through_a_forwarded_socket_with_another_pi_home(
+    tmp_path: Path, project: Path, env: dict[str, str], pi_home: Path
+) -> None:
+    """What the SSH one-liner does (docs/server.md): the client's own PI_HOME has no server; it
+    reaches the remote one through a forwarded socket (a relay here, as ``ssh -L`` would be)."""
+    import socket
+    import threading
+
+    with FakeProviderServer([Turn(text="Hello from afar.")]) as provider:
+        model = ["--model", "openai/fake", "--api-base", provider.openai_base_url, "--api-key", "x"]
+        started = pi(env, project, "--detach", *model, "say hello")
+        assert started.returncode == 0, started.stderr
+        session = started.stdout.strip()
+        wait_listed(
+            env, project, lambda s: s["state"] == "idle" and s["messages"] == 2, "the answer"
+        )
+        remote = json.loads((pi_home / "server" / "server.json").read_text())["socket"]
+        token = (pi_home / "server" / "token").read_text().strip()
+        forwarded = tmp_path / "fwd.sock"
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(forwarded))
+        listener.listen(8)
+
+        def pipe(a: socket.socket, b: socket.socket) -> None:
+            try:
+                while data := a.recv(65536):
+                    b.sendall(data)
+            except OSError:
+                pass
+            finally:
+                b.close()
+
+        def relay() -> None:
+            while True:
+                try:
+                    local, _ = listener.accept()
+                except OSError:
+                    return
+                upstream = socket.socket(socket.AF_UNIX)
+                upstream.connect(remote)
+                for a, b in ((local, upstream), (upstream, local)):
+                    threading.Thread(target=pipe, args=(a, b), daemon=True).start()
+
+        threading.Thread(target=relay, daemon=True).start()
+        other_home = tmp_path / "laptop-pi-home"
+        laptop = {
+            **env,
+            "PI_HOME": str(other_home),
+            "PI_SERVER_SOCKET": str(forwarded),
+            "PI_SERVER_TOKEN": token,
+        }
+        try:
+            listing = listed(laptop, project)
+            assert [s["id"] for s in listing] == [session]
+            tmux = Tmux("pi-attach-fwd")
+            try:
+                assignments = " ".join(
+                    f"{k}={laptop[k]}" for k in ("PI_HOME", "PI_SERVER_SOCKET", "PI_SERVER_TOKEN")
+                )
+                tmux.start(f"env {assignments} {PI} attach --plain; sleep 30", project)
+                end = time.monotonic() + 60
+                while time.monotonic() < end and "Hello from afar." not in tmux.screen():
+                    time.sleep(0.05)
+                assert "Hello from afar." in tmux.screen()
+            finally:
+                tmux.kill()
+            wrong = pi({**laptop, "PI_SERVER_TOKEN": "not-the-token-" + "x" * 30}, project, "ps")
+            assert wrong.returncode == 1 and "refused the token" in wrong.stderr
+        finally:
+            listener.close()
+        assert not (other_home / "server" / "server.json").exists()  # nothing started here

@@ -29,6 +29,10 @@ class ClientError(Exception):
     """The server is unreachable or refused a request (a user-facing message)."""
 
 
+class TokenRefused(ClientError):
+    """A server answers, but not to this token (rotated, or another PI_HOME's)."""
+
+
 @dataclass(frozen=True)
 class ServerAddress:
     """Where the server is and the token to show it."""
@@ -95,6 +99,8 @@ class Http:
             response = self.client.request(method, path, json=body)
         except httpx.TransportError as exc:
             raise ClientError(f"cannot reach the server: {exc}") from None
+        if response.status_code == 401:
+            raise TokenRefused(_problem(401, response.text))
         if response.status_code >= 400:
             raise ClientError(_problem(response.status_code, response.text))
         try:
@@ -103,9 +109,11 @@ class Http:
             raise ClientError(f"the server answered {response.status_code} without JSON") from None
 
     def alive(self) -> bool:
-        """Whether a server answers (with this token)."""
+        """Whether a server answers (one that refuses this token raises :class:`TokenRefused`)."""
         try:
             self.request("GET", "/api/server")
+        except TokenRefused:
+            raise
         except ClientError:
             return False
         return True
@@ -134,8 +142,12 @@ def ensure_server(start: bool = True) -> Http:
     """A client of a running server; an on-demand one is started when none answers."""
     where = address()
     http = Http(where)
-    if http.alive():
-        return http
+    try:
+        if http.alive():
+            return http
+    except TokenRefused:
+        http.close()
+        raise
     if not start or not where.local:
         http.close()
         raise ClientError(f"no pi server answers at {where.url or where.socket}")
