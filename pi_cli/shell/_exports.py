@@ -178,6 +178,6 @@ EXPORTS: dict[str, str] = {
     "bash_message_from_wire": "pi_cli.shell.session.bash_messages",
     "SlashCommandRegistry": "pi_cli.shell.commands",
     "FileStat": "pi_cli.shell.checkpoints.snapshot",
-    "Restored": "pi_cli.shell.checkpoints.snapshot",
+    "Restored": "pi_cli.shell.checkpoints.restore",
 }
 """Each public name and the module that defines it."""

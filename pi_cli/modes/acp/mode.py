@@ -22,8 +22,8 @@ from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.acp import sessions as acp_sessions
 from pi_cli.modes.acp.fs import ClientEditTool, ClientFiles, ClientWriteTool
 from pi_cli.modes.acp.sdk import PROTOCOL_VERSION, RequestError, helpers, run_agent, schema
-from pi_cli.modes.acp.transport import checked_stdio
 from pi_cli.modes.acp.sessions import Listed, local_sessions
+from pi_cli.modes.acp.transport import checked_stdio
 from pi_cli.modes.acp.updates import AcpSession, available_commands, tool_kind
 from pi_cli.modes.common import try_build_shell
 from pi_cli.shell import MODE_DESCRIPTIONS, MODES
