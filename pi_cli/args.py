@@ -8,6 +8,7 @@ shell option, one :class:`~pi_cli.shell.options.ShellOptions` field.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
@@ -82,6 +83,9 @@ class LaunchArgs:
     replay_live: bool = False
     detach: bool = False
     attach: bool = False
+    background: Callable[[str], Awaitable[str]] | None = None
+    """What ``& prompt`` in the TUI or the REPL does: start it in the server (the launcher sets
+    it; front ends only call it), returning what to tell the user."""
 
     @property
     def cwd(self) -> Path:

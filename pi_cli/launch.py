@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Awaitable, Callable
 
 from pi_cli.args import ExitCode, LaunchArgs, error
 
@@ -96,6 +97,7 @@ def _interactive(args: LaunchArgs) -> int:
         )
         return ExitCode.USAGE
     plain = args.plain or os.environ.get("TERM") == "dumb" or _settings_ui(args) == "plain"
+    args.background = _in_the_server(args)
     try:
         if plain:
             from pi_cli.modes.plain.repl import run_plain
@@ -105,6 +107,19 @@ def _interactive(args: LaunchArgs) -> int:
         error('the interactive UI is not available yet in this build; run `pi "your prompt"`.')
         return ExitCode.USAGE
     return run_plain(args)
+
+
+def _in_the_server(args: LaunchArgs) -> Callable[[str], Awaitable[str]]:
+    """``& prompt``: a run started in the server (pi serve's client loads only when used)."""
+
+    async def start(prompt: str) -> str:
+        import asyncio
+
+        from pi_cli.server.client.detach import start_detached
+
+        return await asyncio.to_thread(start_detached, args, prompt)
+
+    return start
 
 
 def _settings_ui(args: LaunchArgs) -> str:

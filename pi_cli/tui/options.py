@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,3 +26,4 @@ class TuiOptions:
     history_path: Path | None = None  # prompt history (default: $PI_HOME/history)
     env: dict[str, str] | None = None  # for terminal detection (default: os.environ)
     startup_inputs: list[str] = field(default_factory=list)  # sent once ready (pi -r: /resume)
+    background: Callable[[str], Awaitable[str]] | None = None  # "& prompt": run it in pi serve

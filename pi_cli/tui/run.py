@@ -67,6 +67,7 @@ def run_tui(args: LaunchArgs) -> int:
         warnings=[warning] if warning else [],
         cwd=args.cwd,
         startup_inputs=["/resume"] if args.resume else [],
+        background=args.background,
     )
     app = PiApp(None, options, shell_factory=factory)
     try:

@@ -340,3 +340,30 @@ def test_attach_through_a_forwarded_socket_with_another_pi_home(
         finally:
             listener.close()
         assert not (other_home / "server" / "server.json").exists()  # nothing started here
+
+
+def test_an_ampersand_in_the_repl_starts_the_prompt_in_the_server(
+    project: Path, env: dict[str, str]
+) -> None:
+    with FakeProviderServer([Turn(text="Done in the background.")]) as provider:
+        tmux = Tmux("pi-ampersand")
+        model = f"--model openai/fake --api-base {provider.openai_base_url} --api-key x"
+        try:
+            tmux.start(f"{PI} --plain --no-session {model}; sleep 30", project)
+            tmux.wait_for(lambda s: "›" in s, "the prompt")
+            tmux.type("& tidy up in the background", "Enter")
+            text = tmux.wait_for(lambda s: "Started in the server: pi attach" in s, "the hand-off")
+            short = text.split("Started in the server: pi attach ")[1][:8]
+            done = wait_listed(
+                env,
+                project,
+                lambda s: s["id"].startswith(short) and s["state"] == "idle" and s["messages"] == 2,
+                "the run",
+            )
+            assert done["title"] == "tidy up in the background"
+            assert (
+                "Done in the background." not in tmux.screen()
+            )  # this REPL's own session is untouched
+            tmux.type("", "C-d")
+        finally:
+            tmux.kill()

@@ -13,6 +13,7 @@ import base64
 import errno
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -80,7 +81,7 @@ def run_plain(args: LaunchArgs) -> int:
     if isinstance(shell, int):
         return shell
     try:
-        return asyncio.run(_run(PlainRepl(shell), args.resume))
+        return asyncio.run(_run(PlainRepl(shell, background=args.background), args.resume))
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
 
@@ -127,9 +128,11 @@ class PlainRepl:
         input: Input | None = None,
         output: Output | None = None,
         history_file: Path | None = None,
+        background: Callable[[str], Awaitable[str]] | None = None,
     ) -> None:
         register_extra_sequences()
         self.shell = shell
+        self.background = background  # "& prompt": start it in pi serve (the launcher's)
         self.console = console or LiveWidthConsole(highlight=False)
         self.renderer = PlainRenderer(self.console, shell, on_change=self.invalidate)
         self.pickers = Pickers(shell)
@@ -308,6 +311,10 @@ class PlainRepl:
         if not text.strip():
             return
         text = self.pickers.expand(text)
+        if self.background is not None and text.startswith("&"):  # "& prompt": in pi serve
+            message = await self.background(text[1:].strip())
+            self.console.print(Text(message, style="cyan"))
+            return
         unknown = self.shell.commands.unknown(text)
         if unknown is not None:  # /tpyo: ask, rather than send a typo to the model
             await self.drained()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -40,6 +41,10 @@ class InputControl:
         host = self.host
         if problem := host.editor.prompt_history.add(text):
             host.notify(problem, severity="warning")
+        background = host.options.background
+        if background is not None and text.startswith("&"):  # "& prompt": a run in pi serve
+            host.run_worker(self._in_background(background, text[1:]), group="input")
+            return
         shell = host.shell
         if shell is None or self.startup:  # typed before pi was ready: in order
             self.startup.append(text)
@@ -84,6 +89,8 @@ class InputControl:
             self._send(unknown.corrected(answer[1:]), intent, images)
         else:
             self.restore([text])
+    async def _in_background(self, start: Callable[[str], Awaitable[str]], prompt: str) -> None:
+        self.host.transcript.notice(clean(await start(prompt.strip())), "info")
 
     def _load_images(self, paths: list[Path]) -> list[Any]:
         from pi_cli.shell import ImageError, load_image
