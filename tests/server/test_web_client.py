@@ -48,7 +48,10 @@ def test_the_seed_scenario_with_an_approval_in_the_browser(
     (pi_home / "settings.json").write_text(json.dumps({"permissions": {"ask": ["Bash"]}}))
     fake = {"baseUrl": provider.openai_base_url, "apiKey": "x", "models": [{"id": "fake-model"}]}
     (pi_home / "models.json").write_text(json.dumps({"providers": {"fake": fake}}))
-    provider.add(*seed_script(), Turn(text=HOSTILE))
+    slow = " ".join(f"slowly{i}" for i in range(400))
+    provider.add(
+        *seed_script(), Turn(text=HOSTILE), Turn(text=slow, chunk_size=6, chunk_delay_s=0.05)
+    )
     server = serve()
 
     browser.goto(f"{server.url}/?token={server.token}")
@@ -100,6 +103,26 @@ def test_the_seed_scenario_with_an_approval_in_the_browser(
     assert browser.eval(
         "[...document.querySelectorAll('#transcript strong')].map(b => b.textContent)"
     ) == ["bold"]
+
+    # While a run streams: a follow-up waits in the queue; Abort stops the run and hands the
+    # queue back into the input.
+    browser.eval("""(() => { const i = document.getElementById('input');
+        i.value = 'talk slowly'; document.getElementById('send').click(); return true; })()""")
+    browser.wait("document.getElementById('transcript').innerText.includes('slowly3')", "streaming")
+    browser.eval("""(() => { const i = document.getElementById('input');
+        i.value = 'and then this'; document.getElementById('follow-up').click(); return true; })()""")
+    queued = browser.wait(
+        "document.querySelector('#queue .queued .text') && document.querySelector('#queue .queued').innerText",
+        "the queued follow-up",
+    )
+    assert "and then this" in queued and "follow-up" in queued
+    browser.eval("document.getElementById('abort').click(), true")
+    browser.wait("document.getElementById('state').textContent === 'idle'", "the abort")
+    browser.wait(
+        "document.getElementById('input').value === 'and then this'", "the queue handed back"
+    )
+    assert browser.eval("document.querySelectorAll('#queue .queued').length") == 0
+    assert "slowly399" not in browser.eval("document.getElementById('transcript').innerText")
 
     # The session list shows it, with its cost and state; nothing violated the CSP.
     browser.eval("document.getElementById('back').click(), true")
