@@ -304,7 +304,6 @@ __all__ = [
     "say",
     "json_text",
     "FrontShell",
-    "SessionUsage",
     "context_tokens",
     "TreeEntry",
     "bash_message_from_wire",

@@ -1,6 +1,7 @@
 """A conversation the REPL did not see live (a resumed session, one attached in the server),
 printed into scrollback as the live rendering would have shown it: prompts, answers as
-Markdown, tool calls with their truncated results. Long conversations show their last
+Markdown, tool calls titled and their results' tails (or diffs) as :mod:`.tool_render` prints
+them live. Long conversations show their last
 :data:`SHOWN_MESSAGES` messages after a line saying how many came before.
 """
 
@@ -14,7 +15,7 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from agent_core import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
-from pi_cli.modes.plain.render import clip, format_args, safe, truncate_result
+from pi_cli.modes.plain.tool_render import call_line, call_title, clip, result_text, safe
 
 SHOWN_MESSAGES = 60
 
@@ -37,11 +38,9 @@ def print_history(
         elif isinstance(message, AssistantMessage):
             _assistant(console, message, describe)
         elif isinstance(message, ToolResultMessage):
-            lines, more = truncate_result(safe(message.text))
-            body = "\n".join("  " + line for line in lines or ["(no output)"])
-            if more:
-                body += f"\n  … (+{more} lines)"
-            console.print(Text(body, style="red" if message.is_error else "dim"))
+            console.print(
+                result_text(message.tool_name, message.text, message.is_error, message.details)
+            )
     console.print(Text("── live ──", style="dim"))
 
 
@@ -52,12 +51,7 @@ def _assistant(
         if isinstance(block, TextContent) and block.text.strip():
             console.print(Markdown(safe(block.text)))
         elif isinstance(block, ToolCall):
-            line = Text("▸ ", style="magenta")
-            line.append(safe(block.name), style="bold magenta")
-            args = safe(describe(block.name, block.arguments) or format_args(block.arguments))
-            if args:
-                line.append("  " + args, style="magenta")
-            console.print(line)
+            console.print(call_line(block.name, call_title(block.name, block.arguments, describe)))
     if message.stop_reason in ("error", "aborted"):
         why = message.error_message or message.stop_reason
         console.print(Text(f"{message.stop_reason}: {safe(why)}", style="yellow"))

@@ -89,6 +89,7 @@ class InputControl:
             self._send(unknown.corrected(answer[1:]), intent, images)
         else:
             self.restore([text])
+
     async def _in_background(self, start: Callable[[str], Awaitable[str]], prompt: str) -> None:
         self.host.transcript.notice(clean(await start(prompt.strip())), "info")
 
