@@ -27,6 +27,7 @@ from pi_cli.server.hub import HubError, SessionHub, check_id
 from pi_cli.server.openapi import openapi
 from pi_cli.server.web import web_routes
 from pi_cli.server.wire import MAX_BODY, OpenSession
+from pi_cli.shell import Settings
 
 LABELS = frozenset({"tui", "plain", "web", "acp", "rpc", "detach", "client"})
 
@@ -186,6 +187,11 @@ async def one_command(hosted: Any, raw: bytes) -> dict[str, Any]:
     return await answered
 
 
+def lag_limit(settings: Settings) -> int:
+    """How far (bytes) a client may fall behind a session's stream before it is dropped."""
+    return int(settings.server.client_lag_mib * 1024 * 1024)
+
+
 async def serve_websocket(hub: SessionHub, websocket: WebSocket) -> None:
     """Attach a client to a session until it leaves or is dropped (the run goes on)."""
     try:
@@ -195,8 +201,7 @@ async def serve_websocket(hub: SessionHub, websocket: WebSocket) -> None:
         return
     label = websocket.query_params.get("client", "client")
     await websocket.accept()
-    lag = int(hub.settings.server.client_lag_mib * 1024 * 1024)
-    channel = ClientChannel(label if label in LABELS else "client", limit=lag)
+    channel = ClientChannel(label if label in LABELS else "client", limit=lag_limit(hub.settings))
     connection = hosted.attach(channel)
     channel.token = websocket.scope.get("state", {}).get("token")  # type: ignore[attr-defined]
     pump = asyncio.ensure_future(channel.pump(websocket.send_text))

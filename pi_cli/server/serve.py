@@ -49,6 +49,14 @@ class ServeOptions:
     idle_exit_s: float | None = None
 
 
+def idle_exit_after(options: ServeOptions, settings: Any) -> float | None:
+    """How long an idle server started on demand lives on (``None``: a foreground server
+    stays until it is stopped): ``--idle-exit``, else ``server.idleExitS``."""
+    if not options.on_demand:
+        return None
+    return options.idle_exit_s or settings.server.idle_exit_s
+
+
 def bind_unix(path: Path) -> socket.socket:
     """A listening Unix socket at ``path``, mode 0600 (a stale socket file is replaced)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -134,7 +142,7 @@ def serve(options: ServeOptions) -> int:
         url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     if not sockets:
         raise ServeError("nothing to listen on (--no-socket without --tcp)")
-    idle_exit = options.idle_exit_s or settings.server.idle_exit_s
+    idle_exit = idle_exit_after(options, settings)
     info = ServerInfo(
         pid=os.getpid(),
         socket=str(options.socket) if options.socket else None,
@@ -172,7 +180,7 @@ async def _main(
     tokens: TokenSource,
     sockets: list[socket.socket],
     info: ServerInfo,
-    idle_exit: float,
+    idle_exit: float | None,
 ) -> int:
     import uvicorn
 
@@ -214,9 +222,7 @@ async def _main(
         signal.signal(sig, lambda *_: stop())
     gc.collect()
     gc.freeze()  # imports and the app live as long as the server
-    watcher = asyncio.ensure_future(
-        _watch(hub, tokens, stop, idle_exit if options.on_demand else None)
-    )
+    watcher = asyncio.ensure_future(_watch(hub, tokens, stop, idle_exit))
     try:
         await server.serve(sockets=sockets)
     finally:

@@ -9,6 +9,7 @@ A key added to the pydantic models without a probe here fails
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from collections.abc import Callable, Iterator
@@ -249,6 +250,10 @@ PROBES: dict[str, tuple[Any, Probe, Any]] = {
             ("requestTimeoutS", "request_timeout_s", 5.0),
         )
     },
+    "server.approvalTimeoutS": (120.0, lambda s: _hosted_approval_timeout(s), 120.0),
+    "server.idleExitS": (42.0, lambda s: _server_idle_exit(s), 42.0),
+    "server.notify": ("off", lambda s: _server_notifies(s), False),
+    "server.clientLagMib": (2.0, lambda s: _server_lag_limit(s), 2 * 1024 * 1024),
 }
 
 EXTRA: dict[str, dict[str, Any]] = {
@@ -411,6 +416,55 @@ def _prune_args(shell: CodingAgent) -> tuple[float, int]:
     finally:
         prune.prune = real  # type: ignore[assignment]
     return seen[0]
+
+
+async def _hosted_approval_timeout(shell: CodingAgent) -> float | None:
+    """The shell hosted by a ``pi serve`` hub: its approval broker waits this long."""
+    from pi_cli.server.hub import SessionHub
+    from pi_cli.server.registry import Registry
+    from pi_cli.server.wire import OpenSession
+
+    registry = Registry(shell.cwd / "sessions.json")
+    hub = SessionHub(shell.settings, registry, build=lambda options: shell)
+    await hub.open(OpenSession(cwd=str(shell.cwd)))
+    return shell.gate.broker.timeout_s
+
+
+def _server_idle_exit(shell: CodingAgent) -> float | None:
+    from pi_cli.server.serve import ServeOptions, idle_exit_after
+
+    return idle_exit_after(ServeOptions(socket=None, on_demand=True), shell.settings)
+
+
+async def _server_notifies(shell: CodingAgent) -> bool:
+    """Whether a waiting approval starts ``notify-send`` (a desktop and the program exist)."""
+    from pi_cli.server import notify
+    from pi_cli.shell import PermissionRequested
+
+    started: list[str] = []
+
+    async def run(program: str, title: str, body: str) -> None:
+        started.append(title)
+
+    saved = notify.desktop_available, notify.shutil.which, notify._run
+    notify.desktop_available = lambda: True  # type: ignore[assignment]
+    notify.shutil.which = lambda name: "/usr/bin/notify-send"  # type: ignore[assignment]
+    notify._run = run  # type: ignore[assignment]
+    try:
+        request = PermissionRequested(
+            id="r1", tool_call_id="c1", tool_name="bash", title="rm -rf x"
+        )
+        notify.notify_waiting(shell.settings, "0123456789ab", request)
+        await asyncio.sleep(0)
+    finally:
+        notify.desktop_available, notify.shutil.which, notify._run = saved  # type: ignore[assignment]
+    return bool(started)
+
+
+def _server_lag_limit(shell: CodingAgent) -> int:
+    from pi_cli.server.app import lag_limit
+
+    return lag_limit(shell.settings)
 
 
 def _schema_retries(shell: CodingAgent) -> int:
