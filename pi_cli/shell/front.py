@@ -9,9 +9,9 @@ one here. Sub-objects are protocols of their own, each no more than what is used
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from agent_core import ImageContent, Message
@@ -19,10 +19,10 @@ if TYPE_CHECKING:
     from pi_cli.shell.commands import CommandResult, SlashCommandRegistry
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import Listener, PermissionRequested, ShellState
+    from pi_cli.shell.events.dialogs import UiChanged
     from pi_cli.shell.input_policy import Intent
     from pi_cli.shell.input_queue import QueuedInput
     from pi_cli.shell.models.usage import SessionUsage
-    from pi_cli.shell.permissions.approvals import ApprovalAnswer
     from pi_cli.shell.session.tree import TreeEntry
 
 
@@ -152,6 +152,31 @@ class CheckpointsView(Protocol):
     async def undo(self, overwrite: bool | None = None) -> RewindResult: ...
 
 
+class DialogsView(Protocol):
+    """Dialogs waiting for an answer and the extension UI set now."""
+
+    def knows(self, request_id: str) -> bool: ...
+    def ui_state(self) -> list[UiChanged]: ...
+
+
+class ExtensionKeyView(Protocol):
+    """A key binding an extension registered."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def keys(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+
+
+class ExtensionsView(Protocol):
+    """The extensions' key bindings, as the TUI binds them."""
+
+    def keys(self) -> Sequence[ExtensionKeyView]: ...
+    def start_key(self, key_id: str) -> None: ...
+
+
 class FrontShell(Protocol):
     """A shell as the TUI and the plain REPL drive it (see the module docstring).
 
@@ -197,14 +222,17 @@ class FrontShell(Protocol):
     def user_bash(self) -> UserBashView: ...
     @property
     def checkpoints(self) -> CheckpointsView: ...
+    @property
+    def dialogs(self) -> DialogsView: ...
+    @property
+    def extensions(self) -> ExtensionsView | None: ...
 
     def subscribe(self, listener: Listener) -> Callable[[], None]: ...
+    def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None: ...
     def submit(
         self, text: str, intent: Intent = "auto", images: list[ImageContent] | None = None
     ) -> asyncio.Future[CommandResult | None]: ...
-    def answer(
-        self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]
-    ) -> bool: ...
+    def answer(self, request_id: str, answer: object) -> bool: ...
     def abort(self) -> None: ...
     def queued(self) -> list[QueuedInput]: ...
     def take_queued(self) -> list[QueuedInput]: ...

@@ -17,7 +17,7 @@ from pi_cli.modes.acp.sdk import helpers, schema
 from pi_cli.shell import DialogAnswer, DialogRequested, redact
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import FrontShell
 
 
 def can_ask(request: DialogRequested) -> bool:
@@ -51,7 +51,7 @@ def answer_of(request: DialogRequested, option_id: str | None) -> DialogAnswer:
     return DialogAnswer(cancelled=True)
 
 
-async def ask(conn: Any, session_id: str, shell: CodingAgent, request: DialogRequested) -> None:
+async def ask(conn: Any, session_id: str, shell: FrontShell, request: DialogRequested) -> None:
     """Ask ``request`` through ``conn`` and answer it in ``shell`` (cancelled on any failure)."""
     title = request.title if not request.message else f"{request.title} — {request.message}"
     call = helpers.update_tool_call(f"pi-{request.id}", title=redact(title), status="pending")

@@ -108,7 +108,7 @@ ToolKind = Literal[
 ]
 
 
-def available_commands(shell: CodingAgent) -> list[schema.AvailableCommand]:
+def available_commands(shell: AcpShell) -> list[schema.AvailableCommand]:
     """The shell's slash commands as ACP's available commands."""
     return [
         schema.AvailableCommand(

@@ -21,13 +21,13 @@ from pi_cli.shell import DialogAnswer, clean, say
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from pi_cli.shell import CodingAgent, DialogRequested
+    from pi_cli.shell import DialogRequested, FrontShell
 
 
 class DialogAsker(Protocol):
     """What :func:`answer_dialog` needs of the plain REPL."""
 
-    shell: CodingAgent
+    shell: FrontShell
     console: Console
     asking: str | None
 

@@ -16,12 +16,15 @@ from typing import Any, Protocol
 
 from pi_cli.shell import (
     CommandResult,
+    DialogAnswer,
+    DialogRequested,
     FileStat,
     PermissionRequested,
     Restored,
     RewindPlan,
     RewindPoint,
     RewindResult,
+    UiChanged,
 )
 
 
@@ -62,6 +65,52 @@ class PermissionsMirror:
         """Ask for ``mode``."""
         self.link.send({"type": "set_permission_mode", "mode": mode})
         return self.mode
+
+
+@dataclass
+class DialogsMirror:
+    """The dialogs waiting in the server's shell and its extension UI (from its events)."""
+
+    pending: dict[str, DialogRequested] = field(default_factory=dict)
+    ui: dict[tuple[str, str], UiChanged] = field(default_factory=dict)
+
+    def knows(self, request_id: str) -> bool:
+        """``request_id`` is a dialog waiting for its answer."""
+        return request_id in self.pending
+
+    def ui_state(self) -> list[UiChanged]:
+        """Every piece of UI set now."""
+        return list(self.ui.values())
+
+    def show(self, piece: UiChanged) -> None:
+        """A piece set or cleared."""
+        if piece.cleared:
+            self.ui.pop((piece.slot, piece.key), None)
+        else:
+            self.ui[(piece.slot, piece.key)] = piece
+
+
+def dialog_reply(request: DialogRequested, answer: object) -> dict[str, Any]:
+    """A front end's answer to ``request`` as the answer fields of an ``extension_ui_response``
+    (the server's shell checks it against the question again)."""
+    if not isinstance(answer, DialogAnswer):
+        if isinstance(answer, bool):
+            return {"confirmed": answer}
+        if isinstance(answer, str):
+            return {"value": answer}
+        if isinstance(answer, dict):
+            return dict(answer)
+        raise ValueError("an answer is a DialogAnswer, a mapping, a string or a bool")
+    if answer.cancelled:
+        return {"cancelled": True}
+    if request.kind == "confirm":
+        return {"confirmed": answer.confirmed}
+    if request.kind in ("input", "editor"):
+        return {"value": answer.text or ""}
+    reply: dict[str, Any] = {"values": list(answer.values)}
+    if answer.other is not None:
+        reply["other"] = answer.other
+    return reply
 
 
 @dataclass

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agent_core import ImageContent, Message, MessageEnd, to_wire
 from pi_cli.server.client.decode import message_of
@@ -23,6 +23,7 @@ from pi_cli.server.client.link import SessionLink
 from pi_cli.server.client.parts import (
     AgentToolsMirror,
     CheckpointsLink,
+    DialogsMirror,
     LoadedFile,
     LoadedSkill,
     McpMirror,
@@ -32,12 +33,14 @@ from pi_cli.server.client.parts import (
     SessionMirror,
     SourcesMirror,
     UserBashLink,
+    dialog_reply,
 )
 from pi_cli.shell import (
     ApprovalAnswer,
     CommandResult,
     FrontShell,
     Intent,
+    Notice,
     QueuedInput,
     SessionUsage,
     Settings,
@@ -46,6 +49,7 @@ from pi_cli.shell import (
     SlashCommand,
     SlashCommandRegistry,
     TreeEntry,
+    UiChanged,
     context_tokens,
 )
 
@@ -84,6 +88,8 @@ class RemoteShell(SessionLink):
         self.user_bash = UserBashLink()
         self.checkpoints = CheckpointsLink(self.request)
         self.commands = SlashCommandRegistry()
+        self.dialogs = DialogsMirror()
+        self.extensions: None = None  # extensions run in the server; their keys stay there
         self.tools: list[Any] = []  # the tools run in the server (titles: describe_call)
         self.aborted = False
         self._tree: list[TreeEntry] = []
@@ -106,6 +112,8 @@ class RemoteShell(SessionLink):
         self.sandbox.shells.show(front.get("backgroundShells", []))
         self.mcp.servers = list(front.get("mcp", []))
         self.agent_tools.todos.items = list(front.get("todos", []))
+        for piece in front.get("ui", []):
+            self.dialogs.show(UiChanged.model_validate(piece))
         self.sources.context_files = [LoadedFile(Path(p)) for p in front.get("contextFiles", [])]
         self.sources.skills = [LoadedSkill(n) for n in front.get("skills", [])]
         self._messages: list[Message] = [message_of(m) for m in hello.get("messages", [])]
@@ -147,6 +155,15 @@ class RemoteShell(SessionLink):
 
     def _resolved(self, event: Any) -> None:
         self.permissions.pending = [r for r in self.permissions.pending if r.id != event.id]
+
+    def _dialog_asked(self, event: Any) -> None:
+        self.dialogs.pending[event.id] = event
+
+    def _dialog_resolved(self, event: Any) -> None:
+        self.dialogs.pending.pop(event.id, None)
+
+    def _ui_changed(self, event: Any) -> None:
+        self.dialogs.show(event)
 
     def _queue_changed(self, event: Any) -> None:
         self._queued = [QueuedInput(i.id, i.text, i.kind) for i in event.items]
@@ -266,21 +283,27 @@ class RemoteShell(SessionLink):
             clipboard=result.get("clipboard"),
         )
 
-    def answer(self, request_id: str, answer: ApprovalAnswer | str | Mapping[str, object]) -> bool:
-        """Answer an approval (the first client to answer wins; the others see the result)."""
-        parsed = ApprovalAnswer.parse(answer)
-        known = any(r.id == request_id for r in self.permissions.pending)
-        command: dict[str, Any] = {
-            "type": "extension_ui_response",
-            "value": parsed.choice,
-            "scope": parsed.scope,
-        }
-        if parsed.message:
-            command["message"] = parsed.message
+    def answer(self, request_id: str, answer: object) -> bool:
+        """Answer an approval or a dialog (the first client to answer wins; the others see the
+        result). Raises ValueError when the answer has no shape the server takes."""
+        dialog = self.dialogs.pending.get(request_id)
+        command: dict[str, Any] = {"type": "extension_ui_response"}
+        if dialog is not None:
+            command.update(dialog_reply(dialog, answer))
+        else:
+            parsed = ApprovalAnswer.parse(answer)
+            command.update(value=parsed.choice, scope=parsed.scope)
+            if parsed.message:
+                command["message"] = parsed.message
+        known = dialog is not None or any(r.id == request_id for r in self.permissions.pending)
         task = asyncio.ensure_future(self._answer(request_id, command))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return known
+
+    def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None:
+        """A notice for this client's front end only (the server's shell does not see it)."""
+        self._emit(Notice(text=text, level=level))
 
     def abort(self) -> None:
         """Abort what the remote shell is doing (any client may)."""
@@ -330,6 +353,9 @@ _TRACKERS: dict[str, Callable[[RemoteShell, Any], None]] = {
     "permission_mode_changed": RemoteShell._mode_changed,
     "permission_requested": RemoteShell._asked,
     "permission_resolved": RemoteShell._resolved,
+    "dialog_requested": RemoteShell._dialog_asked,
+    "dialog_resolved": RemoteShell._dialog_resolved,
+    "ui_changed": RemoteShell._ui_changed,
     "queue_changed": RemoteShell._queue_changed,
     "background_shells": RemoteShell._shells_changed,
     "mcp_status": RemoteShell._mcp_changed,

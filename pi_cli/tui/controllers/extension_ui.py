@@ -17,7 +17,7 @@ from pi_cli.tui.screens.dialog import CANCELLED, DialogScreen
 from pi_cli.tui.widgets.footer import Item
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent, DialogAnswer
+    from pi_cli.shell import DialogAnswer, FrontShell
     from pi_cli.tui.controllers.attention import Attention
     from pi_cli.tui.widgets.footer import StatusFooter
     from pi_cli.tui.widgets.ui_pieces import UiPieces
@@ -32,7 +32,7 @@ class UiHost(Protocol):
     footer: StatusFooter
     ext_panel: UiPieces
     ext_status: UiPieces
-    shell: CodingAgent | None
+    shell: FrontShell | None
     attention: Attention | None
 
 
@@ -109,7 +109,7 @@ def bind_extension_keys(
     return left_out
 
 
-def rebind_keys(app: App[Any], shell: CodingAgent | None) -> None:
+def rebind_keys(app: App[Any], shell: FrontShell | None) -> None:
     """Bind the shell's extensions' keys (at attach and after ``/reload``); a clash with one of
     pi's own keys is said once."""
     if shell is None or shell.extensions is None:
