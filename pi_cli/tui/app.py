@@ -23,11 +23,11 @@ from pi_cli.tui import agent_messages as am
 from pi_cli.tui import messages as m
 from pi_cli.tui.completion import Completer
 from pi_cli.tui.controllers.activity import TICK_S, Activity
+from pi_cli.tui.controllers.boot import start_shell
 from pi_cli.tui.controllers.cursor import TranscriptCursor
 from pi_cli.tui.controllers.input import InputControl
 from pi_cli.tui.controllers.scrolling import NewOutputMarker, ScrollControl
 from pi_cli.tui.controllers.todos import TodoPanels
-from pi_cli.tui.keymap import has_extended_keys
 from pi_cli.tui.options import TuiOptions
 from pi_cli.tui.prompt_history import PromptHistory
 from pi_cli.tui.status import home_relative, shell_status
@@ -89,7 +89,7 @@ class PiApp(App[int], inherit_bindings=False):
             self.startup_warnings.append(f"Unknown theme {wanted!r}; using {DEFAULT_THEME}.")
             wanted = DEFAULT_THEME
         self.theme = wanted
-        self._extended = self.options.extended_keys
+        self.extended_keys = self.options.extended_keys
         self.bridge: Bridge | None = None
         self.attention: Attention | None = None
         self.runs_rendered = 0
@@ -134,7 +134,7 @@ class PiApp(App[int], inherit_bindings=False):
         return token_defaults()
 
     def _header_parts(self) -> tuple[list[str], list[str], list[tuple[str, str]]]:
-        return header_parts(self.shell, self.cwd, self.options.keymap, self._extended)
+        return header_parts(self.shell, self.cwd, self.options.keymap, self.extended_keys)
 
     @property
     def cwd(self) -> Path:
@@ -196,35 +196,10 @@ class PiApp(App[int], inherit_bindings=False):
         if self.shell is not None:
             self.attach_shell(self.shell)  # after compose: the bridge posts to the transcript
             await self.show_history("")
-        elif self._shell_factory is not None:
-            # After the first frame, so building the shell never delays it.
-            self.call_after_refresh(self.run_worker, self._build_shell, thread=True, group="boot")
-        elif self._connect is not None:
-            self.call_after_refresh(self.run_worker, self._connect_shell(), group="boot")
+        else:
+            start_shell(self, self._shell_factory, self._connect)
         self.refresh_status()
         self.set_interval(TICK_S, self.tick)
-
-    def _build_shell(self) -> None:
-        """Thread worker: build the shell, then hand it to the app's thread."""
-        assert self._shell_factory is not None
-        try:
-            result = self._shell_factory()
-            import pi_cli.tui.document.turn  # noqa: F401 - warm Markdown for the first turn
-
-            if self._extended is None:
-                self._extended = has_extended_keys()
-        except Exception as exc:  # noqa: BLE001 - a bug; report it instead of hanging on "starting"
-            result = f"internal error while starting: {type(exc).__name__}: {exc}"
-        self.post_message(m.ShellBuilt(result))  # thread-safe: handled on the app's loop
-        if not isinstance(result, str):
-            from pi_cli.tui.document.markdown import warm_highlighter
-
-            warm_highlighter()  # after: the shell is ready meanwhile
-
-    async def _connect_shell(self) -> None:
-        """Worker: reach the shell elsewhere (its events arrive on this loop)."""
-        assert self._connect is not None
-        self.post_message(m.ShellBuilt(await self._connect()))
 
     async def on_shell_built(self, message: m.ShellBuilt) -> None:
         result = message.result

@@ -1,17 +1,20 @@
 """The plain REPL's questions: approve a tool call, trust a folder, send an unknown command as a
-prompt (prompt-toolkit prompts)."""
+prompt (prompt-toolkit prompts); the approvals and dialogs waiting, asked in turn."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from pi_cli.shell import ApprovalAnswer, clean, one_line, say
+from pi_cli.modes.plain.dialogs import DialogAsker, answer_dialog
+from pi_cli.shell import ApprovalAnswer, DialogRequested, clean, one_line, say
 
 if TYPE_CHECKING:
+    from prompt_toolkit.buffer import Buffer
+
     from pi_cli.shell import PermissionRequested, TrustCheck, UnknownCommand
 
 KEYS = {"y": "allow_once", "s": "allow_session", "a": "allow_always", "n": "deny"}
@@ -117,3 +120,42 @@ async def ask_trust(
         word = text.strip().lower()
         if word in ("y", "yes", "n", "no"):
             return word.startswith("y")
+
+
+ALLOWED = {
+    "allow_once": "allowed once",
+    "allow_session": "allowed for this session",
+    "allow_always": "allowed, and saved as a rule",
+}
+
+
+class QuestionAsker(DialogAsker, Protocol):
+    """What :func:`answer_waiting` needs of the plain REPL."""
+
+    questions: list[PermissionRequested | DialogRequested]
+    io: tuple[Input | None, Output | None]
+
+    async def drained(self) -> None: ...
+    def abort(self, buffer: Buffer | None) -> None: ...
+
+
+async def answer_waiting(repl: QuestionAsker) -> None:
+    """Ask each pending approval and dialog in turn (the run waits; typed text is kept)."""
+    from rich.text import Text
+
+    while repl.questions:
+        await repl.drained()  # the question comes after what it is about
+        request = repl.questions.pop(0)
+        if isinstance(request, DialogRequested):
+            await answer_dialog(repl, request, repl.io)
+            continue
+        if request not in repl.shell.permissions.pending:
+            continue  # answered meanwhile (abort, timeout)
+        answer = await ask_approval(request, *repl.io)
+        if answer is None:  # Ctrl+C: stop the run (its pending approvals end "aborted")
+            repl.questions.clear()
+            repl.abort(None)
+            return
+        repl.shell.answer(request.id, answer)
+        if answer.choice != "deny":  # a denial is said by the call's result
+            repl.console.print(Text(f"  {ALLOWED[answer.choice]}", style="green"))

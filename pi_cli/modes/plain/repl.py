@@ -29,8 +29,7 @@ from rich.text import Text
 
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
-from pi_cli.modes.plain.approval import ask_approval, ask_trust, ask_unknown_command
-from pi_cli.modes.plain.dialogs import answer_dialog
+from pi_cli.modes.plain.approval import answer_waiting, ask_trust, ask_unknown_command
 from pi_cli.modes.plain.history import print_history
 from pi_cli.modes.plain.keys import PiCompleter, register_extra_sequences, repl_key_bindings
 from pi_cli.modes.plain.pickers import Pickers
@@ -99,13 +98,6 @@ def history_path() -> Path:
     return path
 
 
-_ALLOWED = {
-    "allow_once": "allowed once",
-    "allow_session": "allowed for this session",
-    "allow_always": "allowed, and saved as a rule",
-}
-
-
 class _AnswerApprovals(Exception):  # control flow
     """Raised into the input prompt so the REPL can ask a pending approval."""
 
@@ -142,8 +134,8 @@ class PlainRepl:
         self._quit = False
         self._closed = False
         self._restore = ""
-        self._io = (input, output)
-        self._approvals: list[PermissionRequested | DialogRequested] = []
+        self.io = (input, output)
+        self.questions: list[PermissionRequested | DialogRequested] = []
         self._writer: TerminalWriter | None = None
         self.asking: str | None = None  # the dialog whose prompt is up (tests wait for it)
         shell.subscribe(self.renderer)
@@ -245,7 +237,7 @@ class PlainRepl:
     async def _loop(self) -> None:
         """Prompt and handle inputs (and approvals) until quit."""
         while not self._quit:
-            await self._answer_approvals()
+            await answer_waiting(self)
             default, self._restore = self._restore, ""
             self.session.app.erase_when_done = False  # an accepted line stays in the scrollback
             try:
@@ -268,7 +260,7 @@ class PlainRepl:
         self._app = app or get_app()
         if self._quit:  # a /quit finished between two prompts
             self._app.exit(exception=EOFError())
-        elif self._approvals:
+        elif self.questions:
             self._interrupt_for_approval()
 
     def _interrupt_for_approval(self) -> None:
@@ -287,25 +279,6 @@ class PlainRepl:
         if self._writer is not None:
             await self._writer.drain()
 
-    async def _answer_approvals(self) -> None:
-        """Ask each pending approval and dialog in turn (the run waits; typed text is kept)."""
-        while self._approvals:
-            await self.drained()  # the question comes after what it is about
-            request = self._approvals.pop(0)
-            if isinstance(request, DialogRequested):
-                await answer_dialog(self, request, self._io)
-                continue
-            if request not in self.shell.permissions.pending:
-                continue  # answered meanwhile (abort, timeout)
-            answer = await ask_approval(request, *self._io)
-            if answer is None:  # Ctrl+C: stop the run (its pending approvals end "aborted")
-                self._approvals.clear()
-                self.abort(None)
-                return
-            self.shell.answer(request.id, answer)
-            if answer.choice != "deny":  # a denial is said by the call's result
-                self.console.print(Text(f"  {_ALLOWED[answer.choice]}", style="green"))
-
     async def handle(self, text: str, kind: Kind = "enter") -> None:
         """Act on one accepted input line (public for tests): the shell decides what it becomes."""
         if not text.strip():
@@ -318,7 +291,7 @@ class PlainRepl:
         unknown = self.shell.commands.unknown(text)
         if unknown is not None:  # /tpyo: ask, rather than send a typo to the model
             await self.drained()
-            answer = await ask_unknown_command(unknown, *self._io)
+            answer = await ask_unknown_command(unknown, *self.io)
             if answer is None:
                 self._restore = "\n".join(filter(None, [self._restore, text]))
                 return
@@ -352,12 +325,12 @@ class PlainRepl:
     def _on_event(self, event: ShellEvent) -> None:
         """Approvals interrupt the input line; a handed-back queue goes into it."""
         if isinstance(event, PermissionRequested | DialogRequested):
-            self._approvals.append(event)
+            self.questions.append(event)
             self._interrupt_for_approval()
         elif isinstance(event, ShellStateChanged) and event.state == "idle" and self._dumb:
             self._interrupt_for_approval()  # the "› " of the next input
         elif isinstance(event, PermissionResolved | DialogResolved):
-            self._approvals = [r for r in self._approvals if r.id != event.id]
+            self.questions = [r for r in self.questions if r.id != event.id]
         if isinstance(event, QueueReturned) and event.items:
             restored = "\n".join(item.text for item in event.items)
             app = self._app
