@@ -5,20 +5,32 @@ Either way the app gets a :class:`~pi_cli.tui.messages.ShellBuilt` (the shell, o
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.tui import messages as m
 from pi_cli.tui.keymap import has_extended_keys
 
 if TYPE_CHECKING:
     from pi_cli.shell import FrontShell
-    from pi_cli.tui.app import PiApp
 
 Factory = Callable[[], "FrontShell | str"]
 Connect = Callable[[], Awaitable["FrontShell | str"]]
 
 
-def start_shell(app: PiApp, factory: Factory | None, connect: Connect | None) -> None:
+class BootHost(Protocol):
+    """What starting the shell needs of the app."""
+
+    extended_keys: bool | None
+
+    @property
+    def call_after_refresh(self) -> Callable[..., Any]: ...
+    @property
+    def run_worker(self) -> Callable[..., Any]: ...
+    @property
+    def post_message(self) -> Callable[..., Any]: ...
+
+
+def start_shell(app: BootHost, factory: Factory | None, connect: Connect | None) -> None:
     """Build or reach the shell once the first frame is drawn."""
     if factory is not None:
         build = lambda: _build(app, factory)  # noqa: E731 - the thread worker
@@ -27,7 +39,7 @@ def start_shell(app: PiApp, factory: Factory | None, connect: Connect | None) ->
         app.call_after_refresh(app.run_worker, _connect(app, connect), group="boot")
 
 
-def _build(app: PiApp, factory: Factory) -> None:
+def _build(app: BootHost, factory: Factory) -> None:
     """Thread worker: build the shell, then hand it to the app's thread."""
     try:
         result = factory()
@@ -44,6 +56,6 @@ def _build(app: PiApp, factory: Factory) -> None:
         warm_highlighter()  # after: the shell is ready meanwhile
 
 
-async def _connect(app: PiApp, connect: Connect) -> None:
+async def _connect(app: BootHost, connect: Connect) -> None:
     """Worker: reach the shell elsewhere (its events arrive on this loop)."""
     app.post_message(m.ShellBuilt(await connect()))
