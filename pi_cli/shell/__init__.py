@@ -102,6 +102,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.events.long_running import GoalChanged, GoalChecked
     from pi_cli.shell.events.lsp import DiagnosticsReported, LspStatusChanged
     from pi_cli.shell.export_html import ExportError, default_export_path, export_session
+    from pi_cli.shell.front import FrontShell, QueueView
     from pi_cli.shell.importing import TranscriptImportError, import_words
     from pi_cli.shell.input_policy import Intent
     from pi_cli.shell.input_queue import InputQueue, QueuedInput, QueueError

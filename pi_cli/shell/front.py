@@ -9,7 +9,7 @@ one here. Sub-objects are protocols of their own, each no more than what is used
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -177,6 +177,21 @@ class ExtensionsView(Protocol):
     def start_key(self, key_id: str) -> None: ...
 
 
+class LspServersView(Protocol):
+    """The language servers started, as a footer shows them."""
+
+    @property
+    def servers(self) -> Mapping[str, Any]: ...
+    def footer(self) -> str: ...
+
+
+class LspView(Protocol):
+    """Code intelligence: ``started`` is None until a language server was asked for."""
+
+    @property
+    def started(self) -> LspServersView | None: ...
+
+
 class FrontShell(Protocol):
     """A shell as the TUI and the plain REPL drive it (see the module docstring).
 
@@ -226,6 +241,8 @@ class FrontShell(Protocol):
     def dialogs(self) -> DialogsView: ...
     @property
     def extensions(self) -> ExtensionsView | None: ...
+    @property
+    def lsp(self) -> LspView: ...
 
     def subscribe(self, listener: Listener) -> Callable[[], None]: ...
     def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None: ...

@@ -60,11 +60,18 @@ def front_state(shell: CodingAgent) -> dict[str, Any]:
         "backgroundShells": [_shell_info(i) for i in shell.sandbox.shells.infos()],
         "mcp": to_wire(shell.mcp.status_event())["servers"],
         "todos": list(shell.agent_tools.todos.items),
+        "lsp": _lsp_servers(shell),
         "pendingApprovals": [request_line(r, timeout) for r in shell.permissions.pending],
         "ui": [to_wire(piece) for piece in shell.dialogs.ui_state()],
         "contextFiles": [str(f.path) for f in shell.sources.context_files],
         "skills": [s.name for s in shell.sources.skills],
     }
+
+
+def _lsp_servers(shell: CodingAgent) -> list[dict[str, Any]]:
+    """The started language servers' states (none until one was asked for)."""
+    started = shell.lsp.started
+    return to_wire(started.status_event())["servers"] if started is not None else []
 
 
 def _shell_info(info: Any) -> dict[str, Any]:

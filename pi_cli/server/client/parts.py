@@ -19,6 +19,7 @@ from pi_cli.shell import (
     DialogAnswer,
     DialogRequested,
     FileStat,
+    LspStatusChanged,
     PermissionRequested,
     Restored,
     RewindPlan,
@@ -111,6 +112,35 @@ def dialog_reply(request: DialogRequested, answer: object) -> dict[str, Any]:
     if answer.other is not None:
         reply["other"] = answer.other
     return reply
+
+
+_LSP_MARKS = {"ready": "✓", "starting": "…", "restarting": "…", "failed": "✗", "stopped": "-"}
+
+
+@dataclass
+class LspMirror:
+    """The language servers the server's shell started (from its ``lsp_status`` events);
+    ``started`` is None until one was."""
+
+    servers: dict[str, Any] = field(default_factory=dict)  # name -> its status
+
+    @property
+    def started(self) -> LspMirror | None:
+        """Itself once a server started (as the local shell's door)."""
+        return self if self.servers else None
+
+    def show(self, statuses: Sequence[Any]) -> None:
+        """Every started server's status now."""
+        self.servers = {status.name: status for status in statuses}
+
+    def show_wire(self, servers: list[dict[str, Any]]) -> None:
+        """The states a ``get_front_state`` lists."""
+        self.show(LspStatusChanged.model_validate({"servers": servers}).servers)
+
+    def footer(self) -> str:
+        """``LSP python✓ typescript…`` (as the local shell's manager writes it)."""
+        parts = [f"{name}{_LSP_MARKS.get(s.state, '?')}" for name, s in self.servers.items()]
+        return "LSP " + " ".join(parts) if parts else ""
 
 
 @dataclass

@@ -26,6 +26,7 @@ from pi_cli.server.client.parts import (
     DialogsMirror,
     LoadedFile,
     LoadedSkill,
+    LspMirror,
     McpMirror,
     PermissionsMirror,
     QueueLink,
@@ -89,6 +90,7 @@ class RemoteShell(SessionLink):
         self.checkpoints = CheckpointsLink(self.request)
         self.commands = SlashCommandRegistry()
         self.dialogs = DialogsMirror()
+        self.lsp = LspMirror()
         self.extensions: None = None  # extensions run in the server; their keys stay there
         self.tools: list[Any] = []  # the tools run in the server (titles: describe_call)
         self.aborted = False
@@ -112,6 +114,7 @@ class RemoteShell(SessionLink):
         self.sandbox.shells.show(front.get("backgroundShells", []))
         self.mcp.servers = list(front.get("mcp", []))
         self.agent_tools.todos.items = list(front.get("todos", []))
+        self.lsp.show_wire(front.get("lsp", []))
         for piece in front.get("ui", []):
             self.dialogs.show(UiChanged.model_validate(piece))
         self.sources.context_files = [LoadedFile(Path(p)) for p in front.get("contextFiles", [])]
@@ -164,6 +167,9 @@ class RemoteShell(SessionLink):
 
     def _ui_changed(self, event: Any) -> None:
         self.dialogs.show(event)
+
+    def _lsp_changed(self, event: Any) -> None:
+        self.lsp.show(event.servers)
 
     def _queue_changed(self, event: Any) -> None:
         self._queued = [QueuedInput(i.id, i.text, i.kind) for i in event.items]
@@ -357,6 +363,7 @@ _TRACKERS: dict[str, Callable[[RemoteShell, Any], None]] = {
     "dialog_resolved": RemoteShell._dialog_resolved,
     "ui_changed": RemoteShell._ui_changed,
     "queue_changed": RemoteShell._queue_changed,
+    "lsp_status": RemoteShell._lsp_changed,
     "background_shells": RemoteShell._shells_changed,
     "mcp_status": RemoteShell._mcp_changed,
     "todo_updated": RemoteShell._todos_changed,
