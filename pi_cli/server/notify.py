@@ -43,7 +43,7 @@ def notify_waiting(settings: Settings, session_id: str, request: PermissionReque
 
 
 async def _run(program: str, title: str, body: str) -> None:
-    from tools import processes
+    from tools.sandbox import processes
 
     try:
         process = await processes.start(

@@ -170,7 +170,7 @@ def start_on_demand() -> None:
 
     env = {**os.environ, **HELD}  # the server needs the provider keys this pi holds
     argv = [sys.executable, "-m", "pi_cli.cli", "serve", "--on-demand"]
-    from tools import processes
+    from tools.sandbox import processes
 
     with open(server_dir() / "server.log", "ab") as log:
         # Kept: it must outlive this client (pi's exit sweep leaves it alone), in a session of
