@@ -143,7 +143,7 @@ if TYPE_CHECKING:
         revert_session_file,
         session_changes,
     )
-    from pi_cli.shell.session.bash_messages import BashExecutionMessage
+    from pi_cli.shell.session.bash_messages import BashExecutionMessage, bash_message_from_wire
     from pi_cli.shell.session.branching import fork_before, fork_points
     from pi_cli.shell.session.files import find_latest_session, resolve_session
     from pi_cli.shell.session.listing import SessionInfo, list_sessions, rename_session

@@ -9,7 +9,7 @@ checkpoints' restore path (``/rewind undo`` undoes it); the list is read again a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on
@@ -24,10 +24,15 @@ from pi_cli.tui.messages import clean
 from pi_cli.tui.widgets.key_hints import KeyHints
 
 if TYPE_CHECKING:
-    from pi_cli.shell import ChangeSet, DiffFile
+    from pi_cli.shell import ChangeSet, CodingAgent, DiffFile, FrontShell
     from pi_cli.tui.host import TuiHost
 
 MAX_PATCH_LINES = 4000
+
+
+def local_shell(shell: FrontShell | None) -> CodingAgent | None:
+    """The shell when it runs here: a session in ``pi serve`` keeps its checkpoints there."""
+    return None if shell is None or shell.remote else cast("CodingAgent", shell)
 
 
 def patch_text(file: DiffFile, styles: dict[str, str]) -> Text:
@@ -157,7 +162,7 @@ class DiffScreen(ModalScreen[None]):
         from pi_cli.shell import RewindError, change_sets, revert_session_file, session_changes
 
         file = self._selected_file(self.query_one(OptionList).highlighted)
-        shell = self.host.shell
+        shell = local_shell(self.host.shell)
         if file is None or shell is None:
             return
         try:
@@ -179,8 +184,12 @@ async def show_diff(host: Any) -> None:
     """``/diff``: read the session's changes, then open the screen."""
     from pi_cli.shell import RewindError, change_sets, session_changes
 
-    shell = host.shell
-    assert shell is not None
+    shell = local_shell(host.shell)
+    if shell is None:
+        host.notify(
+            "/diff is not available in a session attached from pi serve (its checkpoints are there)"
+        )
+        return
     try:
         result = await session_changes(shell.session, shell.checkpoints, per_turn=True)
     except RewindError as exc:
