@@ -157,6 +157,12 @@ class GetSessionStats(Command):
     type: Literal["get_session_stats"]
 
 
+class GetContext(Command):
+    """What fills the context window: the system prompt's parts, tools, messages, free space."""
+
+    type: Literal["get_context"]
+
+
 class GetLastAssistantText(Command):
     """The text of the last answer."""
 
