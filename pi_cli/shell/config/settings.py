@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from pi_cli.shell.config._server_settings import ServerSettings
 from pi_cli.shell.config.long_running import GoalSettings
 from pi_cli.shell.config.sections import (
     CheckpointSettings,
@@ -22,7 +23,6 @@ from pi_cli.shell.config.sections import (
     RetrySettings,
     ReviewSettings,
     SandboxSettings,
-    ServerSettings,
     SettingsSection,
     SubagentSettings,
     TelemetrySettings,
