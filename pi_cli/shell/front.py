@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import Listener, PermissionRequested, ShellState
     from pi_cli.shell.events.dialogs import UiChanged
+    from pi_cli.shell.events.long_running import GoalChanged
     from pi_cli.shell.input_policy import Intent
     from pi_cli.shell.input_queue import QueuedInput
     from pi_cli.shell.models.usage import SessionUsage
@@ -192,6 +193,12 @@ class LspView(Protocol):
     def started(self) -> LspServersView | None: ...
 
 
+class GoalsView(Protocol):
+    """The goal being pursued (``/goal``), as a footer shows it."""
+
+    def event(self) -> GoalChanged: ...
+
+
 class FrontShell(Protocol):
     """A shell as the TUI and the plain REPL drive it (see the module docstring).
 
@@ -243,6 +250,8 @@ class FrontShell(Protocol):
     def extensions(self) -> ExtensionsView | None: ...
     @property
     def lsp(self) -> LspView: ...
+    @property
+    def goals(self) -> GoalsView: ...
 
     def subscribe(self, listener: Listener) -> Callable[[], None]: ...
     def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None: ...

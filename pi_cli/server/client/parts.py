@@ -19,6 +19,7 @@ from pi_cli.shell import (
     DialogAnswer,
     DialogRequested,
     FileStat,
+    GoalChanged,
     LspStatusChanged,
     PermissionRequested,
     Restored,
@@ -112,6 +113,17 @@ def dialog_reply(request: DialogRequested, answer: object) -> dict[str, Any]:
     if answer.other is not None:
         reply["other"] = answer.other
     return reply
+
+
+@dataclass
+class GoalsMirror:
+    """The goal the server's shell pursues (from its ``goal_changed`` events)."""
+
+    current: GoalChanged = field(default_factory=GoalChanged)
+
+    def event(self) -> GoalChanged:
+        """The goal as an event (as the local shell's goals give it)."""
+        return self.current
 
 
 _LSP_MARKS = {"ready": "✓", "starting": "…", "restarting": "…", "failed": "✗", "stopped": "-"}

@@ -24,6 +24,7 @@ from pi_cli.server.client.parts import (
     AgentToolsMirror,
     CheckpointsLink,
     DialogsMirror,
+    GoalsMirror,
     LoadedFile,
     LoadedSkill,
     LspMirror,
@@ -40,6 +41,7 @@ from pi_cli.shell import (
     ApprovalAnswer,
     CommandResult,
     FrontShell,
+    GoalChanged,
     Intent,
     Notice,
     QueuedInput,
@@ -91,6 +93,7 @@ class RemoteShell(SessionLink):
         self.commands = SlashCommandRegistry()
         self.dialogs = DialogsMirror()
         self.lsp = LspMirror()
+        self.goals = GoalsMirror()
         self.extensions: None = None  # extensions run in the server; their keys stay there
         self.tools: list[Any] = []  # the tools run in the server (titles: describe_call)
         self.aborted = False
@@ -115,6 +118,7 @@ class RemoteShell(SessionLink):
         self.mcp.servers = list(front.get("mcp", []))
         self.agent_tools.todos.items = list(front.get("todos", []))
         self.lsp.show_wire(front.get("lsp", []))
+        self.goals.current = GoalChanged.model_validate({"goal": front.get("goal")})
         for piece in front.get("ui", []):
             self.dialogs.show(UiChanged.model_validate(piece))
         self.sources.context_files = [LoadedFile(Path(p)) for p in front.get("contextFiles", [])]
@@ -164,12 +168,6 @@ class RemoteShell(SessionLink):
 
     def _dialog_resolved(self, event: Any) -> None:
         self.dialogs.pending.pop(event.id, None)
-
-    def _ui_changed(self, event: Any) -> None:
-        self.dialogs.show(event)
-
-    def _lsp_changed(self, event: Any) -> None:
-        self.lsp.show(event.servers)
 
     def _queue_changed(self, event: Any) -> None:
         self._queued = [QueuedInput(i.id, i.text, i.kind) for i in event.items]
@@ -361,9 +359,10 @@ _TRACKERS: dict[str, Callable[[RemoteShell, Any], None]] = {
     "permission_resolved": RemoteShell._resolved,
     "dialog_requested": RemoteShell._dialog_asked,
     "dialog_resolved": RemoteShell._dialog_resolved,
-    "ui_changed": RemoteShell._ui_changed,
+    "ui_changed": lambda shell, event: shell.dialogs.show(event),
     "queue_changed": RemoteShell._queue_changed,
-    "lsp_status": RemoteShell._lsp_changed,
+    "lsp_status": lambda shell, event: shell.lsp.show(event.servers),
+    "goal_changed": lambda shell, event: setattr(shell.goals, "current", event),
     "background_shells": RemoteShell._shells_changed,
     "mcp_status": RemoteShell._mcp_changed,
     "todo_updated": RemoteShell._todos_changed,
