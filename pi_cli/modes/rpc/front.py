@@ -61,7 +61,7 @@ def front_state(shell: CodingAgent) -> dict[str, Any]:
         "mcp": to_wire(shell.mcp.status_event())["servers"],
         "todos": list(shell.agent_tools.todos.items),
         "lsp": _lsp_servers(shell),
-        "goal": to_wire(shell.goals.event())["goal"],
+        "goal": to_wire(shell.goals.event()).get("goal"),
         "pendingApprovals": [request_line(r, timeout) for r in shell.permissions.pending],
         "ui": [to_wire(piece) for piece in shell.dialogs.ui_state()],
         "contextFiles": [str(f.path) for f in shell.sources.context_files],
