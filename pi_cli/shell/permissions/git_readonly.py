@@ -19,8 +19,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from pi_cli.shell.permissions._git_read import read_git
 from pi_cli.shell.permissions.bash_parse import Word
-from pi_cli.shell.permissions.readonly_options import abbreviates
 from pi_cli.shell.permissions.workspace import Workspace, real
 
 GIT_SAFE = (
@@ -32,61 +32,6 @@ GIT_SAFE = (
     "-c core.alternateRefsCommand= -c uploadpack.packObjectsHook= -c credential.helper="
 )
 """Global options pi adds to each git command it runs as read-only (see the module doc)."""
-
-_DIFF_SAFE = "--no-textconv --no-ext-diff"
-_SUBCOMMANDS: dict[str, str] = {
-    "status": "",
-    "log": _DIFF_SAFE,
-    "whatchanged": _DIFF_SAFE,
-    "diff": _DIFF_SAFE,
-    "show": _DIFF_SAFE,
-    "blame": "--no-textconv",
-    "grep": "--no-textconv",
-    "shortlog": "",
-    "describe": "",
-    "rev-parse": "",
-    "rev-list": "",
-    "ls-files": "",
-    "ls-tree": "",
-    "cat-file": "",
-    "show-ref": "",
-    "merge-base": "",
-    "name-rev": "",
-    "count-objects": "",
-    "for-each-ref": "",
-    "branch": "",
-    "tag": "",
-    "remote": "",
-    "stash": "",
-    "reflog": "",
-    "config": "",
-    "worktree": "",
-}
-_DENIED = frozenset(
-    {
-        "--output",
-        "--output-directory",
-        "--ext-diff",
-        "--textconv",
-        "--open-files-in-pager",
-        "-O",
-        "--show-signature",
-        "--filters",
-        "--alternate-refs",
-        "--edit",
-        "--edit-description",
-    }
-)
-_LIST_FLAGS = frozenset({"-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged"})
-_LIST_FLAGS |= {"--points-at"}
-_BRANCH_FLAGS = frozenset(
-    {"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "--color"}
-    | {"--no-color", "--column", "--no-column", "-i", "--ignore-case", "--omit-empty"}
-)
-_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch"})
-_CONFIG_OK = _CONFIG_READS | {"--global", "--local", "--system", "--show-origin", "--show-scope"}
-_CONFIG_OK |= {"--null", "-z", "--name-only", "--includes", "--no-includes", "--type", "--bool"}
-_CONFIG_OK |= {"--int", "--path"}
 
 
 class GitPlan:
@@ -105,6 +50,35 @@ def git_plan(
     words: list[Word], cwd: Path, workspace: Workspace, has_filters: Callable[[Path], bool]
 ) -> GitPlan | str:
     """The plan for a read-only ``git ...`` (``words[0]`` is ``git``), or why it is not one."""
+    start = _global_options(words, cwd, workspace)
+    if isinstance(start, str):
+        return start
+    index, cwd = start
+    if index >= len(words):
+        return "git without a subcommand"
+    sub = words[index]
+    if sub.dynamic:
+        return f"git {sub.text} is not a read-only git command"
+    rest = words[index + 1 :]
+    for word in rest:
+        if word.dynamic:
+            return f"{word.text!r} is only known when git runs ({word.dynamic})"
+        if "%G" in word.text or "%(signature" in word.text:
+            return f"git format {word.text!r} verifies signatures (runs gpg)"
+    read = read_git(sub.text, [word.text for word in rest])
+    if isinstance(read, str):
+        return read
+    if has_filters(cwd):
+        return "the repository's git config defines filter programs, which git would run"
+    plan = GitPlan(after_git=words[0].end, cwd=cwd, paths=read.paths)
+    if read.safe_flags:
+        plan.after_sub = rest[read.safe_after - 1].end if read.safe_after else sub.end
+        plan.sub_flags = read.safe_flags
+    return plan
+
+
+def _global_options(words: list[Word], cwd: Path, workspace: Workspace) -> tuple[int, Path] | str:
+    """Where the subcommand is and the directory git runs in (``-C``), or why pi asks."""
     index = 1
     while index < len(words) and words[index].text.startswith("-"):
         flag = words[index].text
@@ -117,68 +91,7 @@ def git_plan(
             index += 2
         else:
             return f"git option {flag} is not allowed without asking"
-    if index >= len(words):
-        return "git without a subcommand"
-    sub = words[index]
-    if sub.dynamic or sub.text not in _SUBCOMMANDS:
-        return f"git {sub.text} is not a read-only git command"
-    rest = words[index + 1 :]
-    for word in rest:
-        if word.dynamic:
-            return f"{word.text!r} is only known when git runs ({word.dynamic})"
-        head = word.text.split("=", 1)[0]
-        denied = abbreviates(head, _DENIED)
-        if denied is not None or (word.text.startswith("-O") and not word.text.startswith("--")):
-            return f"git option {head} writes or runs something"
-        if "%G" in word.text or "%(signature" in word.text:
-            return f"git format {word.text!r} verifies signatures (runs gpg)"
-    problem = _shape(sub.text, [w.text for w in rest])
-    if problem:
-        return problem
-    if has_filters(cwd):
-        return "the repository's git config defines filter programs, which git would run"
-    paths = []
-    for word in rest:
-        text = word.text
-        if text.startswith("-"):
-            if "=" in text:
-                paths.append(text.split("=", 1)[1])
-            continue
-        paths.append(text)
-    plan = GitPlan(after_git=words[0].end, cwd=cwd, paths=paths)
-    if _SUBCOMMANDS[sub.text]:
-        plan.after_sub, plan.sub_flags = sub.end, _SUBCOMMANDS[sub.text]
-    return plan
-
-
-def _shape(sub: str, args: list[str]) -> str | None:
-    """Why ``git sub args`` would change something (None: it only reads)."""
-    positional = [a for a in args if not a.startswith("-")]
-    flags = {a.split("=", 1)[0] for a in args if a.startswith("-")}
-    listing = bool(flags & _LIST_FLAGS)
-    if sub == "branch":
-        unknown = flags - _BRANCH_FLAGS - _LIST_FLAGS - {"--sort", "--format"}
-        if unknown or (positional and not listing):
-            return "git branch that creates, renames or deletes branches"
-    elif sub == "tag":
-        if (flags - _LIST_FLAGS - {"-n", "--sort", "--format", "--column", "--no-column"}) or (
-            positional and not listing
-        ):
-            return "git tag that creates or deletes tags"
-    elif sub == "remote":
-        if (positional and positional[0] != "get-url") or flags - {"-v", "--verbose"}:
-            return "git remote that changes or contacts remotes"
-    elif sub in ("stash", "worktree"):
-        allowed = ("list", "show") if sub == "stash" else ("list",)
-        if not positional or positional[0] not in allowed:
-            return f"git {sub} that changes the repository"
-    elif sub == "reflog":
-        if positional and positional[0] in ("expire", "delete"):
-            return "git reflog that expires or deletes entries"
-    elif sub == "config":
-        if not flags & _CONFIG_READS or flags - _CONFIG_OK:
-            return "git config that writes configuration"
-    return None
+    return index, cwd
 
 
 def repo_has_filters(cwd: Path, env: dict[str, str] | None = None) -> bool:

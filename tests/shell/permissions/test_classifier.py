@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pi_cli.shell.permissions._git_grammar import resolve_git_long
+from pi_cli.shell.permissions._git_tables import PARSE_OPTIONS
+from pi_cli.shell.permissions._grammar import table
 from pi_cli.shell.permissions.bash_parse import ParseError, parse
 from pi_cli.shell.permissions.git_readonly import GIT_SAFE, repo_has_filters
 from pi_cli.shell.permissions.readonly import Context, classify
@@ -271,14 +274,24 @@ def _prefixes(option: str) -> list[str]:
     return [option[:end] for end in range(3, len(option) + 1)]
 
 
-def test_every_abbreviation_of_every_denied_git_option_asks(workspace: Workspace) -> None:
-    """git's parse-options accepts any unique prefix: each one of each denied long option."""
-    from pi_cli.shell.permissions.git_readonly import _DENIED as GIT_DENIED
+_GIT_WRITES_OR_RUNS = ("--output", "--output-directory", "--ext-diff", "--textconv",
+                       "--open-files-in-pager", "--show-signature", "--filters",
+                       "--alternate-refs", "--edit", "--edit-description")  # fmt: skip
 
+
+def test_every_abbreviation_of_every_git_option_that_writes_or_runs_asks(
+    workspace: Workspace,
+) -> None:
+    """git's parse-options accepts any unique prefix: each one git reads as such an option
+    (or as several) asks; log/diff/show match names exactly, so there every prefix asks."""
     checked = 0
-    for option in GIT_DENIED:
-        for prefix in _prefixes(option) if option.startswith("--") else []:
+    for option in _GIT_WRITES_OR_RUNS:
+        for prefix in _prefixes(option):
             for sub in ("log", "diff", "show", "grep", "cat-file", "blame", "branch"):
+                if sub in PARSE_OPTIONS:
+                    found = resolve_git_long(table(PARSE_OPTIONS[sub]), prefix[2:])
+                    if not isinstance(found, list) and found and found.option.key != option[2:]:
+                        continue  # git reads it as another option of sub's
                 command = f"git {sub} {prefix}=x"
                 assert not classify(command, ctx(workspace)).read_only, command
                 checked += 1
