@@ -58,7 +58,6 @@ if TYPE_CHECKING:
         refresh_digest,
         trusted_folders,
     )
-    from pi_cli.shell.context_parts import context_report
     from pi_cli.shell.dialogs import DialogAnswer, DialogBroker
     from pi_cli.shell.events import (
         AutoRetryEnd,
@@ -106,8 +105,6 @@ if TYPE_CHECKING:
     from pi_cli.shell.importing import TranscriptImportError, import_words
     from pi_cli.shell.input_policy import Intent
     from pi_cli.shell.input_queue import InputQueue, QueuedInput, QueueError
-    from pi_cli.shell.jsonl import dumps_line
-    from pi_cli.shell.jsonrpc import check_frame, encode, valid_id
     from pi_cli.shell.models.choices import model_rows
     from pi_cli.shell.models.local import (
         detect_local_servers,
@@ -132,7 +129,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.plugins.commands import PLUGIN_VERBS, plugin_choices, plugin_words
     from pi_cli.shell.plugins.manifest import PluginError
     from pi_cli.shell.prompt.images import ImageError, load_image, looks_like_image
-    from pi_cli.shell.redaction import REDACTOR, redact
+    from pi_cli.shell.reports.context import context_report
     from pi_cli.shell.review.hunks import DiffFile
     from pi_cli.shell.review.main import ReviewCli
     from pi_cli.shell.review.session_changes import (
@@ -151,7 +148,10 @@ if TYPE_CHECKING:
     from pi_cli.shell.session.skill_text import skill_call_of
     from pi_cli.shell.session.store import SessionError, SessionStore, compaction_summary_of
     from pi_cli.shell.session.tree import TreeEntry, text_of
-    from pi_cli.shell.terminal_text import clean, json_text, one_line, say
+    from pi_cli.shell.text.redaction import REDACTOR, redact
+    from pi_cli.shell.text.terminal import clean, json_text, one_line, say
+    from pi_cli.shell.wire.jsonl import dumps_line
+    from pi_cli.shell.wire.jsonrpc import check_frame, encode, valid_id
 
 __all__ = [
     "ChangeSet",

@@ -104,13 +104,13 @@ async def _copy(shell: ShellAPI, args: str) -> CommandResult:
 
 
 async def _context(shell: ShellAPI, args: str) -> CommandResult:
-    from pi_cli.shell.context_parts import context_command  # loaded when asked
+    from pi_cli.shell.reports.context import context_command  # loaded when asked
 
     return await context_command(shell, args)
 
 
 async def _usage(shell: ShellAPI, args: str) -> CommandResult:
-    from pi_cli.shell.usage_report import usage_command  # reads session files: when asked
+    from pi_cli.shell.reports.usage import usage_command  # reads session files: when asked
 
     return await usage_command(shell, args)
 

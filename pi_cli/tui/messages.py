@@ -18,7 +18,7 @@ from pi_cli.shell import clean as terminal_clean
 def clean(text: str) -> str:
     """``text`` through the one sanitizer (:func:`pi_cli.shell.clean`: escape sequences, C0 and
     C1 controls, bidi overrides; a sequence split across deltas loses its ESC, so its rest is
-    inert text) and without the keys pi holds (masked by value, :mod:`pi_cli.shell.redaction`)."""
+    inert text) and without the keys pi holds (masked by value, :mod:`pi_cli.shell.text.redaction`)."""
     return terminal_clean(REDACTOR(text))
 
 

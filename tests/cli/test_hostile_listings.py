@@ -1,7 +1,7 @@
 """Every CLI listing with hostile names: what a model or a repository chose (prompts, file names,
 MCP server names and commands, folder names, model ids, settings values) reaches the terminal
 without its escape sequences (OSC 52 clipboard writes, CSI, C1 controls, bidi overrides), and
-pi's CLI modules print only through the one sanitizer (:mod:`pi_cli.shell.terminal_text`)."""
+pi's CLI modules print only through the one sanitizer (:mod:`pi_cli.shell.text.terminal`)."""
 
 from __future__ import annotations
 
@@ -174,7 +174,7 @@ def test_cli_modules_print_only_through_the_sanitizer() -> None:
 
 
 def test_the_sanitizer_removes_every_kind_of_sequence() -> None:
-    from pi_cli.shell.terminal_text import clean, json_text, one_line
+    from pi_cli.shell.text.terminal import clean, json_text, one_line
 
     assert clean(HOSTILE) == "evil31mgnp.exe"
     assert one_line("a\nb\tc\u2028d") == "a\\nb c\\nd"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from agent_core.messages import Cost, Usage
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
-from pi_cli.shell.context_parts import context_report
-from pi_cli.shell.usage_report import midnight_ms, table_of_files, todays_files
+from pi_cli.shell.reports.context import context_report
+from pi_cli.shell.reports.usage import midnight_ms, table_of_files, todays_files
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
 
 

@@ -13,10 +13,10 @@ from agent_core import MessageEnd
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from pi_cli.shell.compaction import CompactionError
 from pi_cli.shell.config.settings import CompactionSettings, Settings, SettingsError, load_settings
-from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.prompt._context_files import read_prompt_override
 from pi_cli.shell.prompt._skills import discover_skills
 from pi_cli.shell.session.store import SessionError, SessionStore
+from pi_cli.shell.wire.jsonl import dumps_line
 from tests.agent_core.scripted_stream import reply, text
 from tests.shell.helpers import make_shell, notices, usage
 

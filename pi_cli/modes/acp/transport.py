@@ -1,4 +1,4 @@
-"""stdio for the ACP SDK with every incoming line checked first (:mod:`pi_cli.shell.jsonrpc`).
+"""stdio for the ACP SDK with every incoming line checked first (:mod:`pi_cli.shell.wire.jsonrpc`).
 
 The SDK's own newline transport hands any decoded JSON to its connection, whose receive loop
 ends (and with it ``pi --mode acp``) on a batch, a bare number or a response with an array

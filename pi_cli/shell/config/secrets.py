@@ -8,7 +8,7 @@
 - :func:`tool_environment`: what tools and command hooks run with: no key variable and no
   variable holding a key's value, unless ``toolEnv.inheritSecrets`` is set.
 
-Every key found is registered with the redactor (:mod:`pi_cli.shell.redaction`).
+Every key found is registered with the redactor (:mod:`pi_cli.shell.text.redaction`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from pi_cli.secret_env import HELD, HELD_API_KEY, KEY_ENV_NAMES, models_file_key_envs
-from pi_cli.shell.redaction import REDACTOR
+from pi_cli.shell.text.redaction import REDACTOR
 
 KEY_FILE_ENV = "PI_API_KEY_FILE"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_cli.shell.terminal_text import clean
+from pi_cli.shell.text.terminal import clean
 
 
 def user_keys() -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 Every call goes over to pi's event loop (:class:`HostBridge`): the extension never touches the
 shell from its thread. Text an extension shows (notifications, UI, dialog titles) is cleaned of
-terminal escape sequences first (:mod:`pi_cli.shell.terminal_text`).
+terminal escape sequences first (:mod:`pi_cli.shell.text.terminal`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 from pi_cli.shell.dialogs import DialogAnswer, OptionSpec
 from pi_cli.shell.events import Notice
 from pi_cli.shell.extensions.control import ShellControls
-from pi_cli.shell.terminal_text import clean
+from pi_cli.shell.text.terminal import clean
 
 if TYPE_CHECKING:
     from agent_core import Message

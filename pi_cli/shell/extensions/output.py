@@ -4,7 +4,7 @@ An extension's ``print`` (or a traceback it writes to stderr) must not reach the
 (escape sequences could clear the screen, retitle the window, write the clipboard) nor corrupt
 pi's own output (JSON lines in RPC and JSON mode). While extensions exist, ``sys.stdout`` and
 ``sys.stderr`` are wrapped: text written from an extension's thread is collected line by line and
-shown as a notice naming the extension (:func:`~pi_cli.shell.terminal_text.clean` first); text
+shown as a notice naming the extension (:func:`~pi_cli.shell.text.terminal.clean` first); text
 from anywhere else passes through untouched.
 """
 
@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from pi_cli.shell.terminal_text import clean
+from pi_cli.shell.text.terminal import clean
 
 MAX_LINE = 2000
 Capture = Callable[[str, str], None]

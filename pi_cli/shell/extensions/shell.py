@@ -25,7 +25,7 @@ from pi_cli.shell.extensions.manifest import Manifest
 from pi_cli.shell.extensions.provider import ProviderHooks, Route
 from pi_cli.shell.extensions.runtime import CallFailed, Extension, Extensions
 from pi_cli.shell.extensions.tool import ExtensionTool, validated
-from pi_cli.shell.terminal_text import clean
+from pi_cli.shell.text.terminal import clean
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

@@ -93,7 +93,7 @@ def accepts(argv: list[str]) -> bool:
 
 def run(argv: list[str]) -> int:
     """Print the servers the current folder would use (nothing is started); the exit code."""
-    from pi_cli.shell.terminal_text import say
+    from pi_cli.shell.text.terminal import say
 
     lines, code = lsp_folder_report(Path.cwd().resolve())
     for line in lines:

@@ -2,7 +2,7 @@
 
 Like the SDK's ``stdio_client`` (newline-delimited JSON-RPC over the child's stdin/stdout), over
 a server pi started itself, inside its process containment. A line on stdout that is not a
-JSON-RPC message is answered with a JSON-RPC error (:mod:`pi_cli.shell.jsonrpc`) and reading
+JSON-RPC message is answered with a JSON-RPC error (:mod:`pi_cli.shell.wire.jsonrpc`) and reading
 goes on, as the reference SDKs do (a server that prints a banner still works); the line is kept
 and quoted when the server then fails or never finishes starting. A malformed response to a
 pending request fails that request at once instead of leaving it to time out.
@@ -22,8 +22,8 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from pi_cli.shell.jsonrpc import INVALID_REQUEST, check_frame, encode, valid_id
 from pi_cli.shell.mcp.process import STDERR_TAIL, StdioProcess
+from pi_cli.shell.wire.jsonrpc import INVALID_REQUEST, check_frame, encode, valid_id
 
 LINE_LIMIT = 64 * 1024 * 1024
 """Longest stdout line read (images come base64-encoded in one line)."""

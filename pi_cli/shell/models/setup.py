@@ -213,7 +213,7 @@ def subscription_headers(
         )
     except AuthError as exc:
         raise ConfigError(str(exc)) from None
-    from pi_cli.shell.redaction import REDACTOR
+    from pi_cli.shell.text.redaction import REDACTOR
 
     REDACTOR.add(credentials.access)  # scrubbed from output and sessions like an API key
     return {"Authorization": f"Bearer {credentials.access}", "anthropic-beta": "oauth-2025-04-20"}
@@ -233,7 +233,7 @@ def _explicit_key(model: Any) -> Any:
     """A key litellm would read from the environment, passed explicitly instead: pi took the
     keys out of its environment (:mod:`pi_cli.secret_env`). Registered for redaction."""
     from pi_cli.secret_env import KEY_ENV_NAMES
-    from pi_cli.shell.redaction import REDACTOR
+    from pi_cli.shell.text.redaction import REDACTOR
 
     if model.api_key is None and model.env_secret and model.api_key_env in KEY_ENV_NAMES:
         model = model.model_copy(update={"api_key": model.env_secret})

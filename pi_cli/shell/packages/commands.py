@@ -10,7 +10,7 @@ from pi_cli.shell.packages.lock import lock_file, packages_home, read_lock
 from pi_cli.shell.packages.sources import PackageError, valid_name
 
 __all__ = ["PACKAGE_USAGE", "PackageError", "package_accepts", "package_words"]
-from pi_cli.shell.terminal_text import one_line
+from pi_cli.shell.text.terminal import one_line
 
 PACKAGE_USAGE = """usage: pi install SOURCE     git:URL[@REF], a folder, pypi:NAME[==VERSION]
        pi install            put back every locked package, as locked (offline when it can)

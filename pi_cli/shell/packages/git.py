@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from pi_cli.shell.terminal_text import one_line
+from pi_cli.shell.text.terminal import one_line
 
 GIT_TIMEOUT_S = 300.0
 

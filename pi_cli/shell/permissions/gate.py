@@ -28,7 +28,7 @@ from pi_cli.shell.hooks.lifecycle import notify as notify_hooks
 from pi_cli.shell.permissions.approvals import ApprovalBroker, Outcome
 from pi_cli.shell.permissions.engine import Decision, HookDecision, PermissionEngine
 from pi_cli.shell.permissions.rules import parse_rule
-from pi_cli.shell.redaction import REDACTOR, redact_value
+from pi_cli.shell.text.redaction import REDACTOR, redact_value
 
 if TYPE_CHECKING:
     from pi_cli.shell.context import Level

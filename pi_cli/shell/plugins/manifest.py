@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_cli.shell.terminal_text import one_line
+from pi_cli.shell.text.terminal import one_line
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 MAX_JSON_BYTES = 1024 * 1024

@@ -23,7 +23,7 @@ from pi_cli.shell.review.options import (
 from pi_cli.shell.review.report import ReviewReport, review_human, review_json, review_sarif
 from pi_cli.shell.review.runner import reviewer_options, run_review
 from pi_cli.shell.review.target import ReviewTarget, ReviewTargetError, resolve_review_target
-from pi_cli.shell.terminal_text import say
+from pi_cli.shell.text.terminal import say
 
 # pi_cli.args.ExitCode's values (it imports the shell: not imported back; a test keeps them equal).
 OK, ERROR, USAGE, BUDGET, SCHEMA, FINDINGS, INTERRUPTED = 0, 1, 2, 5, 6, 9, 130

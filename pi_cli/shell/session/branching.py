@@ -11,9 +11,9 @@ from pathlib import Path
 
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.context import ShellContext
-from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.session.store import EntryRef, SessionError, SessionStore
 from pi_cli.shell.session.tree import TreeEntry, format_tree, text_of, tree_entries
+from pi_cli.shell.wire.jsonl import dumps_line
 
 __all__ = [
     "TreeEntry",

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from agent_core import Message, to_wire
-from pi_cli.shell.jsonl import dumps_line
 from pi_cli.shell.paths import sessions_dir
 from pi_cli.shell.session._append import append_line, iso_now, new_entry_id
 from pi_cli.shell.session._append import flush_syncs as flush_syncs  # the shell waits on it
@@ -49,6 +48,7 @@ from pi_cli.shell.session.index import (
     SessionHeader,
     stand_in_header,
 )
+from pi_cli.shell.wire.jsonl import dumps_line
 
 __all__ = [
     "EntryRef",

@@ -8,9 +8,9 @@ from urllib.parse import quote
 
 import pytest
 
-from pi_cli.shell.jsonl import dumps_line
-from pi_cli.shell.redaction import MASK, REDACTOR, redact, redact_value
-from pi_cli.shell.terminal_text import clean
+from pi_cli.shell.text.redaction import MASK, REDACTOR, redact, redact_value
+from pi_cli.shell.text.terminal import clean
+from pi_cli.shell.wire.jsonl import dumps_line
 
 
 @pytest.fixture(autouse=True)

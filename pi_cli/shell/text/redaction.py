@@ -1,7 +1,7 @@
 """Redaction by value: the exact keys pi holds never reach a file, the terminal or a JSON stream.
 
 One process-wide :data:`REDACTOR` (keys are process-wide too): the session store, JSON mode
-and RPC share :func:`pi_cli.shell.jsonl.dumps_line`, which applies it; notices, printed errors
+and RPC share :func:`pi_cli.shell.wire.jsonl.dumps_line`, which applies it; notices, printed errors
 and tool results go through :func:`redact`. Each secret is replaced in its raw form and in the
 forms it takes inside JSON strings, URLs and Python reprs of headers.
 """
