@@ -14,7 +14,7 @@ from functools import cache
 from typing import NamedTuple
 
 from pi_cli.shell.permissions._git_grammar import parse_options, revision_words
-from pi_cli.shell.permissions._git_tables import DIFF, LOG, PARSE_OPTIONS, REV_PARSE
+from pi_cli.shell.permissions._git_tables import DIFF, LOG, PARSE_OPTIONS, REV_LIST, REV_PARSE
 from pi_cli.shell.permissions._grammar import ASKS, READS, Parsed, Table, gnu, table
 
 _DIFF_SAFE = "--no-textconv --no-ext-diff"
@@ -43,7 +43,7 @@ _SUBS: dict[str, _Sub] = {
     "log": _Sub(LOG, "revision", _DIFF_SAFE),
     "whatchanged": _Sub(LOG, "revision", _DIFF_SAFE),
     "show": _Sub(LOG, "revision", _DIFF_SAFE),
-    "rev-list": _Sub(LOG, "revision"),
+    "rev-list": _Sub(REV_LIST, "revision"),
     "diff": _Sub(DIFF, "revision", _DIFF_SAFE),
     "rev-parse": _Sub(REV_PARSE, "exact"),
     "stash list": _Sub(LOG, "revision", _DIFF_SAFE),

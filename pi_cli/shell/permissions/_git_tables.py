@@ -83,7 +83,7 @@ _DIFF = (
 DIFF = _DIFF + "cached staged no-index base|1 ours|2 theirs|3 0"
 """``git diff`` (and ``stash show``): the diff options pi lets run unasked."""
 
-LOG = _DIFF + (
+_REVISION = (
     "# n|max-count= skip= max-age= min-age= since= after= until= before= author= committer= "
     "grep= grep-reflog= all-match invert-grep i|regexp-ignore-case E|extended-regexp "
     "F|fixed-strings P|perl-regexp basic-regexp merges no-merges min-parents= max-parents= "
@@ -99,8 +99,15 @@ LOG = _DIFF + (
     "L= c cc m diff-merges= no-diff-merges combined-all-paths root t count objects "
     "objects-edge"
 )
-"""log, show, whatchanged, rev-list, ``reflog [show]``, ``stash list``: revision and diff
-options pi lets run unasked."""
+LOG = _DIFF + _REVISION
+"""log, show, whatchanged, ``reflog [show]``, ``stash list``: revision and diff options pi lets
+run unasked."""
+_LOG_ONLY = frozenset(
+    "L= c t decorate? no-decorate decorate-refs= decorate-refs-exclude= clear-decorations source "
+    "use-mailmap no-use-mailmap mailmap no-mailmap cc".split()
+)
+REV_LIST = " ".join(entry for entry in _REVISION.split() if entry not in _LOG_ONLY)
+"""rev-list: its revision options (it refuses diff options and log's decorations)."""
 
 REV_PARSE = (
     "show-toplevel show-prefix show-cdup git-dir git-common-dir absolute-git-dir "

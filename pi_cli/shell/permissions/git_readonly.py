@@ -7,9 +7,10 @@ writes the index, which runs ``post-index-change``), an askpass or ssh command, 
 smudge filters (status, diff). pi adds :data:`GIT_SAFE` after ``git`` (command-line ``-c``
 wins over every config file; ``--no-optional-locks`` keeps ``status`` from writing the index)
 and ``--no-textconv``/``--no-ext-diff`` after the subcommand where they exist, to every git
-command it runs without asking; it asks for options that run or write (any abbreviation of
-them too: parse-options accepts unique prefixes), for signature formats, and when the
-repository configures filter programs (their names are keys no ``-c`` can cover).
+command it runs without asking; each subcommand's words are read against its option table
+(:mod:`._git_read`): an option not in it, or one that runs or writes, asks, as do signature
+formats and a repository that configures filter programs (their names are keys no ``-c`` can
+cover).
 """
 
 from __future__ import annotations

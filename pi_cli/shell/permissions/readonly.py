@@ -81,45 +81,50 @@ def classify_commands(commands: list[SimpleCommand], source: str, ctx: Context) 
     insertions: list[tuple[int, str]] = []
     previous = ""
     for command in commands:
-        if command.redirects:
-            return Verdict(False, f"redirection in {command.text!r}")
-        if not command.words:
-            return Verdict(False, "empty command")
-        name = command.words[0]
-        if _ASSIGNMENT.match(name.text) and not name.quoted:
-            return Verdict(False, f"environment assignment {name.text!r} before the command")
-        if name.dynamic or name.glob or "/" in name.text:
-            return Verdict(False, f"command {name.text!r} is not a plain command name")
-        if name.text == "cd":
-            in_pipe = previous in ("|", "|&") or command.separator in ("|", "|&", "&")
-            moved = None if in_pipe else _cd(command.words[1:], cwd, ctx)
-            if moved is None:
-                return Verdict(False, f"{command.text!r} changes to a directory pi cannot follow")
-            cwd, previous = moved, command.separator
-            continue
-        spec = COMMANDS.get(name.text)
-        if spec is None and name.text != "git":
-            return Verdict(False, f"{name.text!r} is not a known read-only command")
-        if spec is None:
-            plan = git_plan(command.words, cwd, ctx.workspace, ctx.git_filters)
-            if isinstance(plan, str):
-                return Verdict(False, plan)
-            problem = _check_paths(plan.paths, plan.cwd, ctx, command.text)
-            if problem:
-                return Verdict(False, problem)
-            insertions.extend(_git_insertions(plan))
-        else:
-            problem = _check_args(spec, command.words[1:], cwd, ctx, command.text)
-            if problem:
-                return Verdict(False, problem)
-        problem = _located(name.text, ctx)
-        if problem:
-            return Verdict(False, problem)
+        checked = _check_command(command, cwd, previous, ctx)
+        if isinstance(checked, str):
+            return Verdict(False, checked)
+        cwd, added = checked
+        insertions.extend(added)
         previous = command.separator
     rewritten = source
     for position, text in sorted(insertions, reverse=True):
         rewritten = rewritten[:position] + text + rewritten[position:]
     return Verdict(True, "read-only", rewritten if insertions else None)
+
+
+def _check_command(
+    command: SimpleCommand, cwd: Path, previous: str, ctx: Context
+) -> tuple[Path, list[tuple[int, str]]] | str:
+    """One simple command: the directory after it and pi's git insertions, or why pi asks."""
+    if command.redirects:
+        return f"redirection in {command.text!r}"
+    if not command.words:
+        return "empty command"
+    name = command.words[0]
+    if _ASSIGNMENT.match(name.text) and not name.quoted:
+        return f"environment assignment {name.text!r} before the command"
+    if name.dynamic or name.glob or "/" in name.text:
+        return f"command {name.text!r} is not a plain command name"
+    if name.text == "cd":
+        in_pipe = previous in ("|", "|&") or command.separator in ("|", "|&", "&")
+        moved = None if in_pipe else _cd(command.words[1:], cwd, ctx)
+        if moved is None:
+            return f"{command.text!r} changes to a directory pi cannot follow"
+        return moved, []
+    spec = COMMANDS.get(name.text)
+    insertions: list[tuple[int, str]] = []
+    if spec is None and name.text != "git":
+        return f"{name.text!r} is not a known read-only command"
+    if spec is None:
+        plan = git_plan(command.words, cwd, ctx.workspace, ctx.git_filters)
+        if isinstance(plan, str):
+            return plan
+        problem = _check_paths(plan.paths, plan.cwd, ctx, command.text)
+        insertions = _git_insertions(plan)
+    else:
+        problem = _check_args(spec, command.words[1:], cwd, ctx, command.text)
+    return problem or _located(name.text, ctx) or (cwd, insertions)
 
 
 def _git_insertions(plan: GitPlan) -> list[tuple[int, str]]:
