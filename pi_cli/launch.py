@@ -11,6 +11,30 @@ from pi_cli.args import ExitCode, LaunchArgs, error
 
 def launch(args: LaunchArgs) -> int:
     """Run pi as the arguments say; returns the exit code."""
+    code = _file_command(args)
+    if code is not None:
+        return code
+    prompt = _prompt_with_stdin(args)
+    if prompt is None:
+        return ExitCode.USAGE
+    if args.detach:
+        from pi_cli.server.client.detach import run_detach
+
+        return run_detach(args, prompt)
+    interactive = args.mode == "text" and not prompt and not args.print_mode
+    args.shell.offer_stored_queue = interactive or args.mode in ("rpc", "acp")
+    misuse = _misuse(args, prompt, interactive)
+    if misuse is not None:
+        error(misuse)
+        return ExitCode.USAGE
+    try:
+        return _run(args, prompt, interactive)
+    except KeyboardInterrupt:
+        return ExitCode.INTERRUPTED
+
+
+def _file_command(args: LaunchArgs) -> int | None:
+    """``--list-models``, ``--export`` and ``--replay``: no session, no model call."""
     if args.list_models:
         from pi_cli.modes.list_models import print_models
 
@@ -23,6 +47,11 @@ def launch(args: LaunchArgs) -> int:
         from pi_cli.modes.replay_cli import run_replay
 
         return run_replay(args)
+    return None
+
+
+def _prompt_with_stdin(args: LaunchArgs) -> str | None:
+    """The prompt, with piped stdin appended (``None`` when stdin cannot be read: said)."""
     prompt = args.prompt
     stdin_text = ""
     if (
@@ -34,60 +63,54 @@ def launch(args: LaunchArgs) -> int:
             stdin_text = sys.stdin.read()
         except (OSError, UnicodeDecodeError) as exc:
             error(f"cannot read stdin: {exc}")
-            return ExitCode.USAGE
+            return None
     if stdin_text.strip():
         prompt = f"{prompt}\n\n{stdin_text}".strip() if prompt else stdin_text.strip()
-    if args.detach:
-        from pi_cli.server.client.detach import run_detach
+    return prompt
 
-        return run_detach(args, prompt)
-    interactive = args.mode == "text" and not prompt and not args.print_mode
-    args.shell.offer_stored_queue = interactive or args.mode in ("rpc", "acp")
-    if args.images and (interactive or args.mode in ("rpc", "acp")):
+
+def _misuse(args: LaunchArgs, prompt: str, interactive: bool) -> str | None:
+    """What is wrong with this combination of options, if anything (a usage error)."""
+    protocol = args.mode in ("rpc", "acp")
+    checks = (
         # In the TUI, attach with @shot.png or by pasting the path; RPC: prompt.images.
-        error('--image goes with a prompt: pi -i shot.png "what is in this picture?"')
-        return ExitCode.USAGE
-    if args.attach and args.mode != "acp":
-        error("--attach goes with --mode acp (for a terminal: pi attach [ID])")
-        return ExitCode.USAGE
-    if args.resume and not interactive:
-        error("--resume opens the session picker of the interactive UI; use --session ID here")
-        return ExitCode.USAGE
-    if args.shell.output_schema and (interactive or args.mode in ("rpc", "acp")):
-        error("--output-schema works in one-shot and JSON mode only (-p or --mode json)")
-        return ExitCode.USAGE
-    if args.shell.goal_check and not args.shell.goal:
-        error("--goal-check goes with --goal <condition>")
-        return ExitCode.USAGE
-    if (
-        not interactive
-        and args.mode not in ("rpc", "acp")
-        and not prompt.strip()
-        and not args.shell.goal  # -p --goal X: the goal's directive is the prompt
-    ):
-        # -p or --mode json without a prompt: never send an empty prompt to the model.
-        error("no prompt given: pass it as an argument or on stdin")
-        return ExitCode.USAGE
-    try:
-        if args.mode == "rpc":
-            from pi_cli.modes.rpc.mode import run_rpc
+        (args.images and (interactive or protocol),
+         '--image goes with a prompt: pi -i shot.png "what is in this picture?"'),
+        (args.attach and args.mode != "acp",
+         "--attach goes with --mode acp (for a terminal: pi attach [ID])"),
+        (args.resume and not interactive,
+         "--resume opens the session picker of the interactive UI; use --session ID here"),
+        (args.shell.output_schema and (interactive or protocol),
+         "--output-schema works in one-shot and JSON mode only (-p or --mode json)"),
+        (args.shell.goal_check and not args.shell.goal,
+         "--goal-check goes with --goal <condition>"),
+        # -p or --mode json without a prompt: never send an empty prompt to the model
+        # (-p --goal X: the goal's directive is the prompt).
+        (not interactive and not protocol and not prompt.strip() and not args.shell.goal,
+         "no prompt given: pass it as an argument or on stdin"),
+    )  # fmt: skip
+    return next((message for wrong, message in checks if wrong), None)
 
-            return run_rpc(args)
-        if args.mode == "acp" and args.attach:
-            from pi_cli.server.client.acp import run_acp_attach
 
-            return run_acp_attach(args)
-        if args.mode == "acp":
-            from pi_cli.modes.acp.mode import run_acp
+def _run(args: LaunchArgs, prompt: str, interactive: bool) -> int:
+    """The front end for the mode."""
+    if args.mode == "rpc":
+        from pi_cli.modes.rpc.mode import run_rpc
 
-            return run_acp(args)
-        if interactive:
-            return _interactive(args)
-        from pi_cli.modes.print_mode import run_print
+        return run_rpc(args)
+    if args.mode == "acp" and args.attach:
+        from pi_cli.server.client.acp import run_acp_attach
 
-        return run_print(args, prompt)
-    except KeyboardInterrupt:
-        return ExitCode.INTERRUPTED
+        return run_acp_attach(args)
+    if args.mode == "acp":
+        from pi_cli.modes.acp.mode import run_acp
+
+        return run_acp(args)
+    if interactive:
+        return _interactive(args)
+    from pi_cli.modes.print_mode import run_print
+
+    return run_print(args, prompt)
 
 
 def _interactive(args: LaunchArgs) -> int:

@@ -199,6 +199,18 @@ def _new_leaf(session: SessionStore, entry_id: str) -> tuple[str | None, str | N
     return entry_id, None
 
 
+async def _checked_plan(
+    session: SessionStore, snaps: Snapshots, entry_id: str, overwrite: bool | None
+) -> RewindPlan:
+    """The code's plan, or why not: a problem, or files changed by hand to confirm first."""
+    plan = await plan_rewind(session, snaps, entry_id)
+    if plan.problem:
+        raise RewindError(plan.problem)
+    if plan.by_hand and overwrite is None:
+        raise NeedsConfirmation(plan)
+    return plan
+
+
 async def rewind(
     shell: ShellContext,
     snaps: Snapshots,
@@ -221,11 +233,7 @@ async def rewind(
         raise RewindError(f"No entry {entry_id} in this session")
     result = RewindResult(entry_id)
     if code:
-        result.plan = plan = await plan_rewind(session, snaps, entry_id)
-        if plan.problem:
-            raise RewindError(plan.problem)
-        if plan.by_hand and overwrite is None:
-            raise NeedsConfirmation(plan)
+        result.plan = await _checked_plan(session, snaps, entry_id, overwrite)
     summary = None
     if conversation and summarize:
         from pi_cli.shell.compaction.branch_summary import summarize_branch
