@@ -150,9 +150,11 @@ async def test_stall_mid_answer_ends_it_with_the_text_kept(protocol: str) -> Non
 @BOTH
 async def test_pings_keep_a_slow_stream_alive(protocol: str) -> None:
     h = Harness(protocol, "native")
-    turn = Turn(text="abcdef", chunk_size=2, stall_after_chunks=2, stall_s=1.2, ping_interval_s=0.1)
+    # A stall well past the idle limit, pings ten times as often as the limit (a loaded machine
+    # may delay one ping by a few hundred milliseconds, never most of a second).
+    turn = Turn(text="abcdef", chunk_size=2, stall_after_chunks=2, stall_s=2.5, ping_interval_s=0.1)
     async with h.serve(turn):
-        run = await h.run(timeout_s=None, idle_timeout_s=0.4)
+        run = await h.run(timeout_s=None, idle_timeout_s=1.0)
     assert run.final.stop_reason == "stop" and run.final.text == "abcdef"
     assert not run.notices
 
