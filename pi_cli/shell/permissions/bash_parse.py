@@ -203,47 +203,59 @@ class _Lexer:
                 break
             if ord(c) < 32 and c != "\t" or c == "\x7f":
                 raise ParseError(f"control character {c!r}")
-            if c == "'":
-                end = s.find("'", self.i + 1)
-                if end < 0:
-                    raise ParseError("unterminated single quote")
-                self._check_controls(s[self.i + 1 : end])
-                parts.append(s[self.i + 1 : end])
-                quoted, self.i = True, end + 1
-            elif c == '"':
-                text, why = self._double_quoted()
+            if c in "'\"\\$`" or (c == "~" and self.i == start):
+                text, was_quoted, why = self._special(c)
                 parts.append(text)
-                quoted, dynamic = True, dynamic or why
-            elif c == "\\":
-                if self.i + 1 >= self.n:
-                    parts.append("\\")
-                    self.i += 1
-                elif s[self.i + 1] == "\n":
-                    self.i += 2
-                else:
-                    self._check_controls(s[self.i + 1])
-                    parts.append(s[self.i + 1])
-                    quoted, self.i = True, self.i + 2
-            elif c == "$":
-                text, why = self._dollar(in_quotes=False)
-                parts.append(text)
-                dynamic = dynamic or why
-            elif c == "`":
-                raise ParseError("command substitution (backticks)")
-            elif c == "~" and self.i == start:
-                text, why = self._tilde()
-                parts.append(text)
-                dynamic = dynamic or why
-            else:
-                if c in "*?[":
-                    glob = True
-                elif c in "{}":
-                    dynamic = dynamic or "brace expansion"
-                elif c == "~" and s[self.i - 1] in "=:":
-                    dynamic = dynamic or "tilde expansion"
-                parts.append(c)
-                self.i += 1
+                quoted, dynamic = quoted or was_quoted, dynamic or why
+                continue
+            if c in "*?[":
+                glob = True
+            elif c in "{}":
+                dynamic = dynamic or "brace expansion"
+            elif c == "~" and s[self.i - 1] in "=:":
+                dynamic = dynamic or "tilde expansion"
+            parts.append(c)
+            self.i += 1
         return Word("".join(parts), start, self.i, quoted, glob, dynamic)
+
+    def _special(self, c: str) -> tuple[str, bool, str | None]:
+        """A quote, escape, expansion or leading tilde at ``self.i``: (its text, whether it
+        quoted, why the word is not a literal); moves past it."""
+        s = self.s
+        if c == "'":
+            end = s.find("'", self.i + 1)
+            if end < 0:
+                raise ParseError("unterminated single quote")
+            text = s[self.i + 1 : end]
+            self._check_controls(text)
+            self.i = end + 1
+            return text, True, None
+        if c == '"':
+            text, why = self._double_quoted()
+            return text, True, why
+        if c == "\\":
+            return self._escaped()
+        if c == "$":
+            text, why = self._dollar(in_quotes=False)
+            return text, False, why
+        if c == "`":
+            raise ParseError("command substitution (backticks)")
+        text, why = self._tilde()
+        return text, False, why
+
+    def _escaped(self) -> tuple[str, bool, str | None]:
+        """A backslash outside quotes: the next character taken literally (a line continuation
+        is nothing; a backslash at the very end is itself)."""
+        s = self.s
+        if self.i + 1 >= self.n:
+            self.i += 1
+            return "\\", False, None
+        if s[self.i + 1] == "\n":
+            self.i += 2
+            return "", False, None
+        self._check_controls(s[self.i + 1])
+        self.i += 2
+        return s[self.i - 1], True, None
 
     @staticmethod
     def _check_controls(text: str) -> None:
