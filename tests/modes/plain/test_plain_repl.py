@@ -315,6 +315,7 @@ async def test_an_edit_shows_the_language_servers_new_problems(tmp_path: Path) -
     ) as h:
         h.send("read" + ENTER)
         await h.until(lambda: "read it" in h.output, what="the first answer")
+        await h.idle()  # the answer is printed before the run ends (the toolbar says running)
         await h.shell.lsp.started.idle()  # type: ignore[union-attr]
         assert "LSP fake✓" in h.repl._toolbar()  # the bottom toolbar (DummyOutput draws none)
         h.send("edit" + ENTER)
