@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pi_cli.shell.permissions.readonly import Context, classify  # noqa: E402
+from pi_cli.shell.permissions._readonly import Context, classify  # noqa: E402
 from pi_cli.shell.permissions.workspace import Workspace  # noqa: E402
 
 CORPUS = [

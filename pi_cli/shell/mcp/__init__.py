@@ -11,8 +11,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from agent_core import AssistantMessage, MessageEnd, TurnStart
-from pi_cli.shell.mcp.commands import mcp_commands, mention_transform, register_prompts
-from pi_cli.shell.mcp.config import ServerConfig, collect
+from pi_cli.shell.mcp._commands import mcp_commands, mention_transform, register_prompts
+from pi_cli.shell.mcp._config import ServerConfig, collect
 from pi_cli.shell.mcp.manager import McpManager
 
 

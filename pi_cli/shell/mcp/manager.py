@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 from agent_core import AbortSignal, Tool, ToolResult
 from agent_core.tool import ToolError
 from pi_cli.shell.events import McpStatusChanged, ShellEvent
-from pi_cli.shell.mcp.config import ServerConfig
-from pi_cli.shell.mcp.server import Server, footer_text, status_event
+from pi_cli.shell.mcp._config import ServerConfig
+from pi_cli.shell.mcp._server import Server, footer_text, status_event
 
 if TYPE_CHECKING:
     from pi_cli.shell.config.settings import McpSettings
     from pi_cli.shell.context import Level
-    from pi_cli.shell.mcp.connection import ServerConnection
-    from pi_cli.shell.mcp.runtime import McpRuntime
+    from pi_cli.shell.mcp._connection import ServerConnection
+    from pi_cli.shell.mcp._runtime import McpRuntime
 
 
 class McpManager:
@@ -69,7 +69,7 @@ class McpManager:
         """Start every server now (no-op without servers). Safe before any loop runs."""
         if not self.servers or self.runtime is not None:
             return
-        from pi_cli.shell.mcp.runtime import McpRuntime
+        from pi_cli.shell.mcp._runtime import McpRuntime
 
         self.bind_loop()
         self._started_at = time.monotonic()
@@ -84,7 +84,7 @@ class McpManager:
         server.started.add_done_callback(lambda _: self._changed())
 
     async def _start_one(self, server: Server) -> None:
-        from pi_cli.shell.mcp.process import spawn
+        from pi_cli.shell.mcp._process import spawn
 
         server.task = asyncio.current_task()
         config, process, problem = server.config, None, None
@@ -98,7 +98,7 @@ class McpManager:
             except (OSError, ValueError) as exc:
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
                 problem = f"cannot run {config.command!r}: {reason}"
-        from pi_cli.shell.mcp.connection import ServerConnection  # the SDK (once, ~1 s)
+        from pi_cli.shell.mcp._connection import ServerConnection  # the SDK (once, ~1 s)
 
         connection = ServerConnection(config, self.env, str(self.cwd), process)
         connection.network = self.network
@@ -112,8 +112,8 @@ class McpManager:
 
     def _build_tools(self, server: Server, connection: ServerConnection) -> None:
         from agent_core.json_schema import SchemaError
-        from pi_cli.shell.mcp.names import tool_name
-        from pi_cli.shell.mcp.tool import McpTool
+        from pi_cli.shell.mcp._names import tool_name
+        from pi_cli.shell.mcp._tool import McpTool
 
         with self._lock:
             taken = self.reserved() | {
@@ -259,7 +259,7 @@ class McpManager:
 
     async def run(self, factory: Callable[[], Any], cancel: AbortSignal | None = None) -> Any:
         """Await ``factory()`` on the MCP thread; an abort cancels it (raises ToolError)."""
-        from pi_cli.shell.mcp.connection import McpError
+        from pi_cli.shell.mcp._connection import McpError
 
         if self.runtime is None:
             raise ToolError("MCP servers are stopped (pi is shutting down)")
@@ -277,7 +277,7 @@ class McpManager:
         self, server: str, tool: str, arguments: dict[str, Any], cancel: AbortSignal
     ) -> tuple[ToolResult, bool]:
         """Call one tool (the :class:`~.tool.McpTool` caller)."""
-        from pi_cli.shell.mcp.results import tool_result
+        from pi_cli.shell.mcp._results import tool_result
 
         connection = self.connection(server)
         timeout = self.settings.tool_timeout_s

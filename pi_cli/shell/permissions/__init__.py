@@ -7,8 +7,8 @@ hooks), :mod:`.control` (the shell's controls), :mod:`.commands` (``/permissions
 
 from __future__ import annotations
 
+from pi_cli.shell.permissions._commands import permission_commands
 from pi_cli.shell.permissions.approvals import ApprovalAnswer, ApprovalBroker
-from pi_cli.shell.permissions.commands import permission_commands
 from pi_cli.shell.permissions.control import PermissionControl
 from pi_cli.shell.permissions.modes import MODES, Mode, ModeError, parse_mode
 from pi_cli.shell.permissions.workspace import PROTECTED_PATHS

@@ -9,7 +9,7 @@ from typing import Any
 
 from agent_core import AbortSignal, Tool
 from pi_cli.shell.events import PermissionModeChanged, PermissionRequested
-from pi_cli.shell.permissions.direct import granted, parse_grants, run_checked
+from pi_cli.shell.permissions._direct import granted, parse_grants, run_checked
 from pi_cli.shell.permissions.gate import ToolGate
 from pi_cli.shell.permissions.modes import (
     MODE_DESCRIPTIONS,

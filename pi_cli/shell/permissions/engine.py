@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_core import FileEffect
-from pi_cli.shell.permissions import web as web_rules
-from pi_cli.shell.permissions.bash_parse import ParseError, SimpleCommand, parse
+from pi_cli.shell.permissions import _web as web_rules
+from pi_cli.shell.permissions._bash_parse import ParseError, SimpleCommand, parse
+from pi_cli.shell.permissions._readonly import Context, classify_commands
+from pi_cli.shell.permissions._suggest import Suggestion, bash_suggestions
+from pi_cli.shell.permissions._web import AGENT_TOOLS, WEB_TOOL, TypedHosts, host_of, rule_hits
 from pi_cli.shell.permissions.modes import DEFAULT_MODE, Mode
-from pi_cli.shell.permissions.readonly import Context, classify_commands
 from pi_cli.shell.permissions.rules import (
     EDIT_TOOLS,
     READ_TOOLS,
@@ -30,8 +32,6 @@ from pi_cli.shell.permissions.rules import (
     command_matches,
     path_regex,
 )
-from pi_cli.shell.permissions.suggest import Suggestion, bash_suggestions
-from pi_cli.shell.permissions.web import AGENT_TOOLS, WEB_TOOL, TypedHosts, host_of, rule_hits
 from pi_cli.shell.permissions.workspace import Workspace, is_protected, real
 from tools import resolve_path
 

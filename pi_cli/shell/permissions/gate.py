@@ -158,7 +158,7 @@ class ToolGate:
         self, call_id: str, name: str, args: dict[str, Any], decision: Decision
     ) -> str | dict[str, Any] | None:
         """The answer to an ask: a denial reason, rewritten arguments, or None (run as is)."""
-        from pi_cli.shell.permissions.preview import preview  # only when asking (difflib)
+        from pi_cli.shell.permissions._preview import preview  # only when asking (difflib)
 
         rules = {
             "project": [s.rule_text(self.cwd) for s in decision.suggestions],

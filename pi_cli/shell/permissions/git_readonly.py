@@ -20,8 +20,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from pi_cli.shell.permissions._bash_parse import Word
 from pi_cli.shell.permissions._git_read import read_git
-from pi_cli.shell.permissions.bash_parse import Word
 from pi_cli.shell.permissions.workspace import Workspace, real
 
 GIT_SAFE = (

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from pi_cli.shell.permissions.bash_parse import ParseError, parse
+from pi_cli.shell.permissions._bash_parse import ParseError, parse
 
 Behavior = Literal["allow", "ask", "deny"]
 BEHAVIORS: tuple[Behavior, ...] = ("deny", "ask", "allow")
@@ -109,7 +109,7 @@ def parse_rule(text: str, source: str = "", base: Path | None = None) -> Rule:
         raise RuleError(f"permission rule {text!r}: {name!r} is not a tool name")
     tool = _TOOLS.get(name.lower(), name)
     if specifier is not None and tool == "web_fetch":
-        from pi_cli.shell.permissions.web import DomainError, parse_domain
+        from pi_cli.shell.permissions._web import DomainError, parse_domain
 
         try:
             parse_domain(specifier)

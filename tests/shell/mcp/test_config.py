@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pi_cli.shell.mcp.config import collect, parse_server
-from pi_cli.shell.mcp.names import VALID, tool_name
+from pi_cli.shell.mcp._config import collect, parse_server
+from pi_cli.shell.mcp._names import VALID, tool_name
 from tests.shell.mcp.conftest import ROGUE
 
 REPO = Path(__file__).resolve().parents[3]

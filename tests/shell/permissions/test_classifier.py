@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from pi_cli.shell.permissions._bash_parse import ParseError, parse
 from pi_cli.shell.permissions._git_grammar import resolve_git_long
 from pi_cli.shell.permissions._git_tables import PARSE_OPTIONS
 from pi_cli.shell.permissions._grammar import table
-from pi_cli.shell.permissions.bash_parse import ParseError, parse
+from pi_cli.shell.permissions._readonly import Context, classify
 from pi_cli.shell.permissions.git_readonly import GIT_SAFE, repo_has_filters
-from pi_cli.shell.permissions.readonly import Context, classify
 from pi_cli.shell.permissions.workspace import Workspace
 
 READ_ONLY = [

@@ -15,8 +15,8 @@ from pi_cli.shell.permissions._git_grammar import parse_options, resolve_git_lon
 from pi_cli.shell.permissions._git_read import read_git
 from pi_cli.shell.permissions._git_tables import DIFF, LOG, PARSE_OPTIONS
 from pi_cli.shell.permissions._grammar import NO_ARG, Parsed, table
+from pi_cli.shell.permissions._readonly import Context, classify
 from pi_cli.shell.permissions.git_readonly import GIT_SAFE
-from pi_cli.shell.permissions.readonly import Context, classify
 from pi_cli.shell.permissions.workspace import Workspace
 
 _TAKES_NO_VALUE = re.compile(r"option `([^']+)' takes no value")

@@ -17,7 +17,7 @@ from pi_cli.shell.permissions._gnu_tables import GNU_TABLES
 from pi_cli.shell.permissions._grammar import ASKS, NO_ARG, OPTIONAL, PAIR, Option, Table
 from pi_cli.shell.permissions._own_parsers import BUILTINS, JQ, RG, TREE, WHICH
 from pi_cli.shell.permissions._readers import COMMANDS, _gnu_table, _text_table
-from pi_cli.shell.permissions.readonly import Context, classify
+from pi_cli.shell.permissions._readonly import Context, classify
 from pi_cli.shell.permissions.workspace import Workspace
 
 

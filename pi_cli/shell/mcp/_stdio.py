@@ -22,7 +22,7 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from pi_cli.shell.mcp.process import STDERR_TAIL, StdioProcess
+from pi_cli.shell.mcp._process import STDERR_TAIL, StdioProcess
 from pi_cli.shell.wire.jsonrpc import INVALID_REQUEST, check_frame, encode, valid_id
 
 LINE_LIMIT = 64 * 1024 * 1024

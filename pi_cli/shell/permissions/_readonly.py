@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from pi_cli.shell.permissions._bash_parse import ParseError, SimpleCommand, Word, parse
 from pi_cli.shell.permissions._grammar import ASKS, READS, Parsed
 from pi_cli.shell.permissions._readers import COMMANDS, Spec
-from pi_cli.shell.permissions.bash_parse import ParseError, SimpleCommand, Word, parse
 from pi_cli.shell.permissions.git_readonly import GitPlan, git_plan
 from pi_cli.shell.permissions.workspace import Workspace, real
 

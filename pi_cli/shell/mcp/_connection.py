@@ -19,9 +19,9 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from pi_cli import __version__
-from pi_cli.shell.mcp.config import ServerConfig
-from pi_cli.shell.mcp.process import StdioProcess
-from pi_cli.shell.mcp.stdio import stdio_transport
+from pi_cli.shell.mcp._config import ServerConfig
+from pi_cli.shell.mcp._process import StdioProcess
+from pi_cli.shell.mcp._stdio import stdio_transport
 
 State = Literal["starting", "ready", "failed", "stopped"]
 MAX_PAGES = 50

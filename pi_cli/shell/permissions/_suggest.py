@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from pi_cli.shell.permissions.bash_parse import SimpleCommand
+from pi_cli.shell.permissions._bash_parse import SimpleCommand
 
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9_-]*")
 _WITH_SUBCOMMANDS = frozenset(

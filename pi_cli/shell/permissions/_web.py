@@ -125,7 +125,7 @@ def search_verdict(rules: Any, search_url: str | None) -> tuple[Any, str, list[A
         if rule.covers_tool(WEB_TOOL) and rule_hits(rule.specifier, target, subdomains=False):
             return "allow", f"allowed by the permission rule {rule.describe()}", []
     host = host_of(search_url) or "the search backend"
-    from pi_cli.shell.permissions.suggest import Suggestion
+    from pi_cli.shell.permissions._suggest import Suggestion
 
     return (
         "ask",

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pi_cli.shell.permissions.web import host_of
+from pi_cli.shell.permissions._web import host_of
 
 MAX_LINES = 400
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")

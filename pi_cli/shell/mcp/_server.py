@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_cli.shell.events import McpServerStatus, McpStatusChanged
-from pi_cli.shell.mcp.config import ServerConfig
+from pi_cli.shell.mcp._config import ServerConfig
 
 if TYPE_CHECKING:
     from agent_core import Tool
-    from pi_cli.shell.mcp.connection import ServerConnection
-    from pi_cli.shell.mcp.tool import McpTool
+    from pi_cli.shell.mcp._connection import ServerConnection
+    from pi_cli.shell.mcp._tool import McpTool
 
 
 class Server:

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core.tool import ToolError
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand, split_args
-from pi_cli.shell.mcp.names import sanitise
+from pi_cli.shell.mcp._names import sanitise
 
 if TYPE_CHECKING:
     from pi_cli.shell.commands import SlashCommandRegistry
+    from pi_cli.shell.mcp._server import Server
     from pi_cli.shell.mcp.manager import McpManager
-    from pi_cli.shell.mcp.server import Server
 
 _MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_.-]+):(\S+)")
 MAX_MENTIONS = 10
@@ -92,7 +92,7 @@ def prompt_arguments(words: list[str], spec: Any) -> dict[str, str]:
 
 def register_prompts(registry: SlashCommandRegistry, manager: McpManager, server: Server) -> None:
     """Register ``/mcp__<server>__<prompt>`` for each prompt of a ready ``server``."""
-    from pi_cli.shell.mcp.results import prompt_text
+    from pi_cli.shell.mcp._results import prompt_text
 
     name = server.config.name
     connection = server.connection
@@ -132,7 +132,7 @@ def register_prompts(registry: SlashCommandRegistry, manager: McpManager, server
 
 def mention_transform(manager: McpManager) -> Callable[[str], Awaitable[str | None]]:
     """The input transform attaching ``@server:uri`` resources of ready servers."""
-    from pi_cli.shell.mcp.results import clipped, resource_parts
+    from pi_cli.shell.mcp._results import clipped, resource_parts
 
     async def attach(text: str) -> str | None:
         mentions = [
