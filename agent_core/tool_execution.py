@@ -122,7 +122,9 @@ class _BatchRunner:
             prepared_calls.append(await self._prepare(call))
             self._poll_steering()
         tasks = [
-            asyncio.ensure_future(self._run_prepared(item)) if isinstance(item, _Prepared) else None
+            asyncio.ensure_future(self._run_and_announce(item))
+            if isinstance(item, _Prepared)
+            else None
             for item in prepared_calls
         ]
         try:
@@ -131,11 +133,19 @@ class _BatchRunner:
                     self._finish(call, ToolResult.of_text(str(item)), True)
                 else:
                     result, is_error = await task
-                    self._finish(call, result, is_error, started=True)
+                    self._finish(call, result, is_error, started=True, ended=True)
         finally:
             for task in tasks:
                 if task is not None and not task.done():
                     task.cancel()
+
+    async def _run_and_announce(self, prepared: _Prepared) -> tuple[ToolResult, bool]:
+        """Run one call of a parallel batch and say it ended as soon as it has: a fast call
+        is not shown running (nor timed) until a slower one before it is done. The result
+        messages still join the context in the order of the calls."""
+        result, is_error = await self._run_prepared(prepared)
+        self._announce_end(prepared.call, result, is_error)
+        return result, is_error
 
     # ------------------------------------------------------------------ steps
 
@@ -241,18 +251,27 @@ class _BatchRunner:
             result = ToolResult.of_text(str(result))
         return result, self.signal.aborted
 
-    def _finish(
-        self, call: ToolCall, result: ToolResult, is_error: bool, started: bool = False
-    ) -> None:
-        if not started:
-            self.emit(
-                ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
-            )
+    def _announce_end(self, call: ToolCall, result: ToolResult, is_error: bool) -> None:
         self.emit(
             ToolExecutionEnd(
                 tool_call_id=call.id, tool_name=call.name, result=result, is_error=is_error
             )
         )
+
+    def _finish(
+        self,
+        call: ToolCall,
+        result: ToolResult,
+        is_error: bool,
+        started: bool = False,
+        ended: bool = False,
+    ) -> None:
+        if not started:
+            self.emit(
+                ToolExecutionStart(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
+            )
+        if not ended:
+            self._announce_end(call, result, is_error)
         message = freeze(
             ToolResultMessage(
                 tool_call_id=call.id,
