@@ -21,6 +21,8 @@ class QueueView(Static):
 
     def show_queues(self, steering: list[str], follow_ups: list[str]) -> None:
         """Render the queues (texts in delivery order)."""
+        if steering == self.steering and follow_ups == self.follow_ups:
+            return  # unchanged: ``update`` would lay the whole screen out again for nothing
         self.steering, self.follow_ups = list(steering), list(follow_ups)
         lines = [Content.styled(f"Steering: {_one_line(t)}", "$queue-steer") for t in steering]
         lines += [
