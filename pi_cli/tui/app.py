@@ -183,11 +183,12 @@ class PiApp(App[int], inherit_bindings=False):
             await self.shell.aclose()
 
     async def on_mount(self) -> None:
-        from pi_cli.tui.terminal import enable_modified_keys, exit_on_signals
+        from pi_cli.tui.terminal import enable_modified_keys, exit_on_signals, redraw_after_resume
 
         if self.options.keymap:
             self.set_keymap(self.options.keymap)
         enable_modified_keys(self)
+        redraw_after_resume(self)
         if not self.is_headless:  # tests keep their process's own signal handling
             exit_on_signals(self)
         self.editor.focus()

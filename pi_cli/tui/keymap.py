@@ -71,7 +71,7 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
     K("pi.cursor_down", "down", "cursor_down", "Cursor down", "main"),
     K("pi.history_search", "ctrl+r", "key('history_search')", "Search earlier prompts", "main"),
     K("pi.search", "ctrl+f", "key('search_transcript')", "Search the transcript", "main"),
-    K("pi.redraw", "f5", "key('redraw')", "Redraw the whole screen", "main"),
+    K("pi.redraw", "ctrl+l,f5", "key('redraw')", "Redraw the whole screen", "main"),
     K(
         "pi.external_editor",
         "ctrl+g",
@@ -137,7 +137,7 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
         "main",
     ),
     K("pi.toggle_thinking", "ctrl+t", "key('toggle_thinking')", "Hide/show thinking", "main"),
-    K("pi.toggle_todos", "ctrl+l", "key('toggle_todos')", "Hide/show the todo list", "main"),
+    K("pi.toggle_todos", "alt+l", "key('toggle_todos')", "Hide/show the todo list", "main"),
     K("pi.keys", "f1", "key('show_keys')", "This list", "main"),
     K("pi.keys_question", "question_mark", "empty_key('keys')", "This list (empty editor)", "main"),
     K("pi.suspend", "ctrl+z", "app.suspend", "Suspend pi (fg resumes)", "main"),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from textual.app import App
 
+    from pi_cli.tui.host import TuiHost
     from pi_cli.tui.signals import TerminatingApp
 
 MODIFY_OTHER_KEYS_ON = "\x1b[>4;1m"
@@ -42,6 +43,18 @@ def enable_modified_keys(app: App[Any]) -> None:
     write_raw(app, MODIFY_OTHER_KEYS_ON)
     app.app_suspend_signal.subscribe(app, lambda _app: write_raw(app, MODIFY_OTHER_KEYS_OFF))
     app.app_resume_signal.subscribe(app, lambda _app: write_raw(app, MODIFY_OTHER_KEYS_ON))
+
+
+def redraw(app: App[Any] | TuiHost) -> None:
+    """Paint the whole screen again (Ctrl+L / F5, and after ``fg``): a new layout pass makes
+    the compositor send every row, whatever the terminal shows now."""
+    app.screen.refresh(layout=True, repaint=True)
+
+
+def redraw_after_resume(app: App[Any]) -> None:
+    """After Ctrl+Z and ``fg`` (SIGCONT) the terminal shows the shell's lines, not pi's: Textual
+    resumes its terminal modes but only repaints what changes next, so pi repaints everything."""
+    app.app_resume_signal.subscribe(app, redraw)
 
 
 def restore_modified_keys() -> None:

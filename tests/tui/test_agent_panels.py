@@ -57,10 +57,10 @@ async def test_the_todo_panel_shows_the_list_live_and_toggles(tmp_path: Path) ->
             assert panel.display and panel.has_class("-shown")
             text = str(panel.render())
             assert "Todo 1/3" in text and "▸ Fixing the bug" in text and "○ Run the tests" in text
-            await pilot.press("ctrl+l")
+            await pilot.press("alt+l")
             await pilot.pause()
             assert not panel.display
-            await pilot.press("ctrl+l")
+            await pilot.press("alt+l")
             await pilot.pause()
             assert panel.display
 

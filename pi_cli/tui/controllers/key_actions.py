@@ -34,6 +34,7 @@ class KeyActionHost(EditorHost, Protocol):
 def _handlers(app: KeyActionHost) -> dict[str, Callable[..., object]]:
     from pi_cli.tui.controllers.pick_commands import search_history
     from pi_cli.tui.external_editor import edit_prompt
+    from pi_cli.tui.terminal import redraw
     from pi_cli.tui.tui_commands import open_queue_view, show_keys
 
     return {
@@ -55,7 +56,7 @@ def _handlers(app: KeyActionHost) -> dict[str, Callable[..., object]]:
         "cycle_permission_mode": lambda: app.shell.permissions.cycle() if app.shell else None,
         "toggle_todos": app.todos.toggle,
         "search_transcript": lambda: _search(app),
-        "redraw": lambda: app.screen.refresh(layout=True, repaint=True),
+        "redraw": lambda: redraw(app),
     }
 
 
