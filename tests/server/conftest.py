@@ -11,8 +11,9 @@ import pytest
 from tests.fakes.home import fake_home, project
 from tests.fakes.provider_server import FakeProviderServer
 from tests.server.harness import ServerProcess
+from tests.server.terminal import env
 
-__all__ = ["fake_home", "project"]
+__all__ = ["env", "fake_home", "project"]
 
 
 @pytest.fixture
