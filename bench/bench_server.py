@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -31,7 +32,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._util import REPO, bench_env
+from bench._util import bench_env
+
+if os.environ.get("PI_BENCH_REPO"):  # measure another checkout's pi (in process too)
+    sys.path.insert(0, os.environ["PI_BENCH_REPO"])
 
 SESSIONS = int(sys.argv[1]) if len(sys.argv) > 1 else 50
 CHUNKS = 120  # per answer
@@ -88,6 +92,15 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def cpu_seconds(pid: int | None = None) -> float:
+    """User + system CPU of ``pid`` (this process and its threads when None)."""
+    if pid is None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def fds(pid: int) -> int:
@@ -175,6 +188,7 @@ async def round_of(server: Any, project: Path, base: str, pid: int) -> dict[str,
                 await asyncio.sleep(0.05)
 
         sampler = asyncio.ensure_future(sample())
+        cpu_before = cpu_seconds(pid)
         start = time.time()
         await asyncio.gather(
             *(
@@ -188,6 +202,7 @@ async def round_of(server: Any, project: Path, base: str, pid: int) -> dict[str,
             )
         )
         sampler.cancel()
+        cpu = cpu_seconds(pid) - cpu_before
         after_runs = rss_mib(pid)
         for sid in ids:
             api.delete(f"/api/sessions/{sid}").raise_for_status()
@@ -200,6 +215,7 @@ async def round_of(server: Any, project: Path, base: str, pid: int) -> dict[str,
         "after_runs": after_runs,
         "closed": closed,
         "seconds": stats["last"] - start,
+        "cpu": cpu,
         **stats,
     }
 
@@ -242,8 +258,10 @@ asyncio.run(main())
 """
 
 
-async def added_latency(project: Path, base: str, home: Path) -> list[float]:
-    """Emit -> receive for every line (in-process server, instrumented; clients apart)."""
+async def added_latency(project: Path, base: str, home: Path) -> tuple[list[float], float]:
+    """Emit -> receive for every line (in-process server, instrumented; clients apart), and
+    the server's CPU seconds per line sent (this process: the server, the shells, the HTTP
+    clients of the provider; not the clients' process)."""
     import uvicorn
 
     from pi_cli.server import hosted as hosted_module
@@ -252,7 +270,7 @@ async def added_latency(project: Path, base: str, home: Path) -> list[float]:
     from pi_cli.server.hub import SessionHub
     from pi_cli.server.serve import bind_unix
     from pi_cli.server.token import TokenSource
-    from pi_cli.server.wire import MAX_BODY, OpenSession
+    from pi_cli.server.wire import OpenSession
     from pi_cli.shell import load_settings
 
     emitted: dict[str, list[float]] = {}
@@ -268,15 +286,17 @@ async def added_latency(project: Path, base: str, home: Path) -> list[float]:
     tokens = TokenSource()
     socket_path = home / "bench.sock"
     sock = bind_unix(socket_path)
-    config = uvicorn.Config(
-        Guard(build_app(hub), tokens, None),
-        ws="websockets-sansio",
-        ws_max_size=MAX_BODY,
-        lifespan="off",
-        log_config=None,
-        access_log=False,
-    )
-    server = uvicorn.Server(config)
+    try:
+        from pi_cli.server.serve import uvicorn_config
+    except ImportError:  # an older checkout (PI_BENCH_REPO): the options its pi serve used
+
+        def uvicorn_config(app: Any) -> Any:
+            return uvicorn.Config(
+                app, ws="websockets-sansio", ws_per_message_deflate=False, lifespan="off",
+                log_config=None, access_log=False,
+            )  # fmt: skip
+
+    server = uvicorn.Server(uvicorn_config(Guard(build_app(hub), tokens, None)))
     serving = asyncio.ensure_future(server.serve(sockets=[sock]))
     await asyncio.sleep(0.5)
     ids = []
@@ -286,6 +306,7 @@ async def added_latency(project: Path, base: str, home: Path) -> list[float]:
         )
         ids.append((await hub.open(body)).id)
     out = home / "records.json"
+    cpu_before = cpu_seconds()
     clients = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
@@ -296,6 +317,7 @@ async def added_latency(project: Path, base: str, home: Path) -> list[float]:
         stdin=asyncio.subprocess.PIPE,
     )
     await clients.communicate(json.dumps(ids).encode())
+    cpu = cpu_seconds() - cpu_before
     server.should_exit = True
     await serving
     await hub.aclose()
@@ -305,7 +327,7 @@ async def added_latency(project: Path, base: str, home: Path) -> list[float]:
         sent = emitted.get(ids[index], [])
         if k < len(sent):
             delays.append(received - sent[k])
-    return delays
+    return delays, cpu / max(1, sum(len(v) for v in emitted.values()))
 
 
 def main() -> None:
@@ -323,7 +345,7 @@ def main() -> None:
         port = int(provider.stdout.readline())
         serve = subprocess.Popen(
             [sys.executable, "-m", "pi_cli.cli", "serve"],
-            env={**env, "PYTHONPATH": str(REPO)},
+            env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -345,7 +367,7 @@ def main() -> None:
             serve.terminate()
             serve.wait(30)
             os.environ.update(env)
-            delays = asyncio.run(added_latency(project, base, home))
+            delays, cpu_per_line = asyncio.run(added_latency(project, base, home))
         finally:
             if serve.poll() is None:
                 serve.terminate()
@@ -359,7 +381,8 @@ def main() -> None:
         per_active = (r["peak"] - r["before"]) / SESSIONS
         print(
             f"  round {number}: {r['lines'] / r['seconds']:.0f} events/s to clients "
-            f"({r['lines']} lines, {r['bytes'] / 1e6:.1f} MB in {r['seconds']:.2f} s)"
+            f"({r['lines']} lines, {r['bytes'] / 1e6:.1f} MB in {r['seconds']:.2f} s); "
+            f"server CPU {r['cpu']:.2f} s = {1e6 * r['cpu'] / max(1, r['lines']):.0f} us per line"
         )
         print(
             f"    latency, message_end (added by the server): p50 {1000 * statistics.median(r['end']):.1f} ms, "
@@ -377,7 +400,8 @@ def main() -> None:
     print(
         f"  added latency (the shell's event -> an attached client's socket, every line): "
         f"p50 {1000 * statistics.median(delays):.1f} ms, p99 {1000 * percentile(delays, 0.99):.1f} ms, "
-        f"max {1000 * max(delays):.1f} ms ({len(delays)} lines)"
+        f"max {1000 * max(delays):.1f} ms ({len(delays)} lines); "
+        f"server CPU {1e6 * cpu_per_line:.0f} us per line"
     )
     growth = rounds[1]["closed"] - rounds[0]["closed"]
     print(

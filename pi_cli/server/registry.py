@@ -38,7 +38,9 @@ class Registry:
         self._lock = threading.Lock()  # one writer at a time (the worker, the final save)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pi-registry")
         self._queued = False
+        self._taking = False  # a take of the text is scheduled for the loop's next turn
         self._latest = ""
+        self._texts: dict[str, str] = {}  # each entry's JSON (``"id":{...}``) as last put
 
     def _load(self) -> dict[str, dict[str, Any]]:
         try:
@@ -75,25 +77,39 @@ class Registry:
     def put(self, key: str, entry: dict[str, Any]) -> None:
         """Add or replace one entry (saved soon)."""
         self.entries[key] = entry
+        self._texts[key] = _compact({key: entry})[1:-1]  # only this entry is serialised
         self.schedule()
 
     def drop(self, key: str) -> None:
         """Forget one entry (saved soon)."""
+        self._texts.pop(key, None)
         if self.entries.pop(key, None) is not None:
             self.schedule()
 
     def schedule(self) -> None:
         """Save soon on the registry's own thread (now, without a running loop).
 
-        The text is taken here, on the loop (the entries change only there); the one writer
+        Changes within one turn of the event loop are taken together: the text is made once,
+        at the end of the turn, on the loop (the entries change only there), so 50 sessions
+        starting at once cost one serialisation, not 50 of a growing file. The one writer
         thread writes the newest text it finds, in order, so a burst of changes costs one or
         two writes and the file never goes back to an older state."""
-        self._latest = self._text()
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             self.save()
             return
+        if not self._taking:
+            self._taking = True
+            loop.call_soon(self._take, loop)
+
+    def _take(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._taking = False
+        if self._texts.keys() == self.entries.keys():  # each entry as it was put
+            body = ",".join(self._texts.values())
+            self._latest = f'{{"version":{VERSION},"sessions":{{{body}}}}}'
+        else:  # changed in place since (a restart's marks): all of it again
+            self._latest = self._text()
         if not self._queued:
             self._queued = True
             loop.run_in_executor(self._writer, self._write_latest)
@@ -104,10 +120,12 @@ class Registry:
 
     def save(self) -> None:
         """Write the file now (the server stops; a failure is logged: hosting goes on)."""
-        self._write(self._text())
+        self._latest = self._text()
+        self._write(self._latest)
 
     def _text(self) -> str:
-        return json.dumps({"version": VERSION, "sessions": self.entries}, indent=1)
+        self._texts = {key: _compact({key: entry})[1:-1] for key, entry in self.entries.items()}
+        return _compact({"version": VERSION, "sessions": self.entries})
 
     def _write(self, text: str) -> None:
         with self._lock:
@@ -115,3 +133,8 @@ class Registry:
                 write_private(self.path, text)
             except OSError as exc:
                 log.warning("cannot write %s: %s", self.path, exc)
+
+
+def _compact(data: dict[str, Any]) -> str:
+    # json's C encoder (an indent means the pure-Python one, ~10x slower).
+    return json.dumps(data, separators=(",", ":"))

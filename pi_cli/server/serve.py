@@ -174,6 +174,29 @@ def announce(info: ServerInfo) -> None:
     print("\n".join(lines), file=sys.stderr, flush=True)
 
 
+def uvicorn_config(app: Any) -> Any:
+    """How uvicorn serves ``app`` (also what ``bench/bench_server.py`` measures in process).
+
+    No per-message deflate: lines go over a Unix socket or loopback (an SSH tunnel compresses
+    on its own), and zlib would cost CPU on every line sent."""
+    import uvicorn
+
+    from pi_cli.server.wire import MAX_BODY
+
+    return uvicorn.Config(
+        app,
+        ws="websockets-sansio",
+        ws_max_size=MAX_BODY,
+        ws_per_message_deflate=False,
+        lifespan="off",
+        log_config=None,
+        access_log=False,
+        server_header=False,
+        proxy_headers=False,
+        timeout_graceful_shutdown=3,
+    )
+
+
 async def _main(
     options: ServeOptions,
     settings: Any,
@@ -187,7 +210,6 @@ async def _main(
     from pi_cli.server.app import build_app
     from pi_cli.server.auth import Guard, allowed_hosts
     from pi_cli.server.hub import SessionHub
-    from pi_cli.server.wire import MAX_BODY
 
     hub = SessionHub(settings)
     hosts = (
@@ -202,19 +224,7 @@ async def _main(
             running.should_exit = True
 
     app = Guard(build_app(hub, info.wire(), stop), tokens, hosts)
-    config = uvicorn.Config(
-        app,
-        ws="websockets-sansio",
-        ws_max_size=MAX_BODY,
-        ws_per_message_deflate=False,
-        lifespan="off",
-        log_config=None,
-        access_log=False,
-        server_header=False,
-        proxy_headers=False,
-        timeout_graceful_shutdown=3,
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app))
     holder.append(server)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         # Ours, so uvicorn's re-raise after its graceful stop lands here, not in the default

@@ -135,6 +135,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.review.session_changes import (
         ChangeSet,
         change_sets,
+        change_sets_of_json,
         diff_json,
         diff_text,
         revert_session_file,
@@ -157,6 +158,7 @@ __all__ = [
     "ChangeSet",
     "DiffFile",
     "change_sets",
+    "change_sets_of_json",
     "diff_json",
     "diff_text",
     "revert_session_file",

@@ -39,6 +39,7 @@ EXPORTS: dict[str, str] = {
     "DiffFile": "pi_cli.shell.review.hunks",
     "ChangeSet": "pi_cli.shell.review.session_changes",
     "change_sets": "pi_cli.shell.review.session_changes",
+    "change_sets_of_json": "pi_cli.shell.review.session_changes",
     "diff_json": "pi_cli.shell.review.session_changes",
     "diff_text": "pi_cli.shell.review.session_changes",
     "revert_session_file": "pi_cli.shell.review.session_changes",

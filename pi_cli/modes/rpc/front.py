@@ -66,13 +66,56 @@ def front_state(shell: CodingAgent) -> dict[str, Any]:
         "ui": [to_wire(piece) for piece in shell.dialogs.ui_state()],
         "contextFiles": [str(f.path) for f in shell.sources.context_files],
         "skills": [s.name for s in shell.sources.skills],
+        "extensionKeys": _extension_keys(shell),
     }
+
+
+def _extension_keys(shell: CodingAgent) -> list[dict[str, str]]:
+    """The extensions' key bindings (an attached front end binds them; pressing one runs
+    ``run_extension_key``)."""
+    extensions = shell.extensions
+    if extensions is None:
+        return []
+    return [
+        {"id": k.id, "keys": k.keys, "description": k.description, "extension": k.extension}
+        for k in extensions.keys()
+    ]
 
 
 def _lsp_servers(shell: CodingAgent) -> list[dict[str, Any]]:
     """The started language servers' states (none until one was asked for)."""
     started = shell.lsp.started
     return to_wire(started.status_event())["servers"] if started is not None else []
+
+
+def tree_wire(shell: CodingAgent) -> dict[str, Any]:
+    """``get_tree``: the session tree (what ``/tree`` shows)."""
+    entries = []
+    for entry in shell.tree_entries():
+        wire = asdict(entry)
+        entries.append(
+            {
+                "id": wire["id"],
+                "parentId": wire["parent_id"],
+                "type": wire["type"],
+                "preview": wire["preview"],
+                "depth": wire["depth"],
+                "isLeaf": wire["is_leaf"],
+                "onPath": wire["on_path"],
+                "role": wire["role"],
+                "label": wire["label"],
+            }
+        )
+    return {"entries": entries}
+
+
+def start_extension_key(shell: CodingAgent, key_id: str) -> dict[str, Any]:
+    """``run_extension_key``: the handler runs on the extension's thread, as for a local key."""
+    extensions = shell.extensions
+    if extensions is None or all(k.id != key_id for k in extensions.keys()):
+        raise RpcError(f"no extension key {key_id!r} (get_front_state lists them)")
+    extensions.start_key(key_id)
+    return {"keyId": key_id}
 
 
 def _shell_info(info: Any) -> dict[str, Any]:
@@ -118,23 +161,7 @@ def front_commands(rpc: RpcContext) -> Mapping[str, Handler]:
         }
 
     async def get_tree(command: dict[str, Any]) -> Any:
-        entries = []
-        for entry in shell.tree_entries():
-            wire = asdict(entry)
-            entries.append(
-                {
-                    "id": wire["id"],
-                    "parentId": wire["parent_id"],
-                    "type": wire["type"],
-                    "preview": wire["preview"],
-                    "depth": wire["depth"],
-                    "isLeaf": wire["is_leaf"],
-                    "onPath": wire["on_path"],
-                    "role": wire["role"],
-                    "label": wire["label"],
-                }
-            )
-        return {"entries": entries}
+        return tree_wire(shell)
 
     async def navigate_tree(command: dict[str, Any]) -> Any:
         await rpc.settle()
@@ -152,6 +179,9 @@ def front_commands(rpc: RpcContext) -> Mapping[str, Handler]:
     async def get_front_state(command: dict[str, Any]) -> Any:
         return front_state(shell)
 
+    async def run_extension_key(command: dict[str, Any]) -> Any:
+        return start_extension_key(shell, text_arg(command, "keyId"))
+
     return {
         "submit": submit,
         "get_slash_commands": get_slash_commands,
@@ -160,4 +190,5 @@ def front_commands(rpc: RpcContext) -> Mapping[str, Handler]:
         "set_permission_mode": set_permission_mode,
         "cycle_permission_mode": cycle_permission_mode,
         "get_front_state": get_front_state,
+        "run_extension_key": run_extension_key,
     }

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from websockets.asyncio.client import ClientConnection
 
 log = logging.getLogger("pi_cli.server")
-RESYNC = frozenset({"session_changed", "compaction_end", "agent_end"})
-"""Lines after which the proxy fetches what no event carried, before listeners see them."""
+RESYNC = frozenset({"session_changed", "compaction_end", "agent_end", "reloaded"})
+"""Lines after which the proxy fetches what no event carried, before listeners see them
+(``reloaded``: the extensions' keys, which the front end binds again on that event)."""
 
 
 class RemoteError(Exception):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agent_core import ImageContent, Message, MessageEnd, to_wire
 from pi_cli.server.client.decode import message_of
+from pi_cli.server.client.keys import ExtensionKeysMirror
 from pi_cli.server.client.link import SessionLink
 from pi_cli.server.client.parts import (
     AgentToolsMirror,
@@ -94,7 +95,7 @@ class RemoteShell(SessionLink):
         self.dialogs = DialogsMirror()
         self.lsp = LspMirror()
         self.goals = GoalsMirror()
-        self.extensions: None = None  # extensions run in the server; their keys stay there
+        self.extensions = ExtensionKeysMirror(self)  # the extensions run in the server
         self.tools: list[Any] = []  # the tools run in the server (titles: describe_call)
         self.aborted = False
         self._tree: list[TreeEntry] = []
@@ -112,7 +113,6 @@ class RemoteShell(SessionLink):
         self.settings = Settings.model_validate(front["settings"])
         self._state: ShellState = front["state"]
         self._idle.set() if self._state == "idle" else self._idle.clear()
-        self._context_window = int(front["contextWindow"])
         self.permissions.mode = str(front["permissionMode"])
         self.sandbox.shells.show(front.get("backgroundShells", []))
         self.mcp.servers = list(front.get("mcp", []))
@@ -121,8 +121,7 @@ class RemoteShell(SessionLink):
         self.goals.current = GoalChanged.model_validate({"goal": front.get("goal")})
         for piece in front.get("ui", []):
             self.dialogs.show(UiChanged.model_validate(piece))
-        self.sources.context_files = [LoadedFile(Path(p)) for p in front.get("contextFiles", [])]
-        self.sources.skills = [LoadedSkill(n) for n in front.get("skills", [])]
+        self._show_loaded(front)
         self._messages: list[Message] = [message_of(m) for m in hello.get("messages", [])]
         self.is_streaming = bool(state.get("isStreaming"))
 
@@ -141,12 +140,6 @@ class RemoteShell(SessionLink):
     def _state_changed(self, event: Any) -> None:
         self._state = event.state
         self._idle.set() if self._state == "idle" else self._idle.clear()
-
-    def _run_started(self, event: Any) -> None:
-        self.is_streaming = True
-
-    def _run_ended(self, event: Any) -> None:
-        self.is_streaming = False
 
     def _model_changed(self, event: Any) -> None:
         self.model_id, self.thinking = event.model, event.thinking
@@ -187,10 +180,16 @@ class RemoteShell(SessionLink):
         messages = await self.request({"type": "get_messages"})
         front = await self.request({"type": "get_front_state"})
         self._messages = [message_of(m) for m in messages["messages"]]
+        self._show_loaded(front)
+        await self.refresh_tree()
+
+    def _show_loaded(self, front: dict[str, Any]) -> None:
+        """What ``/reload``, a session switch or a compaction may change: the context window,
+        the files and skills loaded, the extensions' keys."""
         self._context_window = int(front["contextWindow"])
         self.sources.context_files = [LoadedFile(Path(p)) for p in front.get("contextFiles", [])]
         self.sources.skills = [LoadedSkill(n) for n in front.get("skills", [])]
-        await self.refresh_tree()
+        self.extensions.show(front.get("extensionKeys", []))
 
     async def refresh_tree(self) -> None:
         """The session tree (for `/tree`), fetched again."""
@@ -350,8 +349,8 @@ class RemoteShell(SessionLink):
 
 _TRACKERS: dict[str, Callable[[RemoteShell, Any], None]] = {
     "shell_state": RemoteShell._state_changed,
-    "agent_start": RemoteShell._run_started,
-    "agent_end": RemoteShell._run_ended,
+    "agent_start": lambda shell, event: setattr(shell, "is_streaming", True),
+    "agent_end": lambda shell, event: setattr(shell, "is_streaming", False),
     "model_changed": RemoteShell._model_changed,
     "session_changed": RemoteShell._session_changed,
     "permission_mode_changed": RemoteShell._mode_changed,

@@ -95,6 +95,20 @@ def diff_json(sets: list[ChangeSet]) -> dict[str, Any]:
     }
 
 
+def change_sets_of_json(data: dict[str, Any]) -> list[ChangeSet]:
+    """:func:`diff_json`'s output read back (``/diff --turns --json`` run by a session that
+    lives elsewhere, e.g. in ``pi serve``): each file's patch parsed again."""
+    return [
+        ChangeSet(
+            str(segment.get("label", "")),
+            str(segment.get("fromTree", "")),
+            parse_diff("".join(str(f.get("patch", "")) for f in segment.get("files", []))),
+            bool(segment.get("truncated")),
+        )
+        for segment in data.get("segments", [])
+    ]
+
+
 async def revert_session_file(session: SessionStore, snaps: Snapshots, path: str) -> str:
     """Put ``path`` back as it was at the session's start; what was done, in words."""
     result = await session_diff(session, snaps, per_turn=False)

@@ -4,11 +4,14 @@ A screen of its own (the transcript is not touched). The left list holds the fil
 session's total and of each prompt (``t`` switches between the two views); the right pane
 shows the highlighted file's patch, added lines green and removed lines red (theme colours).
 ``r`` puts the highlighted file back as it was when the session started, through the
-checkpoints' restore path (``/rewind undo`` undoes it); the list is read again after it.
+checkpoints' restore path (``/rewind undo`` undoes it); the list is read again after it. A
+session attached from ``pi serve`` is read and reverted through its ``/diff`` command there.
 """
 
 from __future__ import annotations
 
+import json
+import shlex
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -159,20 +162,18 @@ class DiffScreen(ModalScreen[None]):
 
     async def action_revert(self) -> None:
         """Put the highlighted file back as it was at the session's start."""
-        from pi_cli.shell import RewindError, change_sets, revert_session_file, session_changes
-
         file = self._selected_file(self.query_one(OptionList).highlighted)
-        shell = local_shell(self.host.shell)
+        shell = self.host.shell
         if file is None or shell is None:
             return
-        try:
-            said = await revert_session_file(shell.session, shell.checkpoints, file.path)
-            result = await session_changes(shell.session, shell.checkpoints, per_turn=True)
-        except RewindError as exc:
-            self.notify(str(exc), severity="error")
+        said, failed = await revert_file(shell, file.path)
+        if failed:
+            self.notify(said, severity="error")
             return
         self.notify(said)
-        self.sets = change_sets(result) or self.sets
+        sets = await read_change_sets(shell)
+        if isinstance(sets, list):
+            self.sets = sets or self.sets
         self._fill()
 
     def action_close(self) -> None:
@@ -180,22 +181,52 @@ class DiffScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+async def read_change_sets(shell: FrontShell) -> list[ChangeSet] | str:
+    """The session's changes, in total then per prompt (or what to say instead). A session
+    attached from ``pi serve`` keeps its checkpoints there: its ``/diff --turns --json`` is read."""
+    from pi_cli.shell import RewindError, change_sets, change_sets_of_json, session_changes
+
+    local = local_shell(shell)
+    if local is None:
+        result = await shell.submit("/diff --turns --json")
+        output = (result.output or "") if result is not None else ""
+        if result is None or result.error or not output.startswith("{"):
+            return output or "Nothing changed in this session."
+        try:
+            return change_sets_of_json(json.loads(output))
+        except (ValueError, TypeError, AttributeError):
+            return "The server's /diff answer could not be read."
+    try:
+        changes = await session_changes(local.session, local.checkpoints, per_turn=True)
+    except RewindError as exc:
+        return str(exc)
+    if changes.problem and changes.total is None:
+        return changes.problem
+    return change_sets(changes)
+
+
+async def revert_file(shell: FrontShell, path: str) -> tuple[str, bool]:
+    """Put ``path`` back as it was at the session's start: what was done, and whether it failed."""
+    from pi_cli.shell import RewindError, revert_session_file
+
+    local = local_shell(shell)
+    if local is None:
+        result = await shell.submit(f"/diff revert {shlex.quote(path)}")
+        if result is None:
+            return "The server did not answer.", True
+        return result.output or "", result.error
+    try:
+        return await revert_session_file(local.session, local.checkpoints, path), False
+    except RewindError as exc:
+        return str(exc), True
+
+
 async def show_diff(host: Any) -> None:
     """``/diff``: read the session's changes, then open the screen."""
-    from pi_cli.shell import RewindError, change_sets, session_changes
-
-    shell = local_shell(host.shell)
-    if shell is None:
-        host.notify(
-            "/diff is not available in a session attached from pi serve (its checkpoints are there)"
-        )
+    if host.shell is None:
         return
-    try:
-        result = await session_changes(shell.session, shell.checkpoints, per_turn=True)
-    except RewindError as exc:
-        host.notify(str(exc), severity="error")
+    sets = await read_change_sets(host.shell)
+    if isinstance(sets, str):
+        host.notify(sets)
         return
-    if result.problem and result.total is None:
-        host.notify(result.problem)
-        return
-    await host.push_screen_wait(DiffScreen(host, change_sets(result)))
+    await host.push_screen_wait(DiffScreen(host, sets))

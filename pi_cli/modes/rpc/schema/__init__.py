@@ -63,6 +63,7 @@ from pi_cli.modes.rpc.schema.session import (
     RemoveQueued,
     Restore,
     Rewind,
+    RunExtensionKey,
     SetPermissionMode,
     SetSessionName,
     SwitchSession,
@@ -120,6 +121,7 @@ COMMAND_MODELS: dict[str, type[Command]] = {
         SetPermissionMode,
         CyclePermissionMode,
         GetFrontState,
+        RunExtensionKey,
     )
 }
 """Every command by its ``type``."""

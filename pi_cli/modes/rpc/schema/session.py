@@ -187,6 +187,14 @@ class CyclePermissionMode(Command):
     type: Literal["cycle_permission_mode"]
 
 
+class RunExtensionKey(Command):
+    """Ours: run the handler of an extension's key binding (``keyId``, as ``get_front_state``'s
+    ``extensionKeys`` lists them): what an attached front end does when that key is pressed."""
+
+    type: Literal["run_extension_key"]
+    key_id: str
+
+
 class GetFrontState(Command):
     """Ours: what an interactive front end shows besides ``get_state``: settings, usage,
     permission mode, background shells, MCP servers, todos, pending approvals, loaded files."""
