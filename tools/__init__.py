@@ -1,5 +1,5 @@
 """Built-in tools for the agent: read, write, edit, bash, bash_output, bash_kill, grep, find, ls,
-web_fetch, todo_write, task and exit_plan_mode.
+web_fetch, todo_write, task, exit_plan_mode and ask_user.
 
 Each tool is a factory over a working directory returning an object that satisfies
 ``agent_core.Tool``: besides its schema it declares its own presentation (``summary`` for the
@@ -25,6 +25,7 @@ from tools._output import OutputBuffer
 from tools._paths import display_path, resolve_path
 from tools._rg import find_rg
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from tools.ask_user import AskUserTool, create_ask_user_tool
 from tools.bash import BashTool, create_bash_tool
 from tools.bash.kill import BashKillTool, create_bash_kill_tool
 from tools.bash.output import BashOutputTool, create_bash_output_tool
@@ -76,6 +77,7 @@ _WITH_SERVICES: dict[str, ServiceFactory] = {
     "todo_write": lambda cwd, s: create_todo_tool(cwd, s.todo_changed),
     "task": lambda cwd, s: create_task_tool(cwd, s.agent_profiles, s.task_runner),
     "exit_plan_mode": lambda cwd, s: create_exit_plan_mode_tool(cwd, s.plan_approver),
+    "ask_user": lambda cwd, s: create_ask_user_tool(cwd, s.user_asker),
 }
 
 TOOL_FACTORIES: dict[str, ToolFactory] = {
@@ -93,6 +95,7 @@ TOOL_FACTORIES: dict[str, ToolFactory] = {
     "todo_write": create_todo_tool,
     "task": create_task_tool,
     "exit_plan_mode": create_exit_plan_mode_tool,
+    "ask_user": create_ask_user_tool,
 }
 """Every tool by name; the service tools made this way work standalone (no shell)."""
 
@@ -101,11 +104,12 @@ PROCESS_TOOL_NAMES: frozenset[str] = frozenset({"bash", "bash_output", "bash_kil
 
 DEFAULT_TOOL_NAMES: list[str] = [
     *("read", "bash", "bash_output", "bash_kill", "edit", "write"),
-    *("web_fetch", "todo_write", "task", "exit_plan_mode"),
+    *("web_fetch", "todo_write", "task", "exit_plan_mode", "ask_user"),
 ]
-"""On by default, as in Claude Code (which has WebFetch, TodoWrite, Task and ExitPlanMode)."""
+"""On by default, as in Claude Code (which has WebFetch, TodoWrite, Task, ExitPlanMode and
+AskUserQuestion)."""
 
-AGENT_TOOL_NAMES = frozenset({"todo_write", "task", "exit_plan_mode"})
+AGENT_TOOL_NAMES = frozenset({"todo_write", "task", "exit_plan_mode", "ask_user"})
 """Tools about the conversation itself: a sub-agent never gets them (no nested sub-agents)."""
 
 
@@ -149,6 +153,7 @@ def create_tools(
 
 __all__ = [
     "AGENT_TOOL_NAMES",
+    "AskUserTool",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINES",
     "DEFAULT_TOOL_NAMES",
@@ -185,6 +190,7 @@ __all__ = [
     "resolve_path",
     "truncate_head",
     "WriteTool",
+    "create_ask_user_tool",
     "create_bash_kill_tool",
     "create_bash_output_tool",
     "create_bash_tool",

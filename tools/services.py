@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tools.ask_user import UserAsker
 from tools.exit_plan_mode import PlanApprover
 from tools.task import AgentProfileInfo, TaskRunner
 from tools.todo import TodoChanged
@@ -27,6 +28,7 @@ class ToolServices:
         plan_approver: asks the user to approve a plan (``exit_plan_mode``).
         web_fetch: how ``web_fetch`` fetches (its allow-list, limits, resolver).
         web_search: ``web_search``'s backend (none: not configured) and domain veto.
+        user_asker: puts ``ask_user``'s questions to the user (none: nobody can answer).
     """
 
     todo_changed: TodoChanged | None = None
@@ -35,3 +37,4 @@ class ToolServices:
     plan_approver: PlanApprover | None = None
     web_fetch: WebFetchConfig = field(default_factory=WebFetchConfig)
     web_search: Any = None  # tools.web.search.WebSearchConfig (None: not configured)
+    user_asker: UserAsker | None = None

@@ -44,6 +44,9 @@ GUIDELINES = {
     "in your context; several task calls in one response run in parallel.",
     "exit_plan_mode": "In plan mode, research read-only, then call exit_plan_mode with your "
     "plan; implement only after the user approves it.",
+    "ask_user": "Use ask_user when you need the user's decision (a preference, an ambiguous "
+    "requirement, a choice between approaches) rather than guessing; not for things you can "
+    "find out yourself.",
 }
 
 HOSTILE_ARGS: list[dict[str, Any]] = [

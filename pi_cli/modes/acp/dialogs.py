@@ -1,10 +1,12 @@
 """Dialogs over ACP, where the protocol can carry them: ``session/request_permission``.
 
 ACP's one question to the user is a permission request (a few named options about a tool call).
-So a ``confirm`` becomes Yes / No, and a ``select`` of one option becomes one option per
-choice, on a pseudo tool call titled with the question. What ACP cannot ask (several options
-at once, an answer of the user's own, free text) is cancelled at once, with a line in the
-agent's thoughts saying so: the asker gets "no answer" instead of waiting for ever.
+So a ``confirm`` becomes Yes / No, and a ``select`` becomes one option per choice, on a pseudo
+tool call titled with the question: the user picks one (a multiple choice is answered with one
+option; an answer of the user's own cannot be typed there, so one of the options it is, or the
+request is rejected: ``ask_user``'s questions go this way). What ACP cannot ask at all (free
+text, a select without options) is cancelled at once, with a line in the agent's thoughts
+saying so: the asker gets "no answer" instead of waiting for ever.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ def can_ask(request: DialogRequested) -> bool:
     """Whether ACP's permission request can carry ``request``."""
     if request.kind == "confirm":
         return True
-    return request.kind == "select" and not request.multiple and not request.allow_other
+    return request.kind == "select" and bool(request.options)
 
 
 def permission_options(request: DialogRequested) -> list[schema.PermissionOption]:

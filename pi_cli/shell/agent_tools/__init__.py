@@ -1,4 +1,5 @@
-"""The shell's side of the agent tools: todo list, plan approval, sub-agents, budgets, schema.
+"""The shell's side of the agent tools: todo list, plan approval, sub-agents, budgets, schema,
+the user's answers to ``ask_user``.
 
 Built by the CodingAgent before its tools (their :class:`~tools.services.ToolServices` come from
 here) and :meth:`AgentTools.attach`-ed once the agent, the session and the permission gate
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
     from agent_core.providers import ResolvedModel
     from pi_cli.shell.agent_tools.structured_output import OutputSchema
+    from pi_cli.shell.dialogs import DialogBroker
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.models.setup import ModelResolver
     from pi_cli.shell.options import ShellOptions
@@ -43,6 +45,8 @@ class AgentToolsShell(ShellContext, Protocol):
     def resolved_model(self) -> ResolvedModel | None: ...
     @property
     def thinking(self) -> str: ...
+    @property
+    def dialogs(self) -> DialogBroker: ...
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
 
 
@@ -84,7 +88,8 @@ class AgentTools:
         return [schema_prompt(self.output.schema)]
 
     def services(self) -> ToolServices:
-        """What todo_write, task, exit_plan_mode and web_fetch get from the shell."""
+        """What todo_write, task, exit_plan_mode, ask_user and web_fetch get from the shell."""
+        from pi_cli.shell.agent_tools._ask_user import UserAsker
         from tools.services import ToolServices
         from tools.task import AgentProfileInfo
 
@@ -95,6 +100,7 @@ class AgentTools:
             plan_approver=self.plans,
             web_fetch=self._web_fetch_config(),
             web_search=self._web_search(),
+            user_asker=UserAsker(self.shell.dialogs),
         )
 
     def _web_search(self) -> Any:

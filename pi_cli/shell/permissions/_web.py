@@ -1,4 +1,4 @@
-"""Permissions of web_fetch and of the agent tools (todo_write, task, exit_plan_mode).
+"""Permissions of web_fetch and of the agent tools (todo_write, task, exit_plan_mode, ask_user).
 
 web_fetch follows the permission model by domain:
 
@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 WEB_TOOL = "web_fetch"
 SEARCH_TOOL = "web_search"
-AGENT_TOOLS = frozenset({"todo_write", "task", "exit_plan_mode"})
+AGENT_TOOLS = frozenset({"todo_write", "task", "exit_plan_mode", "ask_user"})
 _URL = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+", re.IGNORECASE)
 _DOMAIN = re.compile(r"^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$")
 

@@ -48,6 +48,8 @@ _TOOLS = {
     "todo_write": "todo_write",
     "exitplanmode": "exit_plan_mode",
     "exit_plan_mode": "exit_plan_mode",
+    "askuserquestion": "ask_user",
+    "ask_user": "ask_user",
 }
 READ_TOOLS = frozenset({"read", "grep", "find", "ls"})
 EDIT_TOOLS = frozenset({"edit", "write"})

@@ -361,3 +361,33 @@ def test_an_extensions_dialogs_through_the_client(
     )
     assert "Name the file?: ACP cannot carry this question; it was cancelled" in thoughts
     assert not (project / "named").exists()
+
+
+def test_ask_user_through_the_clients_permission_request(
+    server: FakeProviderServer, project: Path, pi_home: Path
+) -> None:
+    """ACP can carry a question as a permission request with one option per choice: a
+    multiple choice is answered with one option; an own answer cannot be typed there."""
+    questions = [
+        {
+            "question": "Which features?",
+            "header": "Features",
+            "options": [{"label": "Login"}, {"label": "Search"}],
+            "multiSelect": True,
+        }
+    ]
+    server.add(
+        Turn(tool_calls=[ToolCallSpec("ask_user", {"questions": questions}, id="q1")]),
+        Turn(text="ok"),
+    )
+    log = drive(
+        server, project, pi_home, [{"op": "new"}, {"op": "prompt", "text": "go"}], permission="1"
+    )
+    (asked,) = log["permissions"]
+    assert [(o["optionId"], o["name"]) for o in asked["options"]] == [
+        ("0", "Login"),
+        ("1", "Search"),
+    ]
+    assert asked["toolCall"]["title"].startswith("Features: Which features?")
+    results = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert results[-1]["content"].startswith('The user answered: "Which features?"="Search".')

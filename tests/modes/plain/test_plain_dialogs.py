@@ -81,3 +81,52 @@ async def test_the_repl_asks_each_question_and_the_tool_gets_the_answers(tmp_pat
     assert results[1]["confirmed"] is True
     assert results[2]["text"] == "Ada"
     assert results[3]["cancelled"] is True
+
+
+async def test_ask_user_is_asked_on_the_input_line(tmp_path: Path) -> None:
+    """The ask_user tool's questions: numbered options with descriptions, a multiple choice by
+    comma-separated numbers, then an own answer."""
+    from tools.ask_user import AskUserTool
+
+    questions = [
+        {
+            "question": "Which database?",
+            "header": "Database",
+            "options": [{"label": "Postgres", "description": "the stack's"}, {"label": "SQLite"}],
+        },
+        {
+            "question": "Which features?",
+            "header": "Features",
+            "options": [{"label": "Login"}, {"label": "Search"}, {"label": "Export"}],
+            "multiSelect": True,
+        },
+        {"question": "Which CI?", "header": "CI", "options": [{"label": "A"}, {"label": "B"}]},
+    ]
+    stream = ScriptedStream(
+        reply(tool_call("q1", "ask_user", {"questions": questions})), reply(text("ok"))
+    )
+    tool = AskUserTool()
+    async with plain_repl(tmp_path, stream, [tool], approvals="interactive") as h:
+        tool.ask = h.shell.agent_tools.services().user_asker  # the shell's asker, as built in
+
+        def asked(title: str) -> bool:
+            return h.repl.asking is not None and title in h.output
+
+        h.send("go" + ENTER)
+        await h.until(lambda: asked("? Database: Which database? (tool ask_user)"), what="q1")
+        assert (
+            "1. Postgres — the stack's" in h.output
+            and "(or type an answer of your own)" in h.output
+        )
+        h.send("2" + ENTER)
+        await h.until(lambda: asked("? Features: Which features?"), what="q2")
+        h.send("3, 1" + ENTER)
+        await h.until(lambda: asked("? CI: Which CI?"), what="q3")
+        h.send("GitHub Actions" + ENTER)
+        await h.idle()
+        assert await h.quit() == 0
+    (result,) = [m for m in h.shell.messages if isinstance(m, ToolResultMessage)]
+    assert result.text.startswith(
+        'The user answered: "Which database?"="SQLite", "Which features?"="Export, Login", '
+        '"Which CI?"="GitHub Actions".'
+    )
