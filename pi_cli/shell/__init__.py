@@ -123,7 +123,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.packages.commands import PackageError, package_accepts, package_words
     from pi_cli.shell.packages.lock import package_paths
-    from pi_cli.shell.paths import pi_home, sessions_dir
+    from pi_cli.shell.paths import editor_command, pi_home, sessions_dir
     from pi_cli.shell.permissions.approvals import ApprovalAnswer
     from pi_cli.shell.permissions.modes import MODE_DESCRIPTIONS, MODES
     from pi_cli.shell.plugins.commands import PLUGIN_VERBS, plugin_choices, plugin_words
@@ -200,6 +200,7 @@ __all__ = [
     "detect_local_servers",
     "device_login",
     "dumps_line",
+    "editor_command",
     "encode",
     "export_session",
     "ExportError",

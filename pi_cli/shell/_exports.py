@@ -94,6 +94,7 @@ EXPORTS: dict[str, str] = {
     "DialogBroker": "pi_cli.shell.dialogs",
     # files and text
     "pi_home": "pi_cli.shell.paths",
+    "editor_command": "pi_cli.shell.paths",
     "sessions_dir": "pi_cli.shell.paths",
     "clean": "pi_cli.shell.text.terminal",
     "one_line": "pi_cli.shell.text.terminal",

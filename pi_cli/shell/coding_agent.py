@@ -36,7 +36,7 @@ from pi_cli.shell.events.bus import EventBus
 from pi_cli.shell.extension_setup import attach_extensions
 from pi_cli.shell.features import (
     attach_plugins,
-    attach_session_features,
+    attach_session_parts,
     attach_telemetry,
     register_commands,
 )
@@ -101,7 +101,7 @@ class CodingAgent:
         self.tools, self.sandbox = tools_and_sandbox(
             self, self.safety.tools_env(), self.agent_tools.services()
         )
-        self.sources = PromptSources.load(self.cwd, [*options.skill_paths, *self.settings.skills])
+        self.sources = PromptSources.of(self)  # context files, rules, skills, templates
         self.queue = InputQueue(
             self.settings.steering_mode, self.settings.follow_up_mode, self._queue_changed
         )
@@ -136,7 +136,7 @@ class CodingAgent:
         self.plugins = attach_plugins(self)  # Claude Code plugins: before MCP, which runs theirs
         self.extensions = attach_extensions(self, self.models, self.safety.trusted)
         self._mcp = setup_mcp(self)  # servers start now, on their own thread
-        self.checkpoints, self.durable_queue, self.goals = attach_session_features(self)
+        self.checkpoints, self.durable_queue, self.goals, self.memory = attach_session_parts(self)
         self.telemetry = attach_telemetry(self)  # None unless telemetry is enabled
         self.lsp: LspDoor = attach_lsp(self, lambda: self.plugins)  # after the checkpoints
         for problem in self.sources.problems:

@@ -51,6 +51,7 @@ class CommandResult:
     prompt: str | None = None  # text to send to the model (templates, skills)
     error: bool = False
     clipboard: str | None = None  # text for the front end to put on the clipboard (/copy)
+    edit: Path | None = None  # a file for the front end to open in the user's editor (/memory)
     run_scope: Callable[[], AbstractAsyncContextManager[None]] | None = None
     """Held around the run of ``prompt``: a command file's granted rules and model, for its run
     only (:mod:`pi_cli.shell.prompt.command_files`)."""
@@ -125,6 +126,8 @@ class SlashCommandRegistry:
 
     commands: dict[str, SlashCommand] = field(default_factory=dict)
     _aliases: dict[str, str] = field(default_factory=dict)
+    prefixed: dict[str, SlashCommand] = field(default_factory=dict)
+    """Commands written as a leading character instead of ``/name`` (``# note``): one line."""
 
     def register(self, command: SlashCommand) -> None:
         """Add or replace a command."""
@@ -162,6 +165,9 @@ class SlashCommandRegistry:
 
     def lookup(self, text: str) -> tuple[SlashCommand, str] | None:
         """``(command, args)`` when ``text`` is a known command line, else ``None``."""
+        stripped = text.strip()
+        if stripped[:1] in self.prefixed and "\n" not in stripped:  # pasted Markdown: a prompt
+            return self.prefixed[stripped[0]], stripped[1:].strip()
         parsed = parse_command_line(text)
         if parsed is None:
             return None

@@ -16,6 +16,7 @@ from pi_cli.shell.compaction import compaction_commands
 from pi_cli.shell.events import ShellEvent
 from pi_cli.shell.export_html.commands import export_commands
 from pi_cli.shell.goals import Goals, GoalShell, attach_goals
+from pi_cli.shell.memory import Memory, MemoryHost, attach_memory
 from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import permission_commands
 from pi_cli.shell.prompt.init_command import init_commands
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.plugins.attach import Plugins
 
 
-class FeatureHost(GoalShell, Protocol):
+class FeatureHost(GoalShell, MemoryHost, Protocol):
     """The shell, as the session features are built into it."""
 
     @property
@@ -42,9 +43,12 @@ class FeatureHost(GoalShell, Protocol):
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
 
 
-def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQueue, Goals]:
-    """Build them (after the hooks: checkpoints wrap their ``before_tool_call``; after the agent
-    tools, the compactor and the policy: a goal's rounds use them)."""
+def attach_session_parts(
+    shell: FeatureHost,
+) -> tuple[Checkpoints, DurableQueue, Goals, Memory]:
+    """Build them (after the hooks: checkpoints wrap their ``before_tool_call``, memory its
+    ``after_tool_call``; after the agent tools, the compactor and the policy: a goal's rounds
+    use them)."""
     checkpoints = Checkpoints(shell)
     shell.subscribe(checkpoints.on_event)
 
@@ -55,7 +59,7 @@ def attach_session_features(shell: FeatureHost) -> tuple[Checkpoints, DurableQue
     shell.input_transforms.insert(0, settled)
     queue = DurableQueue(shell, offer=shell.options.offer_stored_queue)
     shell.commands.register_all(session_commands(), export_commands(), rewind_commands())
-    return checkpoints, queue, attach_goals(shell)
+    return checkpoints, queue, attach_goals(shell), attach_memory(shell)
 
 
 def attach_telemetry(shell: FeatureHost) -> Any:

@@ -1,10 +1,22 @@
-"""Where pi keeps its files: ``PI_HOME`` (default ``~/.pi``) and per-project ``.pi/``."""
+"""Where pi keeps its files: ``PI_HOME`` (default ``~/.pi``) and per-project ``.pi/``; the
+user's editor."""
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 from pathlib import Path
+
+
+def editor_command(env: dict[str, str] | None = None) -> list[str]:
+    """The user's editor as argv (``$VISUAL``, then ``$EDITOR``, then ``vi``)."""
+    env = dict(os.environ) if env is None else env
+    value = env.get("VISUAL") or env.get("EDITOR") or "vi"
+    try:
+        return shlex.split(value) or ["vi"]
+    except ValueError:
+        return value.split() or ["vi"]
 
 
 def pi_home() -> Path:

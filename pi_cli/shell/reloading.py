@@ -141,7 +141,7 @@ def _prompt_sources(shell: ReloadHost) -> list[str]:
     for name, command in list(shell.commands.commands.items()):
         if command.source == "skill" or command.source.startswith("template:"):
             shell.commands.unregister(name)
-    sources = PromptSources.load(shell.cwd, [*shell.options.skill_paths, *shell.settings.skills])
+    sources = PromptSources.of(shell)
     shell.sources = sources
     sources.register(shell.commands)
     for problem in sources.problems:

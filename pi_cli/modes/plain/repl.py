@@ -30,6 +30,7 @@ from rich.text import Text
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
 from pi_cli.modes.plain.approval import answer_waiting, ask_trust, ask_unknown_command
+from pi_cli.modes.plain.editing import open_in_editor
 from pi_cli.modes.plain.history import print_history
 from pi_cli.modes.plain.keys import PiCompleter, register_extra_sequences, repl_key_bindings
 from pi_cli.modes.plain.pickers import Pickers
@@ -349,6 +350,8 @@ class PlainRepl:
             sys.stdout.flush()
         if result.output:
             self.console.print(Text(result.output, style="red" if result.error else ""))
+        if result.edit is not None and (problem := await open_in_editor(result.edit)):
+            self.console.print(Text(problem, style="red"))  # /memory: the file in $EDITOR
         if result.action:
             for line in await self.pickers.show(result.action):
                 self.console.print(Text(line))

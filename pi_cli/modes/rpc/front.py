@@ -37,6 +37,7 @@ def result_wire(result: CommandResult | None) -> dict[str, Any] | None:
         "action": result.action,
         "prompt": result.prompt,
         "clipboard": result.clipboard,
+        "edit": str(result.edit) if result.edit is not None else None,
         "quit": result.quit,
     }
 

@@ -120,7 +120,21 @@ def items_needing_trust(root: Path) -> list[str]:
     if profiles:
         names = ", ".join(str(p.relative_to(root)) for p in profiles)
         items.append(f"agent profiles (sub-agents' tools and models): {names}")
+    rules = [p for d in RULE_DIRS for p in _files(root / d, "*.md")]
+    if rules:  # instructions for the model, loaded with AGENTS.md (not in the digest: no code)
+        items.append(f"rules in .claude/rules or .pi/rules ({len(rules)} files)")
     return items
+
+
+RULE_DIRS = (".claude/rules", ".pi/rules")
+"""The project's rule folders (:mod:`pi_cli.shell.prompt.rules`), loaded only if trusted."""
+
+
+def _files(folder: Path, pattern: str) -> list[Path]:
+    try:
+        return [p for p in folder.rglob(pattern) if p.is_file()] if folder.is_dir() else []
+    except OSError:
+        return []
 
 
 def _project_extensions(folder: Path) -> list[Path]:

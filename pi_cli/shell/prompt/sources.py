@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from pi_cli.shell.commands import SlashCommandRegistry
 from pi_cli.shell.packages.lock import package_resources
-from pi_cli.shell.prompt._context_files import ContextFile, load_context
+from pi_cli.shell.prompt._context_files import CONTEXT_FILE_NAMES, ContextFile, load_context
 from pi_cli.shell.prompt._skills import Skill, SkillSet, load_skills, skill_commands
 from pi_cli.shell.prompt._templates import (
     PromptTemplate,
@@ -20,8 +21,33 @@ from pi_cli.shell.prompt._templates import (
     template_command,
     template_commands,
 )
+from pi_cli.shell.prompt.rules import RuleSet, load_rules
+
+if TYPE_CHECKING:
+    from pi_cli.shell.config.settings import Settings
+    from pi_cli.shell.options import ShellOptions
+
+
+class _Trust(Protocol):
+    @property
+    def trusted(self) -> bool: ...
+
+
+class SourcesHost(Protocol):
+    """What :meth:`PromptSources.of` reads of a shell."""
+
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def options(self) -> ShellOptions: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def safety(self) -> _Trust: ...
+
 
 __all__ = [
+    "CONTEXT_FILE_NAMES",
     "PromptSources",
     "PromptTemplate",
     "Skill",
@@ -34,26 +60,44 @@ __all__ = [
 
 @dataclass
 class PromptSources:
-    """Context files (``AGENTS.md``...), skills and prompt templates of one shell."""
+    """Context files (``AGENTS.md``..., and rules without ``paths``), skills, prompt templates
+    and the path-scoped rules of one shell."""
 
     context_files: list[ContextFile]
     skills: SkillSet
     templates: list[PromptTemplate]
     problems: list[str] = field(default_factory=list)
     """What could not be loaded (bad skills, skipped templates, imports not followed)."""
+    rules: RuleSet = field(default_factory=RuleSet)
 
     @classmethod
-    def load(cls, cwd: Path, skill_paths: list[str]) -> PromptSources:
-        """Read them all from disk (``skill_paths``: ``--skill`` and the ``skills`` setting)."""
-        context_files, import_notices = load_context(cwd)
+    def load(cls, cwd: Path, skill_paths: list[str], *, trusted: bool = False) -> PromptSources:
+        """Read them all from disk (``skill_paths``: ``--skill`` and the ``skills`` setting;
+        the project's rules only if ``trusted``)."""
+        context_files, rules, import_notices = load_memory(cwd, trusted)
         packaged, package_problems = package_resources(fresh=True)  # first in a build
         skills = load_skills(cwd, [*skill_paths, *map(str, packaged.get("skills", []))])
         templates, template_problems = load_templates(cwd)
         problems = [*map(str, skills.problems), *template_problems, *import_notices]
         problems += package_problems
-        return cls(context_files, skills, templates, problems)
+        return cls(context_files, skills, templates, problems, rules)
+
+    @classmethod
+    def of(cls, shell: SourcesHost) -> PromptSources:
+        """A shell's: its ``--skill`` paths and ``skills`` setting, project rules if trusted."""
+        skill_paths = [*shell.options.skill_paths, *shell.settings.skills]
+        return cls.load(shell.cwd, skill_paths, trusted=shell.safety.trusted)
 
     def register(self, commands: SlashCommandRegistry) -> None:
         """``/skill:name`` per skill and ``/name`` per template (never over a built-in)."""
         commands.register_all(skill_commands(self.skills))
         self.templates = template_commands(self.templates, commands, self.problems)
+
+
+def load_memory(cwd: Path, trusted: bool) -> tuple[list[ContextFile], RuleSet, list[str]]:
+    """The context files with the rules that always apply after them, the rules, and what
+    could not be loaded (imports not followed, unreadable or untrusted rules)."""
+    context_files, notices = load_context(cwd)
+    rules = load_rules(cwd, trusted)
+    context_files += [ContextFile(rule.path, rule.body) for rule in rules.always]
+    return context_files, rules, [*notices, *rules.problems]

@@ -138,6 +138,10 @@ class InputControl:
             return
         if result.clipboard is not None:
             host.copy_to_clipboard(result.clipboard)
+        if result.edit is not None:  # /memory: the file in $EDITOR, the terminal handed over
+            from pi_cli.tui.external_editor import edit_file
+
+            edit_file(host, result.edit)
         if result.action is not None:
             pick_commands.open_picker(host, result.action)
         elif result.output and not (_is_compact(text) and not result.error):
