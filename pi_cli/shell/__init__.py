@@ -130,6 +130,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.plugins.manifest import PluginError
     from pi_cli.shell.prompt.images import ImageError, load_image, looks_like_image
     from pi_cli.shell.reports.context import context_report
+    from pi_cli.shell.reports.quitting import quit_report
     from pi_cli.shell.review.hunks import DiffFile
     from pi_cli.shell.review.main import ReviewCli
     from pi_cli.shell.review.session_changes import (
@@ -184,6 +185,7 @@ __all__ = [
     "CommandResult",
     "compaction_summary_of",
     "context_report",
+    "quit_report",
     "CompactionEnd",
     "CompactionError",
     "CompactionStart",

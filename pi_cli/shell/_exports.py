@@ -19,6 +19,7 @@ EXPORTS: dict[str, str] = {
     "SlashCommand": "pi_cli.shell.commands",
     "UnknownCommand": "pi_cli.shell.commands",
     "context_report": "pi_cli.shell.reports.context",
+    "quit_report": "pi_cli.shell.reports.quitting",
     "parse_command_line": "pi_cli.shell.commands",
     "THINKING_LEVELS": "pi_cli.shell.builtin_commands",
     "shell_line": "pi_cli.shell.bash.commands",

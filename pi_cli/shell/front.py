@@ -76,6 +76,8 @@ class SandboxView(Protocol):
 
     @property
     def shells(self) -> BackgroundShellsView: ...
+    @property
+    def keep_background(self) -> bool: ...
 
 
 class McpView(Protocol):

@@ -77,9 +77,10 @@ def run_tui(args: LaunchArgs) -> int:
     if app.startup_error:
         print(f"pi: {app.startup_error}", file=sys.stderr, flush=True)
         return 2
-    if (hint := resume_hint(app.shell)) is not None:
-        with suppress(OSError):  # the terminal may be gone (a hang-up): the exit code still counts
-            print(hint, flush=True)
+    for line in (app.inputs.quit_note, resume_hint(app.shell)):
+        if line is not None:
+            with suppress(OSError):  # the terminal may be gone (a hang-up): the code still counts
+                print(line, flush=True)
     return result if isinstance(result, int) else 0
 
 

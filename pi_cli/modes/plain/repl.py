@@ -55,6 +55,7 @@ from pi_cli.shell import (
     ShellStateChanged,
     clean,
     pi_home,
+    quit_report,
 )
 
 if TYPE_CHECKING:
@@ -379,6 +380,7 @@ class PlainRepl:
         if self._closed:
             return
         self._closed = True
+        note = quit_report(self.shell)  # said once everything has stopped
         if self.running and not self.shell.remote:
             self.shell.take_queued()
             self.shell.abort()
@@ -388,3 +390,5 @@ class PlainRepl:
                 for task in list(self._tasks):
                     task.cancel()
         await self.shell.aclose()
+        if note is not None:
+            self.console.print(Text(note, style="yellow"))

@@ -211,6 +211,7 @@ class SandboxMirror:
     """The sandbox as a footer shows it."""
 
     shells: ShellsMirror = field(default_factory=ShellsMirror)
+    keep_background: bool = True  # the shells live in the server: a client never stops them
 
 
 @dataclass

@@ -31,6 +31,7 @@ class InputControl:
         self.startup: list[str] = []  # typed before the shell existed
         self.queue: list[tuple[str, str, str]] = []  # the shell's queue as last shown
         self._ctrl_c_at = -1e9
+        self.quit_note: str | None = None  # what quitting stopped, printed after the app exits
 
     # ------------------------------------------------------------------ sending
 
@@ -222,8 +223,12 @@ class InputControl:
             self.submit(f"/thinking {levels[(index + 1) % len(levels)]}")
 
     def quit(self) -> None:
-        """Abort any run and exit (a run in the server goes on: only this client leaves)."""
+        """Abort any run and exit (a run in the server goes on: only this client leaves); what
+        that stops (the run, background shells) is said once the terminal is back."""
+        from pi_cli.shell import quit_report
+
         shell = self.host.shell
+        self.quit_note = quit_report(shell)
         if shell is not None and shell.busy and not shell.remote:
             shell.abort()
         self.host.exit(0)
