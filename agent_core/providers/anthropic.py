@@ -276,7 +276,9 @@ async def stream_anthropic(
         body = build_request(model, context, options, forms)
         base = (model.base_url or "").removesuffix("/v1")
         url = f"{base}/v1/messages"
-        return sse_json_source(model, url, headers, body, options, config, anthropic_message_items)
+        return sse_json_source(
+            model, url, headers, body, options, config, anthropic_message_items, context.messages
+        )
 
     async for item in run_accumulated(
         model, lambda: MessagesAccumulator(model), items, config.retry, options

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -66,6 +67,9 @@ class ResolvedModel(BaseModel):
     supports_reasoning: bool = False
     known: bool = False
     """True when metadata came from the cost map or models.json (not defaults)."""
+    auth: Any = Field(default=None, exclude=True, repr=False)
+    """A :class:`~agent_core.providers.request_auth.RequestAuth` asked for headers before each
+    request (a subscription's token, renewed mid-session), or None."""
 
     @property
     def secret(self) -> str | None:
@@ -75,7 +79,8 @@ class ResolvedModel(BaseModel):
     @property
     def secrets(self) -> tuple[str, ...]:
         """Everything to scrub from provider text (the key, litellm's env key, auth headers)."""
-        return secrets_of(self.api_key, self.env_secret, self.headers)
+        found = secrets_of(self.api_key, self.env_secret, self.headers)
+        return found + tuple(self.auth.secrets()) if self.auth is not None else found
 
 
 def compute_cost(model: ResolvedModel, usage: Usage) -> Cost:

@@ -80,7 +80,9 @@ async def stream_openai(
         forms = config.forms(f"openai-{style}", lambda: OpenAIForms(style, _encoded_tools))
         body = build_request(model, context, options, forms)
         url = f"{model.base_url}/chat/completions"
-        return sse_json_source(model, url, headers, body, options, config, chat_completion_items)
+        return sse_json_source(
+            model, url, headers, body, options, config, chat_completion_items, context.messages
+        )
 
     async for item in run_accumulated(
         model, lambda: ChatCompletionsAccumulator(model), items, config.retry, options

@@ -20,6 +20,9 @@ from agent_core.stream import LlmContext, StreamOptions
 
 __all__ = ["ResponsesAccumulator", "build_request", "responses_items", "stream_responses"]
 
+CODEX_PROVIDER = "openai-codex"
+"""ChatGPT's Codex backend (a ChatGPT subscription): the Responses API with its own limits."""
+
 _EFFORT = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
 
 
@@ -39,10 +42,14 @@ def build_request(
         body["tools"] = responses_tools(context.tools)
         body["tool_choice"] = "auto"
         body["parallel_tool_calls"] = True
-    if options.max_tokens:
+    codex = model.provider == CODEX_PROVIDER
+    if options.max_tokens and not codex:  # ChatGPT's Codex backend refuses max_output_tokens
         body["max_output_tokens"] = options.max_tokens
     if options.temperature is not None:
         body["temperature"] = options.temperature
+    if codex:  # as the Codex CLI asks: reasoning always comes back encrypted
+        body["include"] = ["reasoning.encrypted_content"]
+        body["text"] = {"verbosity": "medium"}
     if model.supports_reasoning:
         # Encrypted reasoning comes back so the next (stateless) request can carry it.
         body["include"] = ["reasoning.encrypted_content"]
@@ -67,7 +74,9 @@ async def stream_responses(
             headers["Authorization"] = f"Bearer {model.api_key}"
         body = build_request(model, context, options)
         url = f"{model.base_url}/responses"
-        return sse_json_source(model, url, headers, body, options, config, responses_items)
+        return sse_json_source(
+            model, url, headers, body, options, config, responses_items, context.messages
+        )
 
     async for item in run_accumulated(
         model, lambda: ResponsesAccumulator(model), items, config.retry, options

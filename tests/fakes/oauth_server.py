@@ -52,13 +52,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         fake = self.server.fake
-        token = self.headers.get("Authorization", "").removeprefix("token ")
+        token = self.headers.get("Authorization", "").removeprefix("Bearer ")
         fake.requests.append((self.path, {"token": token}))
+        fake.exchange_headers.append(dict(self.headers))
         if token in fake.github_tokens:
-            self._json(
-                200,
-                {"token": f"copilot-{next(fake.counter)}", "expires_at": int(time.time()) + 1800},
-            )
+            n = next(fake.counter)
+            copilot = f"tid={n};exp=1;sku=free;proxy-ep={fake.proxy_ep};8kp=1:copilot-{n}"
+            self._json(200, {"token": copilot, "expires_at": int(time.time()) + fake.expires_in})
         else:
             self._json(401, {"message": "Bad credentials"})
 
@@ -73,6 +73,9 @@ class FakeAuthServer:
         self.codes: dict[str, str] = {}  # code -> challenge
         self.refresh_tokens: set[str] = set()
         self.github_tokens: set[str] = set()
+        self.exchange_headers: list[dict[str, str]] = []
+        self.proxy_ep = "proxy.individual.githubcopilot.com"
+        self.account_id = "acct-fake-1"
         self.refreshes = 0
         self.pending = 2
         self.slow_down = False
@@ -104,7 +107,11 @@ class FakeAuthServer:
         n = next(self.counter)
         refresh = f"rt-{n}"
         self.refresh_tokens.add(refresh)
-        return {"access_token": f"at-{n}", "refresh_token": refresh, "expires_in": self.expires_in}
+        # JWT-shaped, as OpenAI's are: the Codex transport reads the ChatGPT account from it.
+        claims = {"https://api.openai.com/auth": {"chatgpt_account_id": self.account_id}}
+        payload = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
+        access = f"at-{n}.{payload}.sig"
+        return {"access_token": access, "refresh_token": refresh, "expires_in": self.expires_in}
 
     def device_start(self) -> dict[str, Any]:
         return {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any, Protocol
 
 from agent_core.providers._request_forms import encode_body
@@ -69,10 +69,13 @@ async def sse_json_source(
     options: StreamOptions,
     config: HttpConfig,
     whole: WholeBody | None = None,
+    messages: Sequence[Any] = (),
 ) -> AsyncGenerator[tuple[str, Any], None]:
     """POST ``body`` and yield ``(event name, parsed JSON or "[DONE]")``.
 
-    Raises ProviderError (one line, free of secrets) or Aborted. Retrying is the caller's job
+    ``model.auth`` (a subscription) adds its headers for ``messages`` on every attempt, so a
+    token renewed mid-session is the one sent. Raises ProviderError (one line, free of
+    secrets) or Aborted. Retrying is the caller's job
     (:func:`~agent_core.providers._transport.run_accumulated`), so errors inside the stream
     share the same policy.
     """
@@ -80,11 +83,14 @@ async def sse_json_source(
     client = config.client()
 
     async def source(put: Callable[[Any], None]) -> None:
+        sent = headers
+        if model.auth is not None:
+            sent = {**headers, **await _auth_headers(model, messages)}
         watch = StallWatch(config.timeouts)
         watch.start()
         response: httpx.Response | None = None
         try:
-            request = client.build_request("POST", url, headers=headers, content=encode_body(body))
+            request = client.build_request("POST", url, headers=sent, content=encode_body(body))
             try:
                 response = await client.send(request, stream=True)
             except httpx.TransportError as exc:
@@ -116,6 +122,17 @@ async def sse_json_source(
 
     async for item in pump(source, options.cancel):
         yield item
+
+
+async def _auth_headers(model: ResolvedModel, messages: Sequence[Any]) -> dict[str, str]:
+    from agent_core.providers.request_auth import AuthFailure, auth_headers  # subscriptions only
+
+    try:
+        found = await auth_headers(model.auth, messages)
+    except AuthFailure as exc:
+        raise ProviderError(one_line(redact(str(exc), model.secrets)), status=401) from None
+    check_headers(model, found)
+    return found
 
 
 async def _not_a_stream(

@@ -24,14 +24,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_core.providers.request_auth import AuthFailure
 from pi_cli.shell.paths import pi_home
 
 REFRESH_MARGIN_MS = 5 * 60 * 1000
 """A token expiring within this is refreshed before use."""
 
 
-class AuthError(Exception):
-    """Signing in, refreshing or reading the stored tokens failed (the message says what to do)."""
+class AuthError(AuthFailure):
+    """Signing in, refreshing or reading the stored tokens failed (the message says what to do).
+
+    An :class:`~agent_core.providers.request_auth.AuthFailure`: raised by a transport's
+    request for a subscription's headers, it fails that request with this message."""
 
 
 @dataclass

@@ -248,7 +248,12 @@ def pkce_login(
     }
     if provider.json_body:
         body["state"] = state
-    return _credentials(provider, _post(provider, provider.token_url, body, network))
+    credentials = _credentials(provider, _post(provider, provider.token_url, body, network))
+    if provider.name == "openai-codex":  # stored as the TypeScript pi does
+        from pi_cli.shell.config.subscription import codex_account_id
+
+        credentials.extra["accountId"] = codex_account_id(credentials)
+    return credentials
 
 
 def _wait_for_code(
@@ -333,11 +338,17 @@ def exchange_copilot(
     """A Copilot token for a GitHub token (kept as the "refresh" token: it does not expire)."""
     import httpx
 
+    from pi_cli.shell.config.subscription import COPILOT_HEADERS
+
     try:
         with _client(network) as client:
             response = client.get(
                 provider.exchange_url,
-                headers={"Authorization": f"token {github_token}", "Accept": "application/json"},
+                headers={
+                    "Authorization": f"Bearer {github_token}",
+                    "Accept": "application/json",
+                    **COPILOT_HEADERS,
+                },
             )
     except httpx.HTTPError as exc:
         raise AuthError(

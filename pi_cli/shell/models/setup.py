@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("pi_cli")
 
 
+SUBSCRIBABLE = ("anthropic", "openai-codex", "github-copilot")
+"""Providers ``pi login`` signs in to (``models/_subscription.py``)."""
+
+
 class ConfigError(Exception):
     """The shell cannot start (no model, bad flag...). The message is meant for the user."""
 
@@ -89,11 +93,11 @@ class ModelResolver:
 
         env = self.env()
         chosen = spec or self.settings.model or providers.default_model_spec(env)
-        chosen = chosen or (SUBSCRIPTION_DEFAULT if signed_in("anthropic") else None)
+        if chosen is None:
+            from pi_cli.shell.models._subscription import SUBSCRIPTION_DEFAULT, signed_in
+
+            chosen = SUBSCRIPTION_DEFAULT if signed_in("anthropic") else None
         api_key, api_base = self.credentials_for(chosen)
-        oauth = subscription_headers(chosen, api_key, api_base, env, self.network)
-        if oauth is not None:
-            api_key = "subscription"  # replaced by the bearer token below
         if chosen is None:
             # No model and no key: a local server (Ollama, llama.cpp, ...) before giving up.
             from pi_cli.shell.models.local import announce, detect_local_model
@@ -103,23 +107,7 @@ class ModelResolver:
                 raise ConfigError(no_model_message())
             chosen, api_base = local.spec, local.api_base
             announce(local)
-        check_provider(chosen, api_base)
-        try:
-            model = providers.resolve_model(
-                chosen,
-                api_base=api_base,
-                api_key=api_key,
-                models_file=models_file(),
-                env=env,
-                transport=os.environ.get("PI_TRANSPORT") or self.settings.transport,
-                openai_api=self.settings.openai_api,
-            )
-        except providers.ModelConfigError as exc:
-            raise ConfigError(str(exc)) from None
-        if oauth is not None:
-            model = model.model_copy(
-                update={"api_key": None, "headers": {**model.headers, **oauth}}
-            )
+        model = self._resolve_spec(chosen, api_key, api_base, env)
         if self.check is not None:
             self.check(model.id, model)  # raises ConfigError before any client exists
         model = _explicit_key(model)
@@ -144,6 +132,47 @@ class ModelResolver:
         if warning and self.notify is not None:
             self.notify(warning, "warning")
         return ModelChoice(stream_fn, model.id, model, warning)
+
+    def _resolve_spec(
+        self, chosen: str, api_key: str | None, api_base: str | None, env: dict[str, str]
+    ) -> ResolvedModel:
+        """``chosen`` with its key, or with a subscription signed in by ``pi login``."""
+        from agent_core import providers
+
+        def resolve(spec: str, base: str | None, key: str | None) -> ResolvedModel:
+            return providers.resolve_model(
+                spec,
+                api_base=base,
+                api_key=key,
+                models_file=models_file(),
+                env=env,
+                transport=os.environ.get("PI_TRANSPORT") or self.settings.transport,
+                openai_api=self.settings.openai_api,
+            )
+
+        subscription = None
+        if chosen.partition("/")[0] in SUBSCRIBABLE:  # else nothing of it is imported
+            from pi_cli.shell.models._subscription import subscription_provider
+
+            subscription = subscription_provider(chosen, api_key, api_base, env)
+        if subscription is None:
+            check_provider(chosen, api_base)
+        try:
+            if subscription is None:
+                model = resolve(chosen, api_base, api_key)
+            else:  # the key is the signed-in token, asked for before each request
+                from pi_cli.shell.models._subscription import subscription_model
+
+                model = subscription_model(
+                    subscription,
+                    chosen,
+                    api_base,
+                    self.network,
+                    lambda spec, base: resolve(spec, base, "subscription"),
+                )
+        except providers.ModelConfigError as exc:
+            raise ConfigError(str(exc)) from None
+        return model
 
     def network(self) -> Any:
         """The ``network`` settings for a client (a bad proxy URL or CA file: ConfigError)."""
@@ -175,48 +204,6 @@ class ModelResolver:
         if api_base is None and (same or chosen == self.settings.model):
             api_base = self.settings.api_base
         return api_key, api_base
-
-
-SUBSCRIPTION_DEFAULT = "anthropic/claude-sonnet-4-5"
-"""The model of a Claude subscription when no model and no key say otherwise."""
-
-
-def signed_in(provider: str) -> bool:
-    """Whether ``pi login`` stored tokens for ``provider`` (no network, no refresh)."""
-    from pi_cli.shell.config.auth import AuthError, AuthStore
-
-    try:
-        return AuthStore().get(provider) is not None
-    except AuthError:
-        return False
-
-
-def subscription_headers(
-    chosen: str | None,
-    api_key: str | None,
-    api_base: str | None,
-    env: Mapping[str, str],
-    network: Callable[[], Any],
-) -> dict[str, str] | None:
-    """The headers of a Claude subscription for an ``anthropic/`` model without an API key
-    (the token refreshed first when it is about to expire), or None."""
-    if not chosen or not chosen.startswith("anthropic/") or api_key or api_base:
-        return None
-    if env.get("ANTHROPIC_API_KEY") or not signed_in("anthropic"):
-        return None
-    from pi_cli.shell.config.auth import AuthError, AuthStore
-    from pi_cli.shell.config.oauth import PROVIDERS, refresher
-
-    try:
-        credentials = AuthStore().access_token(
-            "anthropic", refresher(PROVIDERS["anthropic"], network())
-        )
-    except AuthError as exc:
-        raise ConfigError(str(exc)) from None
-    from pi_cli.shell.text.redaction import REDACTOR
-
-    REDACTOR.add(credentials.access)  # scrubbed from output and sessions like an API key
-    return {"Authorization": f"Bearer {credentials.access}", "anthropic-beta": "oauth-2025-04-20"}
 
 
 def startup_spec(options: ShellOptions) -> str | None:

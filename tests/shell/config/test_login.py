@@ -61,6 +61,7 @@ def test_browser_login_with_callback_then_refresh(tmp_path: Path) -> None:
         store = AuthStore(tmp_path / "home")
         store.save("openai-codex", creds)
         assert creds.access.startswith("at-") and "code_challenge_method=S256" in said[0]
+        assert creds.extra == {"accountId": "acct-fake-1"}  # stored as the TypeScript pi does
         renewed = store.access_token("openai-codex", refresher(provider))  # type: ignore[arg-type]
         assert renewed.access != creds.access and auth.refreshes == 1
         assert store.get("openai-codex").refresh == renewed.refresh  # type: ignore[union-attr]
@@ -110,11 +111,16 @@ def test_device_flow_for_copilot_with_pending_and_slow_down(tmp_path: Path) -> N
         said: list[str] = []
         creds = device_login(provider, said.append, sleep=lambda _: None)  # type: ignore[arg-type]
         assert "ABCD-1234" in said[0]
-        assert creds.access.startswith("copilot-") and creds.refresh.startswith("gho-")
+        assert "proxy-ep=proxy.individual.githubcopilot.com" in creds.access
+        assert creds.refresh.startswith("gho-")
+        (exchange,) = auth.exchange_headers
+        assert exchange["Authorization"] == f"Bearer {creds.refresh}"
+        assert exchange["Copilot-Integration-Id"] == "vscode-chat"
+        assert exchange["Editor-Version"] == "vscode/1.107.0"
         store = AuthStore(tmp_path / "home")
         store.save("github-copilot", replace(creds, expires=0))
         again = store.access_token("github-copilot", refresher(provider))  # type: ignore[arg-type]
-        assert again.access.startswith("copilot-") and again.access != creds.access
+        assert ":copilot-" in again.access and again.access != creds.access
         auth.github_tokens.clear()  # the user revoked pi on GitHub
         store.save("github-copilot", replace(again, expires=0))
         with pytest.raises(AuthError, match="revoked"):
