@@ -111,7 +111,11 @@ def test_two_clients_racing_an_approval_exactly_one_wins(
         for line in c.seen
         if line.get("type") == "response" and line.get("command") == "extension_ui_response"
     ]
-    assert len(refusals) == 1 and "No pending request" in refusals[0]["error"]
+    assert len(refusals) == 1
+    winner = "Allow once" if resolved[0]["allowed"] else "Deny"
+    assert refusals[0]["error"] == (
+        f"No pending request '{rid}': it was answered ({winner}) first; this answer was not used"
+    )
     for c in clients:
         c.wait_for(of_type("agent_end"))
     assert (project / "raced").exists() == resolved[0]["allowed"]

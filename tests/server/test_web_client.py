@@ -34,6 +34,19 @@ def _seed_project(project: Path) -> None:
     (project / "hello.mjs").write_text('console.log("Hello, world!");\n')
 
 
+NOTIFICATIONS_SEEN = """
+window.notificationsSeen = [];
+Object.defineProperty(document, "hidden", { get: () => true });
+const RealNotification = window.Notification;
+window.Notification = class extends RealNotification {
+  constructor(title, options) {
+    super(title, options);
+    window.notificationsSeen.push([title, (options || {}).body]);
+  }
+};
+"""
+
+
 def test_the_seed_scenario_with_an_approval_in_the_browser(
     serve: Callable[..., ServerProcess],
     pi_home: Path,
@@ -53,6 +66,12 @@ def test_the_seed_scenario_with_an_approval_in_the_browser(
         *seed_script(), Turn(text=HOSTILE), Turn(text=slow, chunk_size=6, chunk_delay_s=0.05)
     )
     server = serve()
+    # The user allowed notifications and looks at another tab: an approval notifies (each
+    # Notification the page makes is recorded; the permission is the browser's own).
+    browser.call(
+        "Browser.grantPermissions", permissions=["notifications"], origin=server.url.rstrip("/")
+    )
+    browser.call("Page.addScriptToEvaluateOnNewDocument", source=NOTIFICATIONS_SEEN)
 
     browser.goto(f"{server.url}/?token={server.token}")
     assert browser.eval("location.pathname + location.search") == "/"  # the token left the address
@@ -70,6 +89,8 @@ def test_the_seed_scenario_with_an_approval_in_the_browser(
         "the approval card",
     )
     assert title == "Allow bash: $ ls -la?"
+    assert browser.eval("Notification.permission") == "granted"
+    assert browser.eval("window.notificationsSeen") == [["pi: approval needed", "bash: $ ls -la"]]
     assert browser.eval("document.getElementById('state').textContent") == "running"
     browser.screenshot(tmp_path / "approval.png")
     browser.eval("document.querySelector('.approval button[data-choice=allow_once]').click(), true")

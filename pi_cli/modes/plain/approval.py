@@ -3,14 +3,23 @@ prompt (prompt-toolkit prompts); the approvals and dialogs waiting, asked in tur
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from pi_cli.modes.plain.dialogs import DialogAsker, answer_dialog
-from pi_cli.shell import ApprovalAnswer, DialogRequested, clean, one_line, say
+from pi_cli.shell import (
+    ApprovalAnswer,
+    DialogRequested,
+    PermissionResolved,
+    clean,
+    one_line,
+    say,
+)
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -151,7 +160,16 @@ async def answer_waiting(repl: QuestionAsker) -> None:
             continue
         if request not in repl.shell.permissions.pending:
             continue  # answered meanwhile (abort, timeout)
-        answer = await ask_approval(request, *repl.io)
+        if repl.shell.settings.notifications != "off":
+            repl.console.bell()  # the terminal flags it (a tab, a dock icon) when not in front
+        asked, resolved = await _ask_until_resolved(repl, request)
+        if resolved is not None:  # withdrawn: a timeout or an abort is said by the renderer
+            if resolved.by == "user":  # another client of the session answered first
+                verdict = "allowed" if resolved.allowed else "denied"
+                style = "green" if resolved.allowed else "red"
+                repl.console.print(Text(f"  {verdict} by another client", style=style))
+            continue
+        answer = asked
         if answer is None:  # Ctrl+C: stop the run (its pending approvals end "aborted")
             repl.questions.clear()
             repl.abort(None)
@@ -159,3 +177,31 @@ async def answer_waiting(repl: QuestionAsker) -> None:
         repl.shell.answer(request.id, answer)
         if answer.choice != "deny":  # a denial is said by the call's result
             repl.console.print(Text(f"  {ALLOWED[answer.choice]}", style="green"))
+
+
+async def _ask_until_resolved(
+    repl: QuestionAsker, request: PermissionRequested
+) -> tuple[ApprovalAnswer | None, PermissionResolved | None]:
+    """Ask ``request``; the question is withdrawn when it is resolved meanwhile (another client
+    of a ``pi serve`` session answered it, it timed out, the run was aborted)."""
+    resolved: asyncio.Future[PermissionResolved] = asyncio.get_running_loop().create_future()
+
+    def listen(event: object) -> None:
+        if isinstance(event, PermissionResolved) and event.id == request.id:
+            if not resolved.done():
+                resolved.set_result(event)
+
+    unsubscribe = repl.shell.subscribe(listen)
+    ask = asyncio.ensure_future(ask_approval(request, *repl.io))
+    try:
+        racing: set[asyncio.Future[Any]] = {ask, resolved}
+        await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        unsubscribe()
+    if ask.done():
+        resolved.cancel()
+        return ask.result(), None
+    ask.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await ask
+    return None, resolved.result()

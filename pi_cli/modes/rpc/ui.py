@@ -30,6 +30,7 @@ from pi_cli.modes.rpc.base import Deferred, Handler, RpcContext, RpcError
 from pi_cli.modes.rpc.dialogs import dialog_answer, dialog_line, notify_line, ui_line
 from pi_cli.shell import (
     DialogRequested,
+    DialogResolved,
     Notice,
     PermissionRequested,
     PermissionResolved,
@@ -113,6 +114,7 @@ class RpcApprovals:
         self.shell = shell
         self.write = write
         self.labels: dict[str, dict[str, str]] = {}  # request id -> its own option labels
+        self.decided: dict[str, str] = {}  # request id -> how it ended (the newest 64)
 
     def on_event(self, event: ShellEvent) -> None:
         """Shell listener: an ``extension_ui_request`` for each approval, dialog and piece of
@@ -130,6 +132,17 @@ class RpcApprovals:
             self.write(request_line(event, timeout))
         elif isinstance(event, PermissionResolved):
             self.labels.pop(event.id, None)
+            if event.id not in self.decided:
+                self._decided(event.id, _how_decided(event))
+        elif isinstance(event, DialogResolved) and event.id not in self.decided:
+            self._decided(event.id, "answered" if event.by == "user" else f"ended ({event.by})")
+
+    def _decided(self, request_id: str, how: str) -> None:
+        """Remember how a request ended, to tell a client whose answer came too late (several
+        clients of one ``pi serve`` session race to answer: the first one wins)."""
+        self.decided[request_id] = how
+        while len(self.decided) > 64:
+            del self.decided[next(iter(self.decided))]
 
     def handle(self, command: dict[str, Any]) -> str | None:
         """Answer the request ``command`` names; an error text when that fails."""
@@ -138,13 +151,33 @@ class RpcApprovals:
             return '"id" (the request\'s id) is required'
         try:
             if self.shell.dialogs.knows(request_id):
-                answered = self.shell.answer(request_id, dialog_answer(command))
+                answered, how = self.shell.answer(request_id, dialog_answer(command)), "answered"
             else:
-                answer = parse_response(command, self.labels.get(request_id))
+                labels = self.labels.get(request_id) or {}
+                answer = parse_response(command, labels)
                 answered = self.shell.answer(request_id, answer)
+                choice = answer.get("choice", "")
+                word = labels.get(choice) or LABELS.get(choice) or choice
+                how = f"answered ({word})"
         except ValueError as exc:
             return str(exc)
-        return None if answered else f"No pending request {request_id!r}"
+        if answered:  # said now: a rival answer may come before the resolution's event
+            self._decided(request_id, how)
+            return None
+        earlier = self.decided.get(request_id)
+        if earlier is None:
+            return f"No pending request {request_id!r}"
+        return (
+            f"No pending request {request_id!r}: it was {earlier} first; this answer was not used"
+        )
+
+
+def _how_decided(event: PermissionResolved) -> str:
+    """How an approval ended, in words (``answered: Allow once``, ``ended (timeout)``)."""
+    if event.by != "user":
+        return f"ended ({event.by})"
+    label = LABELS.get(event.choice or "", "allowed" if event.allowed else "denied")
+    return f"answered ({label})"
 
 
 def approval_commands(ctx: RpcContext) -> Mapping[str, Handler]:

@@ -29,6 +29,8 @@ RESYNC = frozenset({"session_changed", "compaction_end", "agent_end", "reloaded"
 """Lines after which the proxy fetches what no event carried, before listeners see them
 (``reloaded``: the extensions' keys, which the front end binds again on that event)."""
 
+CLOSED = "the server connection closed"
+
 
 class RemoteError(Exception):
     """The server refused a command (its message)."""
@@ -91,7 +93,7 @@ class SessionLink:
                 self.close_reason = f"closed ({code})"
             for future in self._waiting.values():
                 if not future.done():
-                    future.set_exception(RemoteError("the server connection closed"))
+                    future.set_exception(RemoteError(CLOSED))
             self._waiting.clear()
             self._lines.put_nowait(None)
 
@@ -178,8 +180,13 @@ class SessionLink:
         except Exception:  # noqa: BLE001 - the connection is gone: the dispatcher says so
             self._waiting.pop(request_id, None)
             return
-        with contextlib.suppress(RemoteError, asyncio.TimeoutError):
-            await asyncio.wait_for(future, 30)  # refused: answered elsewhere first
+        try:
+            await asyncio.wait_for(future, 30)
+        except RemoteError as exc:  # refused: answered by another client first (it says how)
+            if str(exc) != CLOSED:  # a closed connection is said once, by the dispatcher
+                self._emit(Notice(text=str(exc), level="warning"))
+        except TimeoutError:
+            pass
         self._waiting.pop(request_id, None)
 
     async def aclose(self) -> None:

@@ -65,8 +65,9 @@ async def test_select_goes_out_in_pis_shape_and_pis_value_answers_it(rpc: Any) -
     assert approvals.handle({"id": "dialog-1", "value": "production"}) is None
     assert (await task).values == ("production",)
     assert approvals.handle({"id": "dialog-1", "value": "production"}) == (
-        "No pending request 'dialog-1'"
+        "No pending request 'dialog-1': it was answered first; this answer was not used"
     )
+    assert approvals.handle({"id": "dialog-9", "value": "x"}) == "No pending request 'dialog-9'"
 
 
 async def test_confirm_input_editor_and_cancel(rpc: Any) -> None:
