@@ -13,6 +13,7 @@ so a client never misses or repeats a line.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from pi_cli.modes.rpc.views import message_wire, state_of
 from pi_cli.server.backlog import Backlog
 from pi_cli.server.channel import ClientChannel
 from pi_cli.shell import (
+    REDACTOR,
     PermissionRequested,
     PermissionResolved,
     SessionChanged,
@@ -43,8 +45,27 @@ Listener = Callable[["HostedSession", ShellEvent], None]
 
 
 def line_text(data: dict[str, Any]) -> str:
-    """One line as sent: compact JSON, keys masked, no newline."""
+    """One line as sent: compact JSON, keys masked, no newline.
+
+    A ``message_update`` carries the partial message twice (``message`` and
+    ``assistantMessageEvent.partial``, the same object): it is encoded once and written in both
+    places, the same bytes as encoding the whole line (the partial is the event's last key)."""
+    if data.get("type") == "message_update" and len(data) == 3:
+        message, event = data.get("message"), data.get("assistantMessageEvent")
+        if message is not None and isinstance(event, dict) and event.get("partial") is message:
+            if next(reversed(event)) == "partial" and len(event) > 1:
+                partial = _json(message)
+                head = _json({k: v for k, v in event.items() if k != "partial"})[:-1]
+                text = (
+                    f'{{"type":"message_update","message":{partial},'
+                    f'"assistantMessageEvent":{head},"partial":{partial}}}}}'
+                )
+                return REDACTOR(text).encode("utf-8", "backslashreplace").decode("utf-8")
     return dumps_line(data)[:-1].decode("utf-8")
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class HostedSession:

@@ -178,3 +178,46 @@ def test_unknown_and_malformed_lines_are_no_events() -> None:
     assert decoder.events({"nothing": True}) == []
     (state,) = decoder.events({"type": "shell_state", "state": "running"})
     assert state.state == "running"
+
+
+def test_a_message_update_line_is_the_same_bytes_with_its_partial_encoded_once() -> None:
+    from agent_core import MessageUpdate, TextDelta, ToolCallDelta
+    from pi_cli.modes.pi_events import PiEventWriter
+    from pi_cli.server.hosted import line_text
+    from pi_cli.shell import REDACTOR, dumps_line
+
+    secret = "sk-test-0123456789abcdef"
+    REDACTOR.add(secret)
+    try:
+        lines: list[dict[str, Any]] = []
+        writer = PiEventWriter(lines.append, interval=0.0)
+        partial = AssistantMessage(
+            content=[
+                ThinkingContent(thinking='é\ud800 «quoted» "x" \\ '),
+                TextContent(text=f"héllo {secret} \u2028 end"),
+                ToolCall(id="c1", name="bash", arguments={"command": "ls 'a b'"}),
+            ],
+            model="m",
+        )
+        writer(
+            MessageUpdate(
+                message=partial, assistant_message_event=TextDelta(content_index=1, delta="é")
+            )
+        )
+        writer(
+            MessageUpdate(
+                message=partial, assistant_message_event=ToolCallDelta(content_index=2, delta="{")
+            )
+        )
+        writer.flush()
+        assert len(lines) == 2
+        for data in lines:
+            assert data["message"] is data["assistantMessageEvent"]["partial"]
+            assert line_text(data) == dumps_line(data)[:-1].decode("utf-8")
+            assert secret not in line_text(data) and "[REDACTED]" in line_text(data)
+        # Anything else (a partial that is another object, no partial) is encoded whole.
+        other = {**lines[0], "assistantMessageEvent": {**lines[0]["assistantMessageEvent"]}}
+        other["assistantMessageEvent"]["partial"] = dict(other["message"])
+        assert line_text(other) == dumps_line(other)[:-1].decode("utf-8")
+    finally:
+        REDACTOR.clear()
