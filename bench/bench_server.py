@@ -258,10 +258,13 @@ asyncio.run(main())
 """
 
 
-async def added_latency(project: Path, base: str, home: Path) -> tuple[list[float], float]:
+async def added_latency(
+    project: Path, base: str, home: Path
+) -> tuple[list[tuple[float, str, float]], float]:
     """Emit -> receive for every line (in-process server, instrumented; clients apart), and
     the server's CPU seconds per line sent (this process: the server, the shells, the HTTP
-    clients of the provider; not the clients' process)."""
+    clients of the provider; not the clients' process). Each delay with its line's kind and
+    when it arrived (seconds after the first line)."""
     import uvicorn
 
     from pi_cli.server import hosted as hosted_module
@@ -323,10 +326,12 @@ async def added_latency(project: Path, base: str, home: Path) -> tuple[list[floa
     await hub.aclose()
     hosted_module.HostedSession._publish = original  # type: ignore[method-assign]
     delays = []
-    for index, k, received, _kind in json.loads(out.read_text()):
+    records = json.loads(out.read_text())
+    first = min((received for _, _, received, _ in records), default=0.0)
+    for index, k, received, kind in records:
         sent = emitted.get(ids[index], [])
         if k < len(sent):
-            delays.append(received - sent[k])
+            delays.append((received - sent[k], kind, received - first))
     return delays, cpu / max(1, sum(len(v) for v in emitted.values()))
 
 
@@ -397,12 +402,23 @@ def main() -> None:
             f"{r['peak']:.1f} streaming ({per_active:.2f} MiB/session) -> {r['after_runs']:.1f} after "
             f"-> {r['closed']:.1f} MiB closed"
         )
+    every = [d for d, _, _ in delays]
     print(
         f"  added latency (the shell's event -> an attached client's socket, every line): "
-        f"p50 {1000 * statistics.median(delays):.1f} ms, p99 {1000 * percentile(delays, 0.99):.1f} ms, "
-        f"max {1000 * max(delays):.1f} ms ({len(delays)} lines); "
+        f"p50 {1000 * statistics.median(every):.1f} ms, p99 {1000 * percentile(every, 0.99):.1f} ms, "
+        f"max {1000 * max(every):.1f} ms ({len(every)} lines); "
         f"server CPU {1e6 * cpu_per_line:.0f} us per line"
     )
+    for label, chosen in (
+        ("message_update lines", [d for d, kind, _ in delays if kind == "message_update"]),
+        ("other lines", [d for d, kind, _ in delays if kind != "message_update"]),
+        ("after the first 0.5 s (streaming)", [d for d, _, at in delays if at > 0.5]),
+    ):
+        if chosen:
+            print(
+                f"    {label}: p50 {1000 * statistics.median(chosen):.1f} ms, "
+                f"p99 {1000 * percentile(chosen, 0.99):.1f} ms ({len(chosen)})"
+            )
     growth = rounds[1]["closed"] - rounds[0]["closed"]
     print(
         f"  leak check: RSS after round 2 vs round 1 {growth:+.1f} MiB; fds {fd0} -> {fd1}; threads {th0} -> {th1}"
