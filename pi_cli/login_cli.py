@@ -49,7 +49,7 @@ def run(argv: list[str]) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    say(f"Signed in to {one_line(provider.title)}; the tokens are in {one_line(store.path)}.")
+    say(f"Signed in to {one_line(provider.title)}; the tokens are in {one_line(store.location)}.")
     return 0
 
 

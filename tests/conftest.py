@@ -36,6 +36,7 @@ def pi_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
     monkeypatch.setenv("PI_HOME", str(home))
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     monkeypatch.setenv("PI_NO_LOCAL_PROBE", "1")
+    monkeypatch.setenv("PI_KEYRING", "off")  # never the developer's own keyring (test_keyring.py)
     for name in _PROVIDER_ENV:
         monkeypatch.delenv(name, raising=False)
     os.environ.pop("NO_COLOR", None)

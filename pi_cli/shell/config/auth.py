@@ -1,4 +1,5 @@
-"""Subscription sign-in tokens: ``$PI_HOME/auth.json`` (0600), refreshed before they expire.
+"""Subscription sign-in tokens: the OS keyring when available (:mod:`._keyring`), else
+``$PI_HOME/auth.json`` (0600), refreshed before they expire.
 
 One file, one entry a provider: ``{"anthropic": {"type": "oauth", "access": ..., "refresh": ...,
 "expires": <ms>}}`` (the TypeScript pi's format). Every change is made under an exclusive
@@ -76,11 +77,36 @@ Refresher = Callable[[Credentials], Credentials]
 
 
 class AuthStore:
-    """``auth.json`` under ``home`` (default ``$PI_HOME``)."""
+    """``auth.json`` under ``home`` (default ``$PI_HOME``), or the OS keyring when one is
+    available (``keyring=False``: the file only).
 
-    def __init__(self, home: Path | None = None) -> None:
+    With a keyring the document lives there (:mod:`._keyring`); a file left from before (or
+    written by the TypeScript pi) is read too, and moved into the keyring at the next write.
+    The lock file coordinates processes either way.
+    """
+
+    def __init__(self, home: Path | None = None, *, keyring: bool = True) -> None:
         self.home = home or pi_home()
         self.path = self.home / "auth.json"
+        self._use_keyring = keyring
+        self._vault: Any = None
+        self._looked = False
+
+    def vault(self) -> Any:
+        """The :class:`~._keyring.KeyringVault` in use, or None (the file)."""
+        if not self._looked:
+            self._looked = True
+            if self._use_keyring:
+                from pi_cli.shell.config._keyring import open_vault
+
+                self._vault = open_vault()
+        return self._vault
+
+    @property
+    def location(self) -> str:
+        """Where the tokens are kept, in words."""
+        vault = self.vault()
+        return str(self.path) if vault is None else str(vault.name)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -94,6 +120,31 @@ class AuthStore:
             os.close(fd)
 
     def _read(self) -> dict[str, Any]:
+        data = self._read_file()
+        vault = self.vault()
+        if vault is not None:
+            try:
+                stored = vault.read()
+            except Exception:  # noqa: BLE001 - locked or refused: the file, for this process
+                self._vault = None
+            else:
+                data = {**data, **(stored or {})}
+        return data
+
+    def _write(self, data: dict[str, Any]) -> None:
+        vault = self.vault()
+        if vault is not None:
+            try:
+                vault.write(data)
+            except Exception:  # noqa: BLE001 - locked or refused: the file, for this process
+                self._vault = None
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.unlink()  # the tokens are in the keyring now, not in plain text
+                return
+        self._write_file(data)
+
+    def _read_file(self) -> dict[str, Any]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -104,7 +155,7 @@ class AuthStore:
             ) from None
         return data if isinstance(data, dict) else {}
 
-    def _write(self, data: dict[str, Any]) -> None:
+    def _write_file(self, data: dict[str, Any]) -> None:
         fd, tmp = tempfile.mkstemp(dir=self.home, prefix=".auth.", suffix=".json")
         try:
             os.fchmod(fd, 0o600)
