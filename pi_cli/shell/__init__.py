@@ -98,7 +98,12 @@ if TYPE_CHECKING:
         UiChanged,
         UiSlot,
     )
-    from pi_cli.shell.events.long_running import GoalChanged, GoalChecked
+    from pi_cli.shell.events.long_running import (
+        GoalChanged,
+        GoalChecked,
+        ScheduleFired,
+        SchedulesChanged,
+    )
     from pi_cli.shell.events.lsp import DiagnosticsReported, LspStatusChanged
     from pi_cli.shell.export_html import ExportError, default_export_path, export_session
     from pi_cli.shell.front import FrontShell, QueueView
@@ -178,6 +183,8 @@ __all__ = [
     "cache_hit_rate",
     "GoalChanged",
     "GoalChecked",
+    "ScheduleFired",
+    "SchedulesChanged",
     "check_frame",
     "check_trust",
     "clean",

@@ -84,6 +84,8 @@ EXPORTS: dict[str, str] = {
     "TodoUpdated": "pi_cli.shell.events.agent_tools",
     "GoalChanged": "pi_cli.shell.events.long_running",
     "GoalChecked": "pi_cli.shell.events.long_running",
+    "ScheduleFired": "pi_cli.shell.events.long_running",
+    "SchedulesChanged": "pi_cli.shell.events.long_running",
     "DialogKind": "pi_cli.shell.events.dialogs",
     "DialogOption": "pi_cli.shell.events.dialogs",
     "DialogRequested": "pi_cli.shell.events.dialogs",

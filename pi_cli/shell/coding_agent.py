@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,6 +58,7 @@ from pi_cli.shell.prompt.sources import PromptSources
 from pi_cli.shell.prompt.system import shell_system_prompt
 from pi_cli.shell.safety import Safety
 from pi_cli.shell.sandbox_setup import tools_and_sandbox
+from pi_cli.shell.schedules import attach_schedules
 from pi_cli.shell.session.bash_messages import BashResult
 from pi_cli.shell.session.branching import TreeEntry, fork, navigate_to, tree_entries
 from pi_cli.shell.session.load import adopt, open_startup_session, switch_to
@@ -70,7 +71,6 @@ if TYPE_CHECKING:
     from pi_cli.shell.reloading import Reloader
 
 __all__ = ["CodingAgent", "ConfigError", "ShellOptions"]
-InputTransform = Callable[[str], Awaitable[str | None]]
 log = logging.getLogger("pi_cli")
 
 
@@ -103,8 +103,9 @@ class CodingAgent:
         )
         self.sources = PromptSources.of(self)  # context files, rules, skills, templates
         self.queue = InputQueue(
-            self.settings.steering_mode, self.settings.follow_up_mode, self._queue_changed
-        )
+            self.settings.steering_mode, self.settings.follow_up_mode,
+            lambda items: self.emit(QueueChanged(items=[item.wire() for item in items])),
+        )  # fmt: skip
         self.agent = Agent(
             stream_fn,
             model=self.model_id,
@@ -130,13 +131,14 @@ class CodingAgent:
         self.permissions = PermissionControl(self.gate, self.emit)
         self.sandbox.prestart()  # the process helper starts while the rest of pi does
         self.agent_tools.attach()
-        self.input_transforms: list[InputTransform] = self.hooks.input_transforms()
+        self.input_transforms = self.hooks.input_transforms()  # goals, checkpoints add theirs
         register_commands(self.commands, self.sources)
         self.reloaders: list[Reloader] = []  # /reload re-reads these too (plugins)
         self.plugins = attach_plugins(self)  # Claude Code plugins: before MCP, which runs theirs
         self.extensions = attach_extensions(self, self.models, self.safety.trusted)
         self._mcp = setup_mcp(self)  # servers start now, on their own thread
         self.checkpoints, self.durable_queue, self.goals, self.memory = attach_session_parts(self)
+        self.schedules = attach_schedules(self)  # /loop, schedule_*; fires once subscribed
         self.telemetry = attach_telemetry(self)  # None unless telemetry is enabled
         self.lsp: LspDoor = attach_lsp(self, lambda: self.plugins)  # after the checkpoints
         for problem in self.sources.problems:
@@ -160,8 +162,9 @@ class CodingAgent:
         """Receive every :data:`ShellEvent` (start-up notices first). Returns an unsubscribe."""
         if self._mcp is not None:  # a front end subscribes on its loop: MCP news reach it now
             self._mcp.bind_loop()
-        if (extensions := getattr(self, "extensions", None)) is not None:  # built: start them
-            extensions.begin()
+        for part in (getattr(self, "extensions", None), getattr(self, "schedules", None)):
+            if part is not None:  # built: start them (extensions, the schedules' timer)
+                part.begin()
         return self.events.subscribe(listener)
 
     @property
@@ -189,9 +192,6 @@ class CodingAgent:
         if isinstance(event, AgentEnd):  # commands the user ran meanwhile join the context now
             self.user_bash.flush()
         self.events.report_session(self.session)
-
-    def _queue_changed(self, items: list[QueuedInput]) -> None:
-        self.emit(QueueChanged(items=[item.wire() for item in items]))
 
     # ------------------------------------------------------------------ input
 
@@ -373,8 +373,8 @@ class CodingAgent:
         return describe_call(self.tools, tool_name, args)
 
     async def aclose(self) -> None:
-        """Run SessionEnd hooks, stop the tools and MCP servers, close provider clients, wait
-        until the session is on disk; once."""
+        """Stop the schedules, run SessionEnd hooks, stop tools and MCP, flush the session."""
+        self.schedules.stop()
         await run_session_end(self.hooks, "other")
         await asyncio.gather(
             self.lsp.aclose(),  # the language servers, if any started

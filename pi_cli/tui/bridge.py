@@ -54,6 +54,8 @@ from pi_cli.shell import (
     QueueChanged,
     QueueReturned,
     Reloaded,
+    ScheduleFired,
+    SchedulesChanged,
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
@@ -258,8 +260,10 @@ class Bridge:
                 return m.StatusChanged()  # the footer counts the running ones
             case PermissionModeChanged() | McpStatusChanged():
                 return m.StatusChanged()  # the footer shows the mode and the MCP servers
-            case BackgroundShellsChanged() | GoalChanged():
-                return m.StatusChanged()  # the footer counts the running ones, shows the goal
+            case BackgroundShellsChanged() | GoalChanged() | SchedulesChanged():
+                return m.StatusChanged()  # the footer: running shells, the goal, the loops
+            case ScheduleFired():
+                return m.NoticeShown(clean(event.line()), "info")
             case GoalChecked():
                 return m.NoticeShown(clean(event.line()), "info" if event.met else "warning")
             case (

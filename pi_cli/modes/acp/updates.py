@@ -56,6 +56,8 @@ from pi_cli.shell import (
     QueueChanged,
     QueueReturned,
     Reloaded,
+    ScheduleFired,
+    SchedulesChanged,
     SessionChanged,
     ShellEvent,
     ShellStateChanged,
@@ -217,7 +219,7 @@ class AcpSession:
                 self.update(helpers.update_current_mode(mode))
             case TodoUpdated(todos=todos):
                 self.update(plan_update((redact(t.content), t.status, "medium") for t in todos))
-            case GoalChecked():
+            case GoalChecked() | ScheduleFired():
                 self.update(helpers.update_agent_thought_text(f"\n[pi] {redact(event.line())}\n"))
             case GoalChanged(goal=goal) if goal is not None and goal.status != "pursuing":
                 self.update(helpers.update_agent_thought_text(f"\n[pi] {redact(goal.line())}\n"))
@@ -254,6 +256,7 @@ class AcpSession:
                 | StructuredOutput()
                 | UiChanged()
                 | GoalChanged()
+                | SchedulesChanged()
             ):
                 pass  # nothing an ACP client shows (the prompt's response ends the turn)
             case _:

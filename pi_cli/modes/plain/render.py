@@ -67,6 +67,8 @@ from pi_cli.shell import (
     QueueChanged,
     QueueReturned,
     Reloaded,
+    ScheduleFired,
+    SchedulesChanged,
     SessionChanged,
     SessionUsage,
     ShellEvent,
@@ -184,8 +186,10 @@ class PlainRenderer:
                 self.agents(event)
             case DialogRequested() | DialogResolved() | UiChanged():
                 self.ui(event)
-            case Reloaded():
-                self.on_change()  # the toolbar; the REPL re-reads extensions' keys itself
+            case ScheduleFired():
+                self.console.print(Text(safe(event.line()), style="cyan"))
+            case Reloaded() | SchedulesChanged():
+                self.on_change()  # the toolbar (loops); the REPL re-reads extensions' keys itself
             case _:
                 assert_never(event)
 

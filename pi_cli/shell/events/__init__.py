@@ -44,6 +44,8 @@ from pi_cli.shell.events.long_running import (
     LONG_RUNNING_EVENT_TYPES,
     GoalChanged,
     GoalChecked,
+    ScheduleFired,
+    SchedulesChanged,
 )
 from pi_cli.shell.events.lsp import LSP_EVENT_TYPES, DiagnosticsReported, LspStatusChanged
 from pi_cli.shell.events.lsp import Diagnostic as Diagnostic  # re-exported for front ends
@@ -323,6 +325,8 @@ OwnEvent = (
     | StructuredOutput
     | GoalChanged
     | GoalChecked
+    | SchedulesChanged
+    | ScheduleFired
 )
 """The shell's own events (the agent tools' are in :mod:`pi_cli.shell.events.agent_tools`, long-running
 work's in :mod:`pi_cli.shell.events.long_running`)."""

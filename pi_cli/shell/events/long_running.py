@@ -79,5 +79,88 @@ class GoalChecked(WireModel):
         return f"goal round {self.round}: {verdict} ({self.by}) — {self.reason}"
 
 
-LongRunningEvent = GoalChanged | GoalChecked
-LONG_RUNNING_EVENT_TYPES: tuple[type[WireModel], ...] = (GoalChanged, GoalChecked)
+ScheduleKind = Literal["interval", "cron", "once"]
+"""``interval``: ``/loop 5m ...``; ``cron``: a 5-field cron expression (UTC); ``once``: a time."""
+
+
+class ScheduleInfo(WireModel):
+    """One active schedule (a loop, a cron schedule, a one-shot time), as a footer or client
+    shows it. Times are ISO 8601 in UTC."""
+
+    id: str
+    prompt: str
+    kind: ScheduleKind
+    schedule: str
+    """How it fires, in words: ``every 5m``, ``cron '0 9 * * 1-5' (UTC)``, ``once at ...``."""
+    every_s: int | None = None
+    cron: str | None = None
+    recurring: bool = True
+    fired: int = 0
+    max_firings: int | None = None
+    until: str | None = None
+    next_fire_at: str | None = None
+    last_fired_at: str | None = None
+    created_by: Literal["user", "model"] = "user"
+
+
+class SchedulesChanged(WireModel):
+    """The session's active schedules changed (created, fired, ended, deleted, restored)."""
+
+    type: Literal["schedules_changed"] = "schedules_changed"
+    schedules: list[ScheduleInfo] = []
+
+    def short(self) -> str:
+        """For a footer: ``⏲ 2 loops · next 08:35``, or ``""`` when there is none."""
+        if not self.schedules:
+            return ""
+        count = len(self.schedules)
+        name = "loop" if count == 1 else "loops"
+        upcoming = sorted(s.next_fire_at for s in self.schedules if s.next_fire_at)
+        when = f" · next {upcoming[0][11:16]}" if upcoming else ""
+        return f"⏲ {count} {name}{when}"
+
+
+ScheduleDelivery = Literal["now", "follow_up", "held", "skipped"]
+"""``now``: it started a run; ``follow_up``: queued for the live run; ``held``: sent when the
+shell is free; ``skipped``: its previous firing was still queued (a backlog is never built)."""
+
+
+class ScheduleFired(WireModel):
+    """A schedule fired: its prompt was sent as a normal prompt (or skipped, see ``delivered``)."""
+
+    type: Literal["schedule_fired"] = "schedule_fired"
+    schedule_id: str
+    prompt: str
+    schedule: str
+    firing: int
+    """Its number (1 = the first firing)."""
+    delivered: ScheduleDelivery
+    catch_up: bool = False
+    """A firing the user accepted after a restart, for ``missed`` firings that fell due while
+    pi was closed."""
+    missed: int = 0
+
+    def line(self) -> str:
+        """``⏲ loop 3f2a1b0c fired (#3, every 5m): check the deploy — queued as a follow-up``."""
+        prompt = " ".join(self.prompt.split())
+        prompt = prompt if len(prompt) <= 60 else prompt[:59] + "…"
+        how = {
+            "now": "",
+            "follow_up": " — queued as a follow-up",
+            "held": " — sent when pi is free",
+            "skipped": " — skipped: its previous firing is still queued",
+        }[self.delivered]
+        catch_up = f", catching up {self.missed} missed" if self.catch_up else ""
+        return (
+            f"⏲ loop {self.schedule_id} fired (#{self.firing}, {self.schedule}{catch_up}): "
+            f"{prompt}{how}"
+        )
+
+
+LongRunningEvent = GoalChanged | GoalChecked | SchedulesChanged | ScheduleFired
+LONG_RUNNING_EVENT_TYPES: tuple[type[WireModel], ...] = (
+    GoalChanged,
+    GoalChecked,
+    SchedulesChanged,
+    ScheduleFired,
+)

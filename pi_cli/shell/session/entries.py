@@ -25,6 +25,7 @@ CHECKPOINT_KINDS = ("turn", "run_end", "restore", "restored")
 QUEUE = "queue"
 GOAL = "goal"
 GOAL_STATUSES = ("pursuing", "paused", "met", "unmet", "budget-limited", "dropped")
+SCHEDULE = "schedule"
 SIDECARS = frozenset({PARTIAL, QUEUE})
 """Entry types that are no tree nodes (``parentId`` says where they belong): the streaming
 answer's ``partial`` entries and the durable queue's ``queue`` entries."""
@@ -117,6 +118,30 @@ def _goal(data: dict[str, Any]) -> str | None:
     return None
 
 
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+
+
+def _schedule(data: dict[str, Any]) -> str | None:
+    kind = data.get("kind")
+    problems = [
+        (not isinstance(data.get("scheduleId"), str) or not data["scheduleId"], "names no id"),
+        (kind not in ("interval", "cron", "once"), f"its kind {kind!r} is unknown"),
+        (data.get("status") not in ("active", "ended", "deleted"), "its status is unknown"),
+        (not isinstance(data.get("prompt"), str), "its prompt is not text"),
+        (not _number(data.get("createdAt")), "its creation time is not a time"),
+        (kind == "interval" and not (_number(data.get("everyS")) and data["everyS"] >= 1),
+         "its interval is not a count of seconds"),
+        (kind == "cron" and not isinstance(data.get("cron"), str), "its cron is not text"),
+        (kind == "once" and not _number(data.get("at")), "its time is not a time"),
+        (any(data.get(k) is not None and not _number(data[k])
+             for k in ("lastFiredAt", "skippedAt", "until", "maxFirings")), "a time is not a time"),
+        (not isinstance(data.get("fired", 0), int) or isinstance(data.get("fired"), bool)
+         or data.get("fired", 0) < 0, "its firings are not a count"),
+    ]  # fmt: skip
+    return next((problem for bad, problem in problems if bad), None)
+
+
 def _session_info(data: dict[str, Any]) -> str | None:
     return None if isinstance(data.get("name", ""), str) else "its name is not text"
 
@@ -149,6 +174,7 @@ _CHECKS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     CHECKPOINT: _checkpoint,
     QUEUE: _queue,
     GOAL: _goal,
+    SCHEDULE: _schedule,
     "session_info": _session_info,
     "label": _label,
     "branch_summary": _branch_summary,

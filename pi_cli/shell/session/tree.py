@@ -58,6 +58,16 @@ def text_of(content: object) -> str:
     return ""
 
 
+def _long_running(data: dict[str, Any]) -> str:
+    """``[goal met] the tests pass``, ``[loop] check the deploy``, ``[loop ended] ...``."""
+    status = data.get("status")
+    if data.get("type") == "schedule":
+        state = "loop" if status == "active" else f"loop {status}"
+        return f"[{state}] {one_line(str(data.get('prompt') or ''))}"
+    condition = one_line(str(data.get("condition") or ""))
+    return f"[goal {status}] {condition}" if condition else f"[goal {status}]"
+
+
 def preview_of(data: dict[str, Any]) -> tuple[str, str | None]:
     """(one-line preview, role) of a raw entry."""
     kind = data.get("type")
@@ -93,10 +103,8 @@ def preview_of(data: dict[str, Any]) -> tuple[str, str | None]:
         return f"[model] {data.get('model')}", None
     if kind == "thinking_level_change":
         return f"[thinking] {data.get('thinkingLevel')}", None
-    if kind == "goal":
-        status = data.get("status")
-        condition = one_line(str(data.get("condition") or ""))
-        return (f"[goal {status}] {condition}" if condition else f"[goal {status}]"), None
+    if kind in ("goal", "schedule"):
+        return _long_running(data), None
     if kind == "branch_summary":
         summary = str(data.get("summary", "")).split("\n\n", 1)[-1]
         return "[branch summary] " + one_line(summary), None

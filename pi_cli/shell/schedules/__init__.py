@@ -1,0 +1,60 @@
+"""Loops and scheduled prompts (``/loop``, ``schedule_create``/``schedule_list``/
+``schedule_delete``): a prompt sent again on an interval, a cron expression (UTC) or once at a
+time.
+
+Each firing is a normal prompt through the shell's input policy: it starts a run when pi is
+idle, joins the live run as a follow-up (at its end, never mid-turn), or waits while pi only
+finishes an input; while its previous firing is still queued it is skipped, so no backlog
+builds. One timer (the event loop's ``call_later``) waits for the soonest firing; nothing
+polls. Schedules are ``schedule`` entries of the session tree: ``pi -c`` restores them, ``/tree``
+sees them as they were, a fork keeps them. Firings that fell due while pi was closed are said
+and a catch-up is offered (one firing, never the backlog) through the dialog broker. They fire
+in the TUI, the plain REPL, RPC and ``pi serve`` (with no client attached too), not in one-shot
+or JSON mode, which only store them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from agent_core import Tool
+from pi_cli.shell.schedules._schedules import (
+    Clock,
+    ScheduleError,
+    ScheduleHost,
+    Schedules,
+)
+
+if TYPE_CHECKING:
+    from agent_core import Agent
+
+__all__ = ["Clock", "ScheduleError", "Schedules", "attach_schedules"]
+
+
+class ScheduleShell(ScheduleHost, Protocol):
+    """The CodingAgent's parts the schedules are wired to."""
+
+    @property
+    def tools(self) -> list[Tool]: ...
+    @property
+    def agent(self) -> Agent: ...
+
+
+def attach_schedules(shell: ScheduleShell, clock: Clock | None = None) -> Schedules:
+    """Build the shell's schedules: ``/loop``, the tools (where a front end can fire them),
+    the session's schedules restored. The timer starts with :meth:`Schedules.begin`."""
+    from pi_cli.shell.schedules._commands import loop_commands
+
+    schedules = Schedules(shell, clock)
+    shell.commands.register_all(loop_commands(schedules))
+    shell.subscribe(schedules.on_event)
+    options = shell.options
+    default_tools = options.tools is None and shell.settings.tools is None  # not --tools
+    if options.approvals != "none" and default_tools and not options.no_tools:
+        from pi_cli.shell.schedules._tools import schedule_tools
+
+        tools = schedule_tools(schedules)
+        for current in (shell.tools, shell.agent.tools):
+            current.extend(tool for tool in tools if tool not in current)
+    schedules.restore()
+    return schedules
