@@ -15,7 +15,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_cli.shell.bash.commands import shell_line
+    from pi_cli.shell.bash.commands import shell_line, shell_output
     from pi_cli.shell.bash.user import UserBashError
     from pi_cli.shell.builtin_commands import THINKING_LEVELS
     from pi_cli.shell.checkpoints.commands import describe_rewind, format_points, resolve_point
@@ -106,7 +106,7 @@ if TYPE_CHECKING:
     )
     from pi_cli.shell.events.lsp import DiagnosticsReported, LspStatusChanged
     from pi_cli.shell.export_html import ExportError, default_export_path, export_session
-    from pi_cli.shell.front import FrontShell, QueueView
+    from pi_cli.shell.front import BackgroundShellView, FrontShell, QueueView
     from pi_cli.shell.importing import TranscriptImportError, import_words
     from pi_cli.shell.input_policy import Intent
     from pi_cli.shell.input_queue import InputQueue, QueuedInput, QueueError
@@ -291,6 +291,7 @@ __all__ = [
     "Settings",
     "SettingsError",
     "shell_line",
+    "shell_output",
     "ShellAPI",
     "ShellEvent",
     "ShellOptions",
@@ -317,6 +318,7 @@ __all__ = [
     "say",
     "json_text",
     "FrontShell",
+    "BackgroundShellView",
     "context_tokens",
     "TreeEntry",
     "bash_message_from_wire",

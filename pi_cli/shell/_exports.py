@@ -23,6 +23,7 @@ EXPORTS: dict[str, str] = {
     "parse_command_line": "pi_cli.shell.commands",
     "THINKING_LEVELS": "pi_cli.shell.builtin_commands",
     "shell_line": "pi_cli.shell.bash.commands",
+    "shell_output": "pi_cli.shell.bash.commands",
     # plugins
     "PLUGIN_VERBS": "pi_cli.shell.plugins.commands",
     "plugin_choices": "pi_cli.shell.plugins.commands",
@@ -177,6 +178,7 @@ EXPORTS: dict[str, str] = {
     "MODES": "pi_cli.shell.permissions.modes",
     "Settings": "pi_cli.shell.config.settings",
     "FrontShell": "pi_cli.shell.front",
+    "BackgroundShellView": "pi_cli.shell.front",
     "QueueView": "pi_cli.shell.front",
     "context_tokens": "pi_cli.shell.models.usage",
     "TreeEntry": "pi_cli.shell.session.tree",

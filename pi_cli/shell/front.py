@@ -63,12 +63,42 @@ class ShellInfoView(Protocol):
     def sandboxed(self) -> bool: ...
 
 
+class OutputTailView(Protocol):
+    """The last lines of an output, with the totals (``tools``' ``Truncation``)."""
+
+    @property
+    def content(self) -> str: ...
+    @property
+    def truncated(self) -> bool: ...
+    @property
+    def output_lines(self) -> int: ...
+    @property
+    def total_lines(self) -> int: ...
+
+
+class OutputBufferView(Protocol):
+    """A command's output as it is held (memory, spilled to a file when long)."""
+
+    @property
+    def total_bytes(self) -> int: ...
+    def tail(self) -> OutputTailView: ...
+
+
+class BackgroundShellView(Protocol):
+    """One background shell whose output this process reads (a live view follows it)."""
+
+    @property
+    def buffer(self) -> OutputBufferView: ...
+    def info(self) -> ShellInfoView: ...
+
+
 class BackgroundShellsView(Protocol):
     """The background shells (``bash`` with ``background: true``)."""
 
     @property
     def running(self) -> int: ...
     def infos(self) -> Sequence[ShellInfoView]: ...
+    def get(self, shell_id: str) -> BackgroundShellView | None: ...
 
 
 class SandboxView(Protocol):

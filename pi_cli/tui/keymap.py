@@ -40,6 +40,7 @@ SCOPES: dict[str, str] = {
     "trust": "Folder-trust question (at start)",
     "dialog": "A question from an extension or a tool",
     "search": "Transcript search (Ctrl+F)",
+    "shell_view": "A background shell's live output (/bashes → View)",
 }
 
 
@@ -176,6 +177,8 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
     K("search.next", "down,f3", "step(1)", "Next match (Enter too)", "search"),
     K("search.previous", "up,shift+enter,shift+f3", "step(-1)", "Previous match", "search"),
     K("search.close", "escape", "close", "Close the search", "search"),
+    K("shell_view.close", "escape,q", "close", "Close the view (the shell goes on)", "shell_view"),
+    K("shell_view.stop", "x", "stop", "Stop the shell and everything it started", "shell_view"),
     K("trust.yes", "y", "answer(True)", "Trust this folder", "trust"),
     K("trust.no", "n,escape", "answer(False)", "Do not trust it", "trust"),
     # Shift+Tab, Claude Code's habit: the permission mode (shown in the footer).

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pi_cli.shell.config.settings import Settings
 from pi_cli.tui.screens.picker import PickerScreen
+from pi_cli.tui.screens.shell_output import ShellOutputScreen
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.tools.sandbox.procs import kill_leftovers, marker, tagged
 from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
@@ -44,8 +45,10 @@ async def test_footer_indicator_and_bashes_picker(tmp_path: Path) -> None:
                 )
                 await pilot.press(*keys)
 
-            await choose("enter")  # view its output
+            await choose("enter")  # view its output (live, in its own view)
             await wait_until(pilot, lambda: "server is up" in screen_text(app))
+            await pilot.press("escape")  # the view closes; the shell goes on
+            await wait_until(pilot, lambda: not isinstance(app.screen, ShellOutputScreen))
             await choose("down", "enter")  # stop it
             await wait_until(pilot, lambda: "⚙" not in app.footer.text)
             assert "Stopped bash_1 and everything it started." in screen_text(app)
@@ -53,3 +56,78 @@ async def test_footer_indicator_and_bashes_picker(tmp_path: Path) -> None:
     finally:
         await shell.aclose()
         kill_leftovers()
+
+
+async def test_the_bash_picker_draws_its_rows_and_view_follows_the_output_live(
+    tmp_path: Path,
+) -> None:
+    tag = marker()
+    gate = tmp_path / "gate"
+    command = (
+        f"echo tick-1; while [ ! -e {gate} ]; do sleep 0.05; done; echo tick-2; "
+        f"sleep {tag}0 & wait $!"
+    )
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": command, "background": True})),
+        reply(text("Started.")),
+    )
+    settings = Settings.model_validate({"sandbox": {"mode": "off"}})
+    shell = make_shell(tmp_path, stream, settings=settings, permission_mode="bypassPermissions")
+    app = make_app(shell)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await type_text(pilot, "start it")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.is_settled and "⚙ 1 bg" in app.footer.text)
+            await type_text(pilot, "/bashes")
+            await pilot.press("enter")
+            # The picker's rows are drawn: the shell, its state and its command.
+            await wait_until(pilot, lambda: "Background shells" in screen_text(app))
+            row = next(line for line in screen_text(app).splitlines() if "bash_1" in line)
+            assert "running" in row and "echo tick-1" in row, row
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "View its output, live" in screen_text(app))
+            assert "Stop it and everything it started" in screen_text(app)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, ShellOutputScreen))
+            await wait_until(pilot, lambda: "tick-1" in screen_text(app))
+            assert "tick-2" not in screen_text(app)
+            gate.touch()  # the shell writes more while the view is open: it appears there
+            await wait_until(pilot, lambda: "tick-2" in screen_text(app))
+            assert isinstance(app.screen, ShellOutputScreen)
+            assert "[Esc] Close" in screen_text(app) and "[x] Stop it" in screen_text(app)
+            await pilot.press("x")  # stop it from the view
+            await wait_until(pilot, lambda: "⚙" not in app.footer.text)
+            assert "Stopped bash_1 and everything it started." in screen_text(app)
+            assert tagged(tag) == []
+    finally:
+        await shell.aclose()
+        kill_leftovers()
+
+
+async def test_the_live_view_says_when_the_shell_has_exited(tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    command = f"echo started; while [ ! -e {gate} ]; do sleep 0.05; done; echo finished; exit 3"
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": command, "background": True})),
+        reply(text("Started.")),
+    )
+    settings = Settings.model_validate({"sandbox": {"mode": "off"}})
+    shell = make_shell(tmp_path, stream, settings=settings, permission_mode="bypassPermissions")
+    app = make_app(shell)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await type_text(pilot, "start it")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.is_settled and "⚙ 1 bg" in app.footer.text)
+            found = shell.sandbox.shells.get("bash_1")
+            assert found is not None
+            app.push_screen(ShellOutputScreen(found))
+            await wait_until(pilot, lambda: "started" in screen_text(app))
+            gate.touch()
+            await wait_until(pilot, lambda: "exited 3" in screen_text(app))
+            assert "finished" in screen_text(app)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ShellOutputScreen))
+    finally:
+        await shell.aclose()

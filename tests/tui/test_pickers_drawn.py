@@ -14,7 +14,7 @@ from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from pi_cli.tui.prompt_history import append_history
 from pi_cli.tui.screens.picker import PickerScreen
 from pi_cli.tui.screens.resume import ResumeScreen
-from tests.agent_core.scripted_stream import ScriptedStream, reply, text
+from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
 from tests.tui.screen_text import screen_text
 
@@ -86,4 +86,40 @@ async def test_the_tree_and_resume_pickers_draw_their_rows(tmp_path: Path) -> No
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ResumeScreen))
         await wait_until(pilot, lambda: drawn(app, "fix the login bug", "write the release notes"))
+        await pilot.press("escape")
+
+
+async def test_the_tree_names_entries_readably(tmp_path: Path) -> None:
+    """``!cmd``, tool calls and compactions read as what they are, not as entry types or JSON."""
+    from tests.tui.helpers import seed_tools
+
+    project = tmp_path / "project"
+    project.mkdir()
+    stream = ScriptedStream(
+        reply(text("Let me look."), tool_call("c1", "bash", {"command": "ls -la"})),
+        reply(text("Two files.")),
+    )
+    shell = CodingAgent(ShellOptions(cwd=project, stream_fn=stream, tool_objects=seed_tools()))
+    shell.session.append(
+        "compaction",
+        summary="## Benchmark results\n\n| Agent | Time |\n|---|---|\n\nThe user wants speed.",
+        firstKeptEntryId=None,
+        tokensBefore=48211,
+    )
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "!echo hi")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.is_settled and "hi" in screen_text(app))
+        await type_text(pilot, "what is here")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.is_settled and drawn(app, "Two files."))
+        await type_text(pilot, "/tree")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: drawn(app, "Session tree"))
+        shown = screen_text(app)
+        assert "you ran: $ echo hi" in shown, shown
+        assert "assistant: Let me look. → bash ls -la" in shown, shown
+        assert "[compaction of 48.2k tokens] Benchmark results Agent Time The user" in shown
+        assert "bashExecution" not in shown and "##" not in shown and "{" not in shown
         await pilot.press("escape")

@@ -184,6 +184,10 @@ class ShellsMirror:
         """Every shell, oldest first."""
         return list(self.items)
 
+    def get(self, shell_id: str) -> None:
+        """No output here: the shells' output stays in the server (``/bashes view`` asks it)."""
+        return None
+
     def show(self, shells: Sequence[Any]) -> None:
         """The list a ``background_shells`` event (or the front state) carries."""
         self.items = [

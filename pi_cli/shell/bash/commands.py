@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 
 if TYPE_CHECKING:
-    from pi_cli.shell.front import ShellInfoView
+    from pi_cli.shell.front import BackgroundShellView, ShellInfoView
 
 USAGE = "/bashes [view|kill <id>]"
 
@@ -58,12 +58,18 @@ async def _bashes(shell: ShellAPI, args: str) -> CommandResult:
     if action == "kill":
         await found.kill()
         return CommandResult(output=f"Stopped {found.id} and everything it started.")
-    tail = found.buffer.tail()
+    return CommandResult(output=f"{shell_line(found.info())}\n{shell_output(found)}")
+
+
+def shell_output(found: BackgroundShellView) -> str:
+    """The tail of a background shell's output as ``/bashes view`` shows it (control
+    sequences removed), with how many lines came before when it is cut."""
     from tools.bash import clean_output
 
+    tail = found.buffer.tail()
     body = clean_output(tail.content) or "(no output yet)"
     note = f"\n[last {tail.output_lines} of {tail.total_lines} lines]" if tail.truncated else ""
-    return CommandResult(output=f"{shell_line(found.info())}\n{body}{note}")
+    return body + note
 
 
 def sandbox_commands() -> list[SlashCommand]:

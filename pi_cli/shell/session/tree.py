@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pi_cli.shell.models.usage import short_tokens
 from pi_cli.shell.session.skill_text import skill_call_of
 from pi_cli.shell.session.store import SessionStore
 
 PREVIEW_CHARS = 80
+ARGUMENT_CHARS = 40  # of a tool call's first argument in a preview
 HIDDEN_TYPES = frozenset({"checkpoint", "label", "session_info"})
 """Bookkeeping entries the tree does not show (a label shows on the entry it names)."""
 
@@ -68,37 +70,72 @@ def _long_running(data: dict[str, Any]) -> str:
     return f"[goal {status}] {condition}" if condition else f"[goal {status}]"
 
 
+def call_preview(block: dict[str, Any]) -> str:
+    """``bash ls -la``, ``read src/app.py``: a tool call's name and its first text argument
+    (the command, path, pattern or URL the tools take first), cut short."""
+    name = str(block.get("name") or "?")
+    arguments = block.get("arguments")
+    if isinstance(arguments, dict):
+        first = next((v for v in arguments.values() if isinstance(v, str) and v.strip()), None)
+        if first is not None:
+            words = " ".join(first.split())
+            return f"{name} {words if len(words) <= ARGUMENT_CHARS else words[: ARGUMENT_CHARS - 1] + '…'}"
+    return name
+
+
+def compaction_preview(data: dict[str, Any]) -> str:
+    """``[compaction of 48k tokens] The user is building …``: the summary's first words of
+    prose (Markdown headings, table rules and list marks left out)."""
+    tokens = data.get("tokensBefore")
+    size = f" of {short_tokens(tokens)} tokens" if isinstance(tokens, int) and tokens > 0 else ""
+    prose = []
+    for line in str(data.get("summary", "")).splitlines():
+        words = line.strip().lstrip("#>*-+ ").strip().strip("|").replace("|", " ")
+        if words and not set(words) <= set("-:= "):
+            prose.append(words)
+    return f"[compaction{size}] " + one_line(" ".join(prose))
+
+
+def _assistant_preview(message: dict[str, Any]) -> str:
+    content = message.get("content") or []
+    calls = [
+        call_preview(b) for b in content if isinstance(b, dict) and b.get("type") == "toolCall"
+    ]
+    text = one_line(text_of(content))
+    if message.get("stopReason") in ("error", "aborted"):
+        text = f"[{message.get('stopReason')}] {message.get('errorMessage') or text}"
+    if calls:
+        text = (text + " " if text else "") + "→ " + ", ".join(calls)
+    return "assistant: " + one_line(text)
+
+
+def message_preview(message: dict[str, Any]) -> tuple[str, str | None]:
+    """(one-line preview, role) of a message entry's message."""
+    role = message.get("role")
+    if role == "user":
+        text = text_of(message.get("content"))
+        call = skill_call_of(text)
+        return "user: " + one_line(call[0] if call else text), role
+    if role == "assistant":
+        return _assistant_preview(message), role
+    if role == "toolResult":
+        flag = " (error)" if message.get("isError") else ""
+        text = one_line(text_of(message.get("content")))
+        return f"tool {message.get('toolName', '?')}{flag}: {text}", role
+    if role == "bashExecution":  # the user's own ``!cmd``
+        code = message.get("exitCode")
+        failed = f" (exit {code})" if isinstance(code, int) and code != 0 else ""
+        return f"you ran: $ {one_line(str(message.get('command', '')))}{failed}", role
+    return f"{role}", role
+
+
 def preview_of(data: dict[str, Any]) -> tuple[str, str | None]:
     """(one-line preview, role) of a raw entry."""
     kind = data.get("type")
     if kind == "message":
-        message = data.get("message") or {}
-        role = message.get("role")
-        if role == "user":
-            text = text_of(message.get("content"))
-            call = skill_call_of(text)
-            return "user: " + one_line(call[0] if call else text), role
-        if role == "assistant":
-            content = message.get("content") or []
-            calls = [
-                b.get("name", "?")
-                for b in content
-                if isinstance(b, dict) and b.get("type") == "toolCall"
-            ]
-            text = one_line(text_of(content))
-            if message.get("stopReason") in ("error", "aborted"):
-                text = f"[{message.get('stopReason')}] {message.get('errorMessage') or text}"
-            if calls:
-                text = (text + " " if text else "") + "→ " + ", ".join(calls)
-            return "assistant: " + one_line(text), role
-        if role == "toolResult":
-            flag = " (error)" if message.get("isError") else ""
-            return f"tool {message.get('toolName', '?')}{flag}: " + one_line(
-                text_of(message.get("content"))
-            ), role
-        return f"{role}", role
+        return message_preview(data.get("message") or {})
     if kind == "compaction":
-        return "[compaction] " + one_line(str(data.get("summary", ""))), None
+        return compaction_preview(data), None
     if kind == "model_change":
         return f"[model] {data.get('model')}", None
     if kind == "thinking_level_change":

@@ -143,8 +143,13 @@ async def pick_bash(host: PickerHost) -> None:
     shell_id = await host.push_screen_wait(PickerScreen("Background shells", items))
     if not shell_id:
         return
-    actions = [("view", "View its output"), ("kill", "Stop it and everything it started")]
+    actions = [("view", "View its output, live"), ("kill", "Stop it and everything it started")]
     action = await host.push_screen_wait(PickerScreen(shell_id, actions))
+    found = host.shell.sandbox.shells.get(shell_id)
+    if action == "view" and found is not None:  # a client of pi serve: the server's text
+        from pi_cli.tui.screens.shell_output import ShellOutputScreen
+
+        action = await host.push_screen_wait(ShellOutputScreen(found))
     if action:
         host.submit_text(f"/bashes {action} {shell_id}")
 
