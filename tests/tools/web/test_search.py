@@ -106,6 +106,26 @@ async def test_brave_sends_the_key_in_its_header_only() -> None:
     assert "BSA-key" not in result.text and "BSA-key" not in json.dumps(result.details)
 
 
+async def test_brave_documented_answer() -> None:
+    """Brave's own documented example, byte for byte (placeholders and a rich hint included)."""
+    raw = (FIXTURES / "brave_documented_example.json").read_bytes()
+    with backend_server(200, raw) as server:
+        result = await run(
+            tool_for("brave", server.url + "/res/v1/web/search", "BSA-key-123456"),
+            query="python frameworks",
+        )
+    assert result.text == (
+        "Results for 'python frameworks' (brave):\n\n"
+        "1. Top Python Web Frameworks\n"
+        "   https://example.com/python-frameworks\n"
+        "   A comprehensive guide to Python web frameworks..."
+    )
+    assert [r["url"] for r in result.details["results"]] == [
+        "https://example.com/python-frameworks"
+    ]
+    assert "BSA-key" not in result.text
+
+
 async def test_tavily_recorded_answer_capped() -> None:
     with backend_server(200, fixture("tavily_basic_search.json")) as server:
         tool = tool_for("tavily", server.url + "/search", KEY)
