@@ -37,6 +37,12 @@ class RequestAuth(Protocol):
         """Every token handed out so far (scrubbed from provider error text)."""
         ...
 
+    def rejected(self, headers: Mapping[str, str]) -> bool:
+        """The server answered 401 to a request carrying ``headers`` (a token revoked before
+        it expired, or renewed elsewhere): True when other credentials are now at hand, so
+        the request is worth one more try. May block (a refresh)."""
+        ...
+
 
 async def auth_headers(auth: RequestAuth, messages: Sequence[Any]) -> dict[str, str]:
     """``auth``'s headers, off the event loop when a refresh is due."""

@@ -100,7 +100,10 @@ async def sse_json_source(
             ctype = response.headers.get("content-type", "")
             if response.status_code >= 300 or "event-stream" not in ctype.lower():
                 watch.touch()  # headers of a body that is not a stream: it is read as a whole
-                await _not_a_stream(model, response, ctype, put, whole)
+                try:
+                    await _not_a_stream(model, response, ctype, put, whole)
+                except ProviderError as exc:
+                    raise await _renewed_after_401(model, exc, sent) from None
                 return
             await _put_events(model, response, watch, put)
         except asyncio.CancelledError:
@@ -133,6 +136,24 @@ async def _auth_headers(model: ResolvedModel, messages: Sequence[Any]) -> dict[s
         raise ProviderError(one_line(redact(str(exc), model.secrets)), status=401) from None
     check_headers(model, found)
     return found
+
+
+async def _renewed_after_401(
+    model: ResolvedModel, error: ProviderError, sent: dict[str, str]
+) -> ProviderError:
+    """A subscription's token refused (401): renewed, the request is tried once more."""
+    if error.status != 401 or model.auth is None:
+        return error
+    from agent_core.providers.request_auth import AuthFailure
+
+    try:
+        renewed = await asyncio.to_thread(model.auth.rejected, sent)
+    except AuthFailure as exc:
+        return ProviderError(one_line(redact(str(exc), model.secrets)), status=401)
+    if not renewed:
+        return error
+    message = f"{error.message} (the sign-in was renewed: trying again)"
+    return ProviderError(message, retryable=True, retry_after=0, status=401)
 
 
 async def _not_a_stream(

@@ -194,22 +194,25 @@ class AuthStore:
             self._write(data)
             return True
 
-    def access_token(self, provider: str, refresh: Refresher) -> Credentials:
-        """Credentials with a token valid for at least :data:`REFRESH_MARGIN_MS`.
+    def access_token(
+        self, provider: str, refresh: Refresher, *, refused: str | None = None
+    ) -> Credentials:
+        """Credentials with a token valid for at least :data:`REFRESH_MARGIN_MS` (and other
+        than ``refused``, a token the provider has just refused however fresh it looked).
 
-        Refreshes under the lock, after reading the file again: another process may have
-        refreshed meanwhile (then its token is used and the refresh token is not spent twice).
+        Refreshes under the lock, after reading again: another process may have refreshed
+        meanwhile (then its token is used and the refresh token is not spent twice).
         """
         current = self.get(provider)
         if current is None:
             raise AuthError(f"not signed in to {provider}: run pi login {provider}")
-        if current.fresh():
+        if current.fresh() and current.access != refused:
             return current
         with self._locked():
             current = Credentials.from_json(self._read().get(provider))
             if current is None:
                 raise AuthError(f"signed out of {provider} meanwhile: run pi login {provider}")
-            if current.fresh():
+            if current.fresh() and current.access != refused:
                 return current
             renewed = refresh(current)
             data = self._read()

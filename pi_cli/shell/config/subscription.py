@@ -133,6 +133,7 @@ class SubscriptionAuth:
         self._lock = threading.Lock()
         self._current: Credentials | None = None
         self._tokens: list[str] = []
+        self._forced = ""  # the token a 401 made us fetch (not renewed again if refused)
 
     def ready(self) -> bool:
         current = self._current
@@ -148,12 +149,32 @@ class SubscriptionAuth:
             if current is not None and current.fresh():
                 return current
             current = self._store.access_token(self.provider, self._renew)
-            if current.access not in self._tokens:
-                self._tokens.append(current.access)
-                if self._on_token is not None:
-                    self._on_token(current.access)
-            self._current = current
+            self._remember(current)
             return current
+
+    def rejected(self, headers: Mapping[str, str]) -> bool:
+        """A 401 for ``headers``: renew once (a token obtained this way and refused too is
+        not renewed again: the sign-in itself is the problem)."""
+        sent = dict(headers).get("Authorization", "").removeprefix("Bearer ")
+        with self._lock:
+            current = self._current
+            if current is not None and current.access != sent:
+                return True  # renewed meanwhile by another request
+            if not sent or sent == self._forced:
+                return False
+            renewed = self._store.access_token(self.provider, self._renew, refused=sent)
+            if renewed.access == sent:
+                return False
+            self._remember(renewed)
+            self._forced = renewed.access
+            return True
+
+    def _remember(self, current: Credentials) -> None:
+        if current.access not in self._tokens:
+            self._tokens.append(current.access)
+            if self._on_token is not None:
+                self._on_token(current.access)
+        self._current = current
 
     def headers(self, messages: Sequence[Any]) -> Mapping[str, str]:
         return self._shape(self.credentials(), messages)

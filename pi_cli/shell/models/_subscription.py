@@ -90,7 +90,11 @@ def subscription_model(
 
         raise ModelConfigError(str(exc)) from None
     name = chosen.partition("/")[2]
-    update: dict[str, Any] = {"api_key": None, "auth": auth}
+    update: dict[str, Any] = {
+        "api_key": None,
+        "auth": auth,
+        "api_key_env": f"your sign-in (pi login {provider})",  # what a 401 says to check
+    }
     if provider == "anthropic":
         model = resolve(chosen, None)
     elif provider == "openai-codex":
@@ -108,5 +112,5 @@ def subscription_model(
         base = api_base or copilot_base_url(credentials.access)
         update.update(api=api, base_url=base.rstrip("/"), headers=dict(COPILOT_HEADERS))
     if provider != "anthropic":
-        update.update(id=chosen, provider=provider, name=name, api_key_env=f"pi login {provider}")
+        update.update(id=chosen, provider=provider, name=name)
     return model.model_copy(update=update)

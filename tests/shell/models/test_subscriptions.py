@@ -253,3 +253,36 @@ def test_copilot_base_url_comes_from_the_token() -> None:
     assert copilot_base_url("tid=x;8kp=1") == "https://api.individual.githubcopilot.com"
     hostile = "proxy-ep=evil.example/@x;"
     assert copilot_base_url(hostile) == "https://api.individual.githubcopilot.com"
+
+
+async def test_a_token_refused_before_it_expired_is_renewed_and_the_request_tried_again(
+    home: Path, fake_auth: FakeAuthServer
+) -> None:
+    fake_auth.refresh_tokens.add("rt-stored")
+    later = int(time.time() * 1000) + HOUR_MS  # fresh by the clock, yet revoked server-side
+    AuthStore(home).save("openai-codex", Credentials(codex_token(0), "rt-stored", later))
+    turns = [Turn(status=401, error_message="token revoked"), Turn(text="after renewal")]
+    with FakeProviderServer(turns) as server:
+        shell = await run_turns(home, "openai-codex/gpt-5.1", server.openai_base_url, ["a"])
+        first, second = server.request_headers
+    assert first["Authorization"] == f"Bearer {codex_token(0)}"
+    renewed = AuthStore(home).get("openai-codex")
+    assert renewed is not None and second["Authorization"] == f"Bearer {renewed.access}"
+    assert fake_auth.refreshes == 1
+    assert shell.agent.state.messages[-1].text == "after renewal"
+
+
+async def test_a_renewed_token_refused_too_is_not_renewed_again(
+    home: Path, fake_auth: FakeAuthServer
+) -> None:
+    fake_auth.refresh_tokens.add("rt-stored")
+    later = int(time.time() * 1000) + HOUR_MS
+    AuthStore(home).save("openai-codex", Credentials(codex_token(0), "rt-stored", later))
+    turns = [Turn(status=401, error_message="no plan") for _ in range(4)]
+    with FakeProviderServer(turns) as server:
+        shell = await run_turns(home, "openai-codex/gpt-5.1", server.openai_base_url, ["a"])
+        assert len(server.requests) == 2  # the first token, then the renewed one: no loop
+    assert fake_auth.refreshes == 1
+    last = shell.agent.state.messages[-1]
+    assert last.stop_reason == "error" and "HTTP 401" in (last.error_message or "")
+    assert "check your sign-in (pi login openai-codex)" in (last.error_message or "")
