@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,8 @@ from agent_core import AssistantMessage, ThinkingContent
 from tests.agent_core.providers.conformance import Harness
 from tests.fakes import Turn
 from tests.fakes.captures import capture_bytes, capture_names
+
+CAPTURES = Path(__file__).resolve().parents[2] / "fakes" / "captures"
 
 
 def thinking_of(message: AssistantMessage) -> str:
@@ -179,6 +182,17 @@ def _responses_error(m: AssistantMessage) -> None:
     assert "insufficient_quota" in (m.error_message or "") and "\n" not in (m.error_message or "")
 
 
+def _copilot_rotated_ids(m: AssistantMessage) -> None:
+    # GitHub Copilot's Responses API gives every event of an item a new item_id: the output
+    # index is what ties them together, so nothing is split or lost.
+    assert m.stop_reason == "stop"
+    assert m.text.startswith("There are **3** letter **\u201cr\u201d**s in **\u201cstrawberry.")
+    assert m.text.endswith("at positions **3, 8, and 9**.")
+    assert thinking_of(m) == "**Counting character occurrences**"
+    assert [b.type for b in m.content] == ["thinking", "text"]
+    assert (m.usage.input, m.usage.output) == (19, 105)
+
+
 EXPECT = {
     "openai_refusal.sse": Expect("openai", _refusal_openai),
     "openai_length.sse": Expect("openai", _length_openai),
@@ -201,6 +215,7 @@ EXPECT = {
     "responses_reasoning_summary_parts.sse": Expect("responses", _responses_summary_parts),
     "responses_reasoning_tool_call.sse": Expect("responses", _responses_reasoning_tool),
     "responses_error_mid_stream.sse": Expect("responses", _responses_error),
+    "copilot_responses_rotated_ids.sse": Expect("responses", _copilot_rotated_ids),
 }
 
 
@@ -217,6 +232,22 @@ async def test_capture_native(name: str, split: int) -> None:
         run = await h.run()
     expect.check(run.final)
     assert len(h.server.requests) == 1  # type: ignore[union-attr]  # nothing was retried
+
+
+async def test_real_parallel_calls_in_one_responses_answer() -> None:
+    """gpt-4o calling one tool twice in one Responses answer (recorded, not streamed: no
+    recorded stream with two calls exists in the public corpora searched, see the README),
+    served as the complete JSON body a gateway ignoring ``stream: true`` would send."""
+    body = json.loads((CAPTURES / "responses_parallel_calls.json").read_text(encoding="utf-8"))
+    h = Harness("responses", "native")
+    async with h.serve(Turn(json_body=body)):
+        run = await h.run()
+    m = run.final
+    assert m.stop_reason == "toolUse" and m.text == ""
+    assert [(c.id, c.name, c.arguments) for c in m.tool_calls] == [
+        ("call_LWVp74L5HaH2KNvgVz9PJsrj", "get_location", {"loc_name": "Londos"}),
+        ("call_YnRAWeTyxI91m5uNa5bxXwVO", "get_location", {"loc_name": "London"}),
+    ]
 
 
 def test_replay_is_byte_exact() -> None:
