@@ -280,11 +280,11 @@ class PiApp(App[int], inherit_bindings=False):
     @on(Editor.Submitted)
     def _submitted(self, event: Editor.Submitted) -> None:
         self.cursor.clear()
-        self.inputs.submit(event.text, "auto", event.images)
+        self.inputs.submit(event.text, "auto", event.images, event.shown)
 
     @on(Editor.FollowUpRequested)
     def _follow_up(self, event: Editor.FollowUpRequested) -> None:
-        self.inputs.submit(event.text, "follow_up", event.images)
+        self.inputs.submit(event.text, "follow_up", event.images, event.shown)
 
     @on(Editor.EscapePressed)
     def _escape(self) -> None:

@@ -14,6 +14,7 @@ from urllib.parse import unquote
 PASTE_LINES = 10  # a paste of more lines than this is collapsed
 PASTE_CHARS = 2000  # ... or of more characters
 _PASTE = re.compile(r"\[paste #(\d+) \+\d+ lines?\]")
+_PASTE_LABEL = re.compile(r"\[paste #(\d+) \+(\d+ lines?)\]")
 _IMAGE_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+\.(?:png|jpe?g|gif|webp))\b", re.I)
 
 
@@ -32,6 +33,25 @@ def pasted_path(text: str, cwd: Path) -> Path | None:
     candidate = re.sub(r"\\(.)", r"\1", candidate)
     path = (cwd / Path(candidate).expanduser()).resolve()
     return path if path.is_file() else None
+
+
+def is_long(text: str) -> bool:
+    """More lines or characters than a paste the editor shows as it is."""
+    return text.count("\n") + 1 > PASTE_LINES or len(text) > PASTE_CHARS
+
+
+def short_form(text: str, chars: int = 60) -> str:
+    """``first line … [+79 lines]``: a long prompt in one line (a resumed paste)."""
+    first, _, rest = text.strip("\n").partition("\n")
+    more = rest.count("\n") + 1 if rest else 0
+    line = first if len(first) <= chars else first[: chars - 1] + "…"
+    return f"{line} [+{more} line{'' if more == 1 else 's'}]" if more else line
+
+
+def pasted_labels(text: str) -> str:
+    """The editor's text with each ``[paste #1 +80 lines]`` as ``[pasted 80 lines]`` (how the
+    sent prompt is shown in the transcript)."""
+    return _PASTE_LABEL.sub(r"[pasted \2]", text)
 
 
 @dataclass

@@ -8,9 +8,18 @@ from pathlib import Path
 
 from textual import events
 
+from pi_cli.tui.document.entries import PastedBlock
 from pi_cli.tui.paste import Attachments, pasted_path
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
-from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
+from tests.tui.helpers import (
+    SIZE,
+    blocks_of,
+    click_block,
+    make_app,
+    make_shell,
+    type_text,
+    wait_until,
+)
 from tests.tui.screen_text import screen_text
 
 PNG = base64.b64decode(
@@ -38,6 +47,36 @@ async def test_a_long_paste_collapses_and_is_sent_whole(tmp_path: Path) -> None:
         sent = stream.user_texts(0)[-1]
         assert sent == "review this: " + pasted.replace("\r\n", "\n")
         assert app.editor.attachments.pastes == {}
+        # Sent, it stays collapsed in the transcript; a click on it unfolds the whole text.
+        await wait_until(pilot, lambda: "got it" in screen_text(app))
+        shown = screen_text(app)
+        assert "▶ › review this: [pasted 80 lines]" in shown, shown
+        assert "pasted line 40" not in shown
+        block = blocks_of(app, PastedBlock)[0]
+        await click_block(pilot, block)
+        await wait_until(pilot, lambda: not block.collapsed)
+        app.transcript.view.scroll_to_block(block)
+        await wait_until(pilot, lambda: "pasted line 2" in screen_text(app))
+        assert "▼ › review this: [pasted 80 lines]" in screen_text(app)
+
+
+async def test_a_resumed_long_prompt_is_collapsed_to_its_first_line(tmp_path: Path) -> None:
+    from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
+
+    project = tmp_path / "project"
+    project.mkdir()
+    long_prompt = "summarise this log:\n" + "\n".join(f"log line {i}" for i in range(1, 41))
+    earlier = CodingAgent(ShellOptions(cwd=project, stream_fn=ScriptedStream(reply(text("ok")))))
+    await earlier.submit(long_prompt)
+    await earlier.aclose()
+    shell = CodingAgent(
+        ShellOptions(cwd=project, stream_fn=ScriptedStream(), continue_session=True)
+    )
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "summarise this log:" in screen_text(app))
+        assert "▶ › summarise this log: [+40 lines]" in screen_text(app)
+        assert "log line 20" not in screen_text(app)
 
 
 async def test_a_short_paste_goes_in_as_it_is(tmp_path: Path) -> None:

@@ -35,11 +35,20 @@ class InputControl:
 
     # ------------------------------------------------------------------ sending
 
-    def submit(self, text: str, intent: Intent = "auto", images: list[Path] | None = None) -> None:
-        """Hand ``text`` to the shell, which decides what it becomes (kept until it exists)."""
+    def submit(
+        self,
+        text: str,
+        intent: Intent = "auto",
+        images: list[Path] | None = None,
+        shown: str | None = None,
+    ) -> None:
+        """Hand ``text`` to the shell, which decides what it becomes (kept until it exists);
+        ``shown``: how the transcript shows it (its pastes collapsed)."""
         if not text.strip():
             return
         host = self.host
+        if shown is not None:
+            host.transcript.remember_shown(text, shown)
         if problem := host.editor.prompt_history.add(text):
             host.notify(problem, severity="warning")
         background = host.options.background

@@ -100,8 +100,9 @@ class PlainAnswer(TextBlock):
     margin_bottom = 1
 
 
-class SkillBlock(Panel):
-    """``› /skill:name args``; the skill file the model received is inside, folded."""
+class FoldedPromptBlock(Panel):
+    """A prompt shown short (``› …`` as its title) with all the model received inside, folded:
+    a click on the title or Ctrl+O on the cursor unfolds it."""
 
     bar = False
     title_pad = 0
@@ -120,6 +121,14 @@ class SkillBlock(Panel):
 
     def draw(self, index: int, width: int) -> Row:
         return super().draw(index, width).under(styles.USER)
+
+
+class SkillBlock(FoldedPromptBlock):
+    """``› /skill:name args``; the skill file the model received is inside, folded."""
+
+
+class PastedBlock(FoldedPromptBlock):
+    """A long prompt: ``› summarise this: [pasted 80 lines]``; the whole text inside, folded."""
 
 
 class SummaryBlock(Panel):
@@ -142,11 +151,18 @@ class SummaryBlock(Panel):
         return str(self.title)
 
 
-def user_block(text: str, injected: bool = False) -> Block:
-    """The block of a user message (a skill call reads as ``/skill:name args``)."""
+def user_block(text: str, injected: bool = False, shown: str | None = None) -> Block:
+    """The block of a user message: a skill call reads as ``/skill:name args``; a long one
+    (a paste) as ``shown`` — the editor's text with its pastes as ``[pasted 80 lines]`` — or,
+    resumed, as its first line and how many more; the whole text unfolds."""
     from pi_cli.shell import skill_call_of
+    from pi_cli.tui.paste import is_long, short_form
 
     call = skill_call_of(text)
     if call is not None:
         return SkillBlock(call[0], call[2], injected)
+    if shown is not None and shown != text:
+        return PastedBlock(shown, text, injected)
+    if is_long(text):
+        return PastedBlock(short_form(text), text, injected)
     return UserBlock(text, injected)

@@ -19,7 +19,7 @@ from textual.widgets import TextArea
 
 from pi_cli.tui.completion import Completer, CompletionRequest, token_at
 from pi_cli.tui.keymap import bindings
-from pi_cli.tui.paste import Attachments, pasted_path
+from pi_cli.tui.paste import Attachments, pasted_labels, pasted_path
 from pi_cli.tui.prompt_history import PromptHistory
 from pi_cli.tui.widgets.completion_menu import CompletionMenu
 
@@ -54,6 +54,8 @@ class Editor(TextArea):
         """The editor text, collapsed pastes expanded."""
         images: list[Path] = field(default_factory=list)
         """Image files to attach."""
+        shown: str | None = None
+        """How the transcript shows it: pastes as ``[pasted 80 lines]`` (None: as sent)."""
 
     @dataclass
     class FollowUpRequested(Message):
@@ -63,6 +65,8 @@ class Editor(TextArea):
         """The editor text, collapsed pastes expanded."""
         images: list[Path] = field(default_factory=list)
         """Image files to attach."""
+        shown: str | None = None
+        """How the transcript shows it: pastes as ``[pasted 80 lines]`` (None: as sent)."""
 
     @dataclass
     class EscapePressed(Message):
@@ -242,7 +246,8 @@ class Editor(TextArea):
             images = self.attachments.take_images(text, self.cwd)
             expanded = self.attachments.expand(text)
             self.attachments.clear()
-            self.post_message(kind(expanded, images))
+            shown = pasted_labels(text) if expanded != text else None
+            self.post_message(kind(expanded, images, shown))
 
     def _take_text(self) -> str:
         """Empty the editor now and return what it held ('' if only whitespace).

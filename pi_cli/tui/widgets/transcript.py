@@ -16,7 +16,12 @@ from textual.content import Content
 
 from pi_cli.tui import agent_messages as am
 from pi_cli.tui import messages as m
-from pi_cli.tui.document.entries import NoticeBlock, SkillBlock, SummaryBlock, user_block
+from pi_cli.tui.document.entries import (
+    FoldedPromptBlock,
+    NoticeBlock,
+    SummaryBlock,
+    user_block,
+)
 from pi_cli.tui.document.panel import Panel
 from pi_cli.tui.document.subagent import SubagentPanels
 from pi_cli.tui.document.tool import ToolBlock
@@ -29,12 +34,16 @@ if TYPE_CHECKING:
 
 __all__ = ["Transcript"]
 
+MAX_SHOWN = 32  # collapsed forms of sent prompts waiting for their message
+
 
 def is_cursor_item(block: Block) -> bool:
     """What the transcript cursor stops on: turns, tool calls, thinking, skills, summaries."""
     from pi_cli.tui.document.turn import ThinkingBlock, TurnBlock
 
-    return isinstance(block, TurnBlock | ToolBlock | ThinkingBlock | SkillBlock | SummaryBlock)
+    return isinstance(
+        block, TurnBlock | ToolBlock | ThinkingBlock | FoldedPromptBlock | SummaryBlock
+    )
 
 
 class Transcript(VerticalScroll, can_focus=False):
@@ -59,6 +68,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self.earlier_note: NoticeBlock | None = None
         self.history_first: Block | None = None
         self.subagents = SubagentPanels(self.turns, self.view.add_entry)
+        self._shown: dict[str, str] = {}  # sent text -> how it is shown (pastes collapsed)
 
     def on_mount(self) -> None:
         self.anchor()
@@ -135,11 +145,18 @@ class Transcript(VerticalScroll, can_focus=False):
     def _panel(self) -> TurnBlock:
         return self.current if self.current is not None else self.start_turn()
 
+    def remember_shown(self, text: str, shown: str) -> None:
+        """When the message ``text`` arrives, show it as ``shown`` (its pastes collapsed)."""
+        if len(self._shown) >= MAX_SHOWN:  # sent but never delivered (a command, a drop)
+            self._shown.pop(next(iter(self._shown)))
+        self._shown[text] = shown
+
     def user_message(self, text: str, injected: bool) -> None:
         """Show a user message where the model received it: before the turn it starts."""
         panel = self.current
         before = panel if panel is not None and panel.has_no_output else None
-        self.view.add_entry(user_block(text, injected), before=before)
+        shown = self._shown.pop(text, None)
+        self.view.add_entry(user_block(text, injected, shown), before=before)
 
     def text(self, index: int, delta: str) -> None:
         """Assistant text delta."""
