@@ -39,6 +39,14 @@ class TaskArgs(BaseModel):
         default=GENERAL_PURPOSE,
         description="Which agent to run: a name from the list in this tool's description",
     )
+    background: bool = Field(
+        default=False,
+        description=(
+            "Run it in the background: the call returns the agent's id at once and you keep "
+            "working; its final report arrives later as a message. Use it for long, independent "
+            "work; do not wait or poll for it"
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,11 @@ class TaskRunner(Protocol):
         """Run ``request`` to its end (honouring ``cancel``); raise ToolError for a bad request."""
         ...
 
+    def spawn(self, request: TaskRequest) -> str:
+        """Start ``request`` in the background and return its id at once (its report reaches
+        the parent as a message when it ends); raise ToolError when it cannot start."""
+        ...
+
 
 def usage_line(outcome: TaskOutcome) -> str:
     """``[agent general-purpose · openai/gpt-5 · 3 turns · ↑1200 ↓300 tokens · $0.0123]``."""
@@ -123,7 +136,8 @@ class TaskTool(ToolBase):
             "a codebase, research, or independent parts of a job; launch several in one "
             "response to run them in parallel. Not for a single file read or a known location: "
             "use read, grep or find directly. The result is the sub-agent's final message, "
-            "which the user does not see: summarise what matters.\n\n"
+            "which the user does not see: summarise what matters. With background: true it "
+            "returns at once and its report arrives later as a message.\n\n"
             f"Available agents (subagent_type):\n{lines}"
         )
 
@@ -159,6 +173,14 @@ class TaskTool(ToolBase):
                 raise ToolError(f"Unknown subagent_type {kind!r}. Available: {', '.join(names)}.")
             kind = namespaced[0]
         request = TaskRequest(tool_call_id, kind, args.description, args.prompt)
+        if args.background:
+            child_id = self.runner.spawn(request)
+            return ToolResult.of_text(
+                f"Started background agent {child_id} ({kind}: {args.description}). It works on "
+                "its own; its report will arrive as a message when it finishes. Go on with other "
+                "work, and do not wait or poll for it.",
+                details={"agent": kind, "background": True, "agentId": child_id},
+            )
         outcome = await self.runner(request, cancel, on_update)
         details: dict[str, Any] = {
             "agent": outcome.agent,

@@ -34,7 +34,7 @@ from pi_cli.shell import (
 )
 
 if TYPE_CHECKING:
-    from pi_cli.shell import CodingAgent
+    from pi_cli.shell import CodingAgent, CommandResult
 
 
 def run_print(args: LaunchArgs, prompt: str) -> int:
@@ -153,7 +153,7 @@ async def _run(
         if interrupted:
             raise KeyboardInterrupt
         interrupted = True
-        shell.abort()
+        _stop_all(shell)
 
     loop = asyncio.get_running_loop()
     try:
@@ -161,13 +161,12 @@ async def _run(
     except (NotImplementedError, RuntimeError):
         pass
     # SIGTERM/SIGHUP: abort (the loop then ends by itself), stop the tools, exit 143/129.
-    termination = Termination(shell.abort, lambda: None).install()
+    termination = Termination(lambda: _stop_all(shell), lambda: None).install()
     try:
         # MCP servers configured: wait for them (at most mcp.startupTimeoutS from start-up) so
         # the model sees their tools in its first request.
         await shell.mcp.wait_ready()
-        result = await shell.submit(prompt, images=images or None)
-        await shell.wait_idle()
+        result = await _prompt_to_the_end(shell, prompt, images)
     finally:
         await shell.aclose()
     if termination.code is not None:
@@ -188,6 +187,23 @@ async def _run(
     if code == ExitCode.OK and shell.permissions.denied_for_approval:
         return ExitCode.DENIED  # a call needed an approval nobody could give
     return code
+
+
+def _stop_all(shell: CodingAgent) -> None:
+    shell.abort()
+    shell.agent_tools.background.stop_all()  # one-shot: a signal stops background agents too
+
+
+async def _prompt_to_the_end(
+    shell: CodingAgent, prompt: str, images: list[Any] | None
+) -> CommandResult | None:
+    """The prompt's run, then those background sub-agents' reports start (one-shot waits for
+    them; a signal stops them, and then nothing more is delivered)."""
+    result = await shell.submit(prompt, images=images or None)
+    await shell.wait_idle()
+    while await shell.agent_tools.background.wait_running():
+        await shell.wait_idle()
+    return result
 
 
 def _stopped(outcome: Outcome, writer: JsonEventWriter | None) -> int | None:

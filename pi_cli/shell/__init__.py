@@ -15,6 +15,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pi_cli.shell.agent_tools import AgentError, agent_status_line
     from pi_cli.shell.bash.commands import shell_line, shell_output
     from pi_cli.shell.bash.user import UserBashError
     from pi_cli.shell.builtin_commands import THINKING_LEVELS
@@ -83,6 +84,8 @@ if TYPE_CHECKING:
     )
     from pi_cli.shell.events.agent_tools import (
         AgentToolEvent,
+        BackgroundAgentChanged,
+        BackgroundAgentInfo,
         BudgetExceeded,
         StructuredOutput,
         SubagentEnded,
@@ -302,6 +305,10 @@ __all__ = [
     "SlashCommand",
     "StructuredOutput",
     "SubagentEnded",
+    "BackgroundAgentChanged",
+    "BackgroundAgentInfo",
+    "agent_status_line",
+    "AgentError",
     "SubagentEvent",
     "SubagentStarted",
     "text_of",

@@ -291,8 +291,8 @@ class CodingAgent:
         return self.queue.items()
 
     def take_queued(self) -> list[QueuedInput]:
-        """Take everything queued back (Esc / Alt+Up put it into the editor)."""
-        return self.queue.take_all()
+        """Take what the user queued back (Esc / Alt+Up put it into the editor)."""
+        return self.queue.take_typed()
 
     def abort(self) -> None:
         """Abort the input hooks, the run or a compaction; what is queued is handed back."""
@@ -373,10 +373,11 @@ class CodingAgent:
         return describe_call(self.tools, tool_name, args)
 
     async def aclose(self) -> None:
-        """Stop the schedules, run SessionEnd hooks, stop tools and MCP, flush the session."""
+        """Stop schedules and sub-agents, SessionEnd hooks, stop tools and MCP, flush the session."""
         self.schedules.stop()
         await run_session_end(self.hooks, "other")
         await asyncio.gather(
+            self.agent_tools.aclose(),  # first: background sub-agents stop, recorded interrupted
             self.lsp.aclose(),  # the language servers, if any started
             self.checkpoints.aclose(),
             self.sandbox.aclose(),

@@ -128,6 +128,8 @@ class AgentToolsView(Protocol):
 
     @property
     def todos(self) -> TodosView: ...
+    @property
+    def running_agents(self) -> int: ...
 
 
 class HasPath(Protocol):

@@ -195,6 +195,16 @@ class InputPolicy:
         done.set_result(None)
         return done
 
+    def deliver(self, text: str, origin: str) -> None:
+        """A message pi sends the model on its own (a background sub-agent's report): a steer
+        while a run is live (taken at its next turn boundary, never mid-turn), held while the
+        shell only finishes an input, and a run of its own when the shell is idle."""
+        if not self.busy:
+            task = self.begin("preparing", lambda: self._handler.handle_input(text, []))
+            task.add_done_callback(_log_failure)
+            return
+        self.queue.add(text, "steer" if self.state == "running" else "held", origin=origin)
+
     def begin(self, activity: Activity, work: Callable[[], Awaitable[T]]) -> asyncio.Task[T]:
         """Hold the shell busy for ``work`` (claimed now, synchronously), then send held inputs."""
         if self.busy:
@@ -251,8 +261,9 @@ class InputPolicy:
         self._idle.set()
 
     def give_back(self, reason: Literal["aborted", "error"]) -> list[QueuedInput]:
-        """Take everything queued and hand it to the front ends (:class:`QueueReturned`)."""
-        items = self.queue.take_all()
+        """Take what the user queued and hand it to the front ends (:class:`QueueReturned`);
+        what pi queued itself stays for the next run."""
+        items = self.queue.take_typed()
         if items:
             self._emit(QueueReturned(items=[i.wire() for i in items], reason=reason))
         return items
@@ -262,3 +273,9 @@ class InputPolicy:
         if self._signal is not None:
             self._signal.abort()
         self.give_back("aborted")
+
+
+def _log_failure(task: asyncio.Task[CommandResult | None]) -> None:
+    """A run pi started by itself: nobody awaits it, so its failure is logged here."""
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.error("a delivered message's run failed", exc_info=exc)

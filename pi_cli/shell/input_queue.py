@@ -33,10 +33,13 @@ class QueuedInput:
     text: str
     kind: QueueKind
     images: tuple[ImageContent, ...] = ()
+    origin: str | None = None
+    """None: the user typed it; else what pi queued it for (``agent:a1``, a background
+    sub-agent's report). Such items are never handed back to the editor."""
 
     def wire(self) -> QueuedItem:
         """The item as events and RPC carry it."""
-        return QueuedItem(id=self.id, text=self.text, kind=self.kind)
+        return QueuedItem(id=self.id, text=self.text, kind=self.kind, origin=self.origin)
 
     def message(self) -> Message:
         """The user message the model receives."""
@@ -65,10 +68,14 @@ class InputQueue:
         self.on_change(self.items())
 
     def add(
-        self, text: str, kind: QueueKind, images: list[ImageContent] | None = None
+        self,
+        text: str,
+        kind: QueueKind,
+        images: list[ImageContent] | None = None,
+        origin: str | None = None,
     ) -> QueuedInput:
         """Queue ``text`` at the end of its group."""
-        item = QueuedInput(f"q{next(self._ids)}", text, kind, tuple(images or ()))
+        item = QueuedInput(f"q{next(self._ids)}", text, kind, tuple(images or ()), origin)
         self._items.append(item)
         self._changed()
         return item
@@ -130,6 +137,17 @@ class InputQueue:
         taken, self._items = self._items, []
         if taken:
             self._changed()
+        return taken
+
+    def take_typed(self) -> list[QueuedInput]:
+        """Remove and return what the user typed; what pi queued (``origin``) stays, as steers
+        for the next run."""
+        taken = [item for item in self._items if item.origin is None]
+        kept = [item for item in self._items if item.origin is not None]
+        if not taken and all(item.kind == "steer" for item in kept):
+            return []
+        self._items = [replace(item, kind="steer") for item in kept]
+        self._changed()
         return taken
 
     def take_next_held(self) -> QueuedInput | None:

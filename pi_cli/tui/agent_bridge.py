@@ -13,6 +13,7 @@ from textual.message import Message as UiMessage
 
 from pi_cli.shell import (
     AgentToolEvent,
+    BackgroundAgentChanged,
     BudgetExceeded,
     StructuredOutput,
     SubagentEnded,
@@ -70,6 +71,8 @@ class AgentBridge:
             case SubagentEnded():
                 self.children.pop(event.task_id, None)
                 return am.SubagentClosed(event.task_id, _summary(event), _error(event))
+            case BackgroundAgentChanged():
+                return None  # the bridge turns it into the footer's count
             case BudgetExceeded(message=message):
                 return m.NoticeShown(clean(message), "warning")
             case StructuredOutput(valid=valid, errors=errors):

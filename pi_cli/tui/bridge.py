@@ -34,6 +34,7 @@ from agent_core import (
 from pi_cli.shell import (
     AutoRetryEnd,
     AutoRetryStart,
+    BackgroundAgentChanged,
     BackgroundShellsChanged,
     BudgetExceeded,
     CompactionEnd,
@@ -260,8 +261,8 @@ class Bridge:
                 return m.StatusChanged()  # the footer counts the running ones
             case PermissionModeChanged() | McpStatusChanged():
                 return m.StatusChanged()  # the footer shows the mode and the MCP servers
-            case BackgroundShellsChanged() | GoalChanged() | SchedulesChanged():
-                return m.StatusChanged()  # the footer: running shells, the goal, the loops
+            case BackgroundShellsChanged() | GoalChanged() | SchedulesChanged() | BackgroundAgentChanged():
+                return m.StatusChanged()  # the footer: running shells, the goal, loops, agents
             case ScheduleFired():
                 return m.NoticeShown(clean(event.line()), "info")
             case GoalChecked():

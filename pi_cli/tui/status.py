@@ -49,6 +49,7 @@ def shell_status(shell: FrontShell | None, cwd: str, session_label: str | None) 
         context_window=window,
         mode=shell.permissions.mode,
         background=shell.sandbox.shells.running,
+        agents=shell.agent_tools.running_agents,
         goal=clean(goal.short()) if goal is not None else "",
         goal_state=goal.status if goal is not None else "",
     )

@@ -37,6 +37,7 @@ from pi_cli.modes.acp.sdk import helpers, schema
 from pi_cli.shell import (
     AutoRetryEnd,
     AutoRetryStart,
+    BackgroundAgentChanged,
     BackgroundShellsChanged,
     BudgetExceeded,
     CompactionEnd,
@@ -253,6 +254,7 @@ class AcpSession:
                 | SubagentStarted()
                 | SubagentEvent()
                 | SubagentEnded()
+                | BackgroundAgentChanged()
                 | StructuredOutput()
                 | UiChanged()
                 | GoalChanged()

@@ -12,6 +12,7 @@ from rich.text import Text
 from agent_core import MessageEnd, ToolExecutionEnd, ToolExecutionStart
 from pi_cli.shell import (
     AgentToolEvent,
+    BackgroundAgentChanged,
     BudgetExceeded,
     GoalChanged,
     GoalChecked,
@@ -88,6 +89,8 @@ class AgentRenderer:
                     )
                     style = "dim magenta"
                 self.console.print(Text(safe(line), style=style))
+            case BackgroundAgentChanged():
+                pass  # the toolbar counts the running ones; start and end are printed above
             case BudgetExceeded(message=message):
                 self.console.print(Text(safe(message), style="bold yellow"))
             case StructuredOutput(valid=valid, errors=errors):

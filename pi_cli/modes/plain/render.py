@@ -48,6 +48,7 @@ from pi_cli.modes.plain.ui_render import PlainUi
 from pi_cli.shell import (
     AutoRetryEnd,
     AutoRetryStart,
+    BackgroundAgentChanged,
     BackgroundShellsChanged,
     BudgetExceeded,
     CompactionEnd,
@@ -175,6 +176,8 @@ class PlainRenderer:
             case GoalChecked() | GoalChanged():
                 self.agents.goal(event)
                 self.on_change()  # the toolbar shows the goal
+            case BackgroundAgentChanged():
+                self.on_change()  # the toolbar counts the running ones
             case (
                 TodoUpdated()
                 | SubagentStarted()

@@ -200,6 +200,8 @@ class PlainRepl:
         extra = "".join(f" · {part}" for part in self.renderer.ui.toolbar_parts())
         running = self.shell.sandbox.shells.running
         shells = f" · {running} background shell{'s' * (running > 1)} (/bashes)" if running else ""
+        if agents := self.shell.agent_tools.running_agents:
+            shells += f" · {agents} background agent{'s' * (agents > 1)} (/agents)"
         servers = self.shell.lsp.started
         lsp = f" · {servers.footer()}" if servers is not None and servers.servers else ""
         return (

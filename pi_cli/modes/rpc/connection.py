@@ -15,6 +15,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from pi_cli.modes.json_writer import write_command_output
+from pi_cli.modes.rpc.agents import agent_commands
 from pi_cli.modes.rpc.base import JSON_NULL, CommandGroup, Deferred, Handler, RpcError
 from pi_cli.modes.rpc.checkpoints import checkpoint_commands
 from pi_cli.modes.rpc.front import front_commands
@@ -48,6 +49,7 @@ COMMAND_GROUPS: tuple[CommandGroup, ...] = (
     approval_commands,
     checkpoint_commands,
     front_commands,
+    agent_commands,
 )
 """Every command group; a later group may replace a command of an earlier one."""
 USER_ERRORS = (RpcError, SessionError, ConfigError, CompactionError, QueueError)

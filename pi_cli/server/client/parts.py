@@ -245,6 +245,16 @@ class AgentToolsMirror:
     """The agent tools' state a front end shows."""
 
     todos: TodosMirror = field(default_factory=TodosMirror)
+    statuses: dict[str, str] = field(default_factory=dict)  # background agents by id
+
+    def note_agent(self, info: Any) -> None:
+        """A ``background_agent`` event's agent (its id and status)."""
+        self.statuses[info.id] = info.status
+
+    @property
+    def running_agents(self) -> int:
+        """Background sub-agents running now (the footer counts them)."""
+        return sum(1 for status in self.statuses.values() if status == "running")
 
 
 @dataclass(frozen=True)

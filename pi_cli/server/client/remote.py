@@ -365,6 +365,7 @@ _TRACKERS: dict[str, Callable[[RemoteShell, Any], None]] = {
     "background_shells": RemoteShell._shells_changed,
     "mcp_status": RemoteShell._mcp_changed,
     "todo_updated": RemoteShell._todos_changed,
+    "background_agent": lambda shell, event: shell.agent_tools.note_agent(event.agent),
 }
 """What each kind of event changes in the mirror."""
 _TITLES: dict[str, Any] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_core import MessageStart, UserMessage
+from pi_cli.shell.agent_tools._background import AgentError, BackgroundAgents, BackgroundChild
 from pi_cli.shell.agent_tools._budget import BudgetGuard, parse_limits
 from pi_cli.shell.agent_tools._plan_approval import PlanApproval
 from pi_cli.shell.agent_tools._subagents import SubagentRunner
@@ -19,13 +20,32 @@ from pi_cli.shell.agent_tools.profiles import AgentProfile, load_profiles
 from pi_cli.shell.context import ShellContext
 from pi_cli.shell.events import SessionChanged
 
+__all__ = [
+    "AgentError",
+    "AgentTools",
+    "BackgroundAgents",
+    "BackgroundChild",
+    "agent_status_line",
+]
+
+
+def agent_status_line(info: BackgroundAgentInfo) -> str:
+    """One background agent's line, as ``/agents`` lists it."""
+    from pi_cli.shell.agent_tools._agents_command import status_line
+
+    return status_line(info)
+
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from agent_core.providers import ResolvedModel
+    from pi_cli.shell.agent_tools._background import _Deliver
     from pi_cli.shell.agent_tools.structured_output import OutputSchema
     from pi_cli.shell.dialogs import DialogBroker
+    from pi_cli.shell.commands import SlashCommandRegistry
     from pi_cli.shell.events import ShellEvent
+    from pi_cli.shell.events.agent_tools import BackgroundAgentInfo
     from pi_cli.shell.models.setup import ModelResolver
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.permissions import PermissionControl
@@ -47,6 +67,9 @@ class AgentToolsShell(ShellContext, Protocol):
     def thinking(self) -> str: ...
     @property
     def dialogs(self) -> DialogBroker: ...
+    def policy(self) -> _Deliver: ...
+    @property
+    def commands(self) -> SlashCommandRegistry: ...
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
 
 
@@ -77,7 +100,13 @@ class AgentTools:
         self.todos = TodoState(shell.emit, lambda: shell.session)
         self.plans = PlanApproval(shell)
         self.runner = SubagentRunner(shell, models, self.profiles, self.budget)
+        self.background = BackgroundAgents(shell, self.runner)  # task(background: true)
         self.web_search: Any = None  # tools.web.search.WebSearchConfig, made with the services
+
+    @property
+    def running_agents(self) -> int:
+        """Background sub-agents running now (footers count them)."""
+        return sum(1 for child in self.background.children.values() if child.running)
 
     def system_prompt_parts(self) -> list[str]:
         """Sections the system prompt needs for these tools (``--output-schema``'s format)."""
@@ -140,6 +169,10 @@ class AgentTools:
         agent.subscribe(self._on_agent_event)
         self.shell.subscribe(self._on_shell_event)
         self.todos.restore()
+        self.background.restore()
+        from pi_cli.shell.agent_tools._agents_command import agents_command
+
+        self.shell.commands.register(agents_command(self.background))
         if self.web_search is not None:  # configured: the engine asks about its host
             from pi_cli.shell.agent_tools.web_search import attach_web_search
 
@@ -188,3 +221,8 @@ class AgentTools:
     def _on_shell_event(self, event: ShellEvent) -> None:
         if isinstance(event, SessionChanged):
             self.todos.restore()
+            self.background.restore()
+
+    async def aclose(self) -> None:
+        """pi quits: background children are stopped and recorded as interrupted."""
+        await self.background.aclose()

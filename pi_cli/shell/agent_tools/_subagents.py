@@ -12,6 +12,8 @@ against ``--max-cost``. An abort of the parent's run aborts it (through ``cancel
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_core import (
@@ -71,6 +73,22 @@ class SubagentShell(Protocol):
     def notify(self, text: str, level: Any = "info") -> None: ...
 
 
+class Spawner(Protocol):
+    """Starts background children (:class:`._background.BackgroundAgents`)."""
+
+    def spawn(self, request: TaskRequest) -> str: ...
+
+
+@dataclass
+class ChildRun:
+    """A built child: its agent, what watches it, its model."""
+
+    agent: Agent
+    watch: _ChildWatch
+    stream_fn: StreamFn
+    model_id: str
+
+
 class SubagentRunner:
     """Runs ``task`` calls (it is the task tool's :class:`~tools.task.TaskRunner`)."""
 
@@ -86,13 +104,22 @@ class SubagentRunner:
         self.profiles = {p.name: p for p in profiles}
         self.budget = budget
         self._warned: set[str] = set()
+        self.background: Spawner | None = None  # the shell's background agents (._background)
 
     async def __call__(
         self, request: TaskRequest, cancel: AbortSignal, on_update: OnToolUpdate | None
     ) -> TaskOutcome:
         """Run one child to its end and report its answer and cost."""
+        return await self.run(request, self.build(request, on_update), cancel)
+
+    def spawn(self, request: TaskRequest) -> str:
+        """Start a background child (see :mod:`._background`); its id."""
+        assert self.background is not None, "attached with the agent tools"
+        return self.background.spawn(request)
+
+    def build(self, request: TaskRequest, on_update: OnToolUpdate | None) -> ChildRun:
+        """The child agent for ``request`` (not started; ToolError for an unusable model)."""
         from tools import AGENT_TOOL_NAMES
-        from tools.task import TaskOutcome
 
         profile = self.profiles.get(request.agent)
         parent = self.shell.agent
@@ -112,13 +139,26 @@ class SubagentRunner:
         limit = self.shell.settings.subagents.max_turns or DEFAULT_MAX_TURNS
         if self.budget.max_turns is not None:
             limit = min(limit, self.budget.max_turns)
-        task_id, name = request.tool_call_id, request.agent
-        watch = _ChildWatch(self, task_id, name, tools, on_update)
+        watch = _ChildWatch(self, request.tool_call_id, request.agent, tools, on_update)
         child.subscribe(watch)
         child.should_stop = lambda: watch.turns >= limit or self.budget.over_cost()
+        return ChildRun(child, watch, stream_fn, model_id)
+
+    async def run(
+        self, request: TaskRequest, built: ChildRun, cancel: AbortSignal, background: bool = False
+    ) -> TaskOutcome:
+        """Run a built child to its end (its start and end events around it)."""
+        from tools.task import TaskOutcome
+
+        child, watch, model_id = built.agent, built.watch, built.model_id
+        task_id, name = watch.task_id, request.agent
         self.shell.emit(
             SubagentStarted(
-                task_id=task_id, agent=name, description=request.description, model=model_id
+                task_id=task_id,
+                agent=name,
+                description=request.description,
+                model=model_id,
+                background=background or None,
             )
         )
         remove = cancel.on_abort(child.abort)
@@ -138,8 +178,8 @@ class SubagentRunner:
                 error = child.state.error
         finally:
             remove()
-            if stream_fn is not parent.stream_fn:
-                await aclose_stream_fn(stream_fn)
+            if built.stream_fn is not self.shell.agent.stream_fn:
+                await aclose_stream_fn(built.stream_fn)
             self.shell.emit(
                 SubagentEnded(
                     task_id=task_id,
@@ -213,6 +253,8 @@ class _ChildWatch:
         self.runner, self.task_id, self.agent = runner, task_id, agent
         self.tools, self.on_update = tools, on_update
         self.turns = 0
+        self.last_tool = ""
+        self.changed: list[Callable[[], None]] = []  # a background child's live status
         self.usage: dict[str, Any] = {
             "input": 0,
             "output": 0,
@@ -232,8 +274,12 @@ class _ChildWatch:
             self.usage["cacheWrite"] += spent.cache_write
             self.usage["cost"] += spent.cost.total
             self.runner.budget.add_cost(spent.cost.total)
-        elif isinstance(event, ToolExecutionStart) and self.on_update is not None:
+        elif isinstance(event, ToolExecutionStart):
             title = next((t.title(event.args) for t in self.tools if t.name == event.tool_name), "")
-            line = f"turn {self.turns}: {event.tool_name} {title}".strip()
-            self.on_update(ToolResult.of_text(line))
+            self.last_tool = f"{event.tool_name} {title}".strip()
+            if self.on_update is not None:
+                self.on_update(ToolResult.of_text(f"turn {self.turns}: {self.last_tool}"))
         self.runner.shell.emit(SubagentEvent(task_id=self.task_id, agent=self.agent, event=event))
+        if isinstance(event, TurnStart | MessageEnd | ToolExecutionStart):
+            for listener in self.changed:
+                listener()

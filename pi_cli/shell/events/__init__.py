@@ -27,6 +27,7 @@ from agent_core.messages import WireModel
 from agent_core.stream import RetryNotice
 from pi_cli.shell.events.agent_tools import (
     AGENT_TOOL_EVENT_TYPES,
+    BackgroundAgentChanged,
     BudgetExceeded,
     StructuredOutput,
     SubagentEnded,
@@ -149,6 +150,8 @@ class QueuedItem(WireModel):
     id: str
     text: str
     kind: QueueKind
+    origin: str | None = None
+    """None: typed by the user; ``agent:<id>``: a background sub-agent's report."""
 
 
 class QueueChanged(WireModel):
@@ -321,6 +324,7 @@ OwnEvent = (
     | SubagentStarted
     | SubagentEvent
     | SubagentEnded
+    | BackgroundAgentChanged
     | BudgetExceeded
     | StructuredOutput
     | GoalChanged

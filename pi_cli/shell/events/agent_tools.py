@@ -39,6 +39,8 @@ class SubagentStarted(WireModel):
     agent: str
     description: str = ""
     model: str = ""
+    background: bool | None = None
+    """True: started with ``background: true`` (the ``task`` call has already returned)."""
 
 
 class SubagentEvent(WireModel):
@@ -61,6 +63,41 @@ class SubagentEnded(WireModel):
     turns: int = 0
     usage: dict[str, float] = Field(default_factory=dict)
     error_message: str | None = None
+
+
+BackgroundStatus = Literal["running", "done", "failed", "aborted", "interrupted"]
+
+
+class BackgroundAgentInfo(WireModel):
+    """A background sub-agent as ``/agents`` and RPC's ``get_agents`` list it.
+
+    ``status``: ``running``; ``done`` (it reported); ``failed`` (its model or a budget ended
+    it with an error); ``aborted`` (the user stopped it); ``interrupted`` (pi quit or was killed
+    while it ran). ``usage`` as in :class:`SubagentEnded`; times are ISO 8601 (UTC).
+    """
+
+    id: str
+    task_id: str = ""
+    """The ``task`` call's id: its ``subagent_*`` events carry it."""
+    agent: str
+    description: str = ""
+    model: str = ""
+    status: BackgroundStatus = "running"
+    turns: int = 0
+    usage: dict[str, float] = Field(default_factory=dict)
+    last_tool: str = ""
+    started_at: str = ""
+    ended_at: str | None = None
+    error: str | None = None
+    delivered: bool = False
+    """Its report (or the news that it stopped) has been queued for the parent."""
+
+
+class BackgroundAgentChanged(WireModel):
+    """A background sub-agent started, took a turn, called a tool, spent tokens or ended."""
+
+    type: Literal["background_agent"] = "background_agent"
+    agent: BackgroundAgentInfo
 
 
 class BudgetExceeded(WireModel):
@@ -89,6 +126,7 @@ AgentToolEvent = (
     | SubagentStarted
     | SubagentEvent
     | SubagentEnded
+    | BackgroundAgentChanged
     | BudgetExceeded
     | StructuredOutput
 )
@@ -97,6 +135,7 @@ AGENT_TOOL_EVENT_TYPES: tuple[type[WireModel], ...] = (
     SubagentStarted,
     SubagentEvent,
     SubagentEnded,
+    BackgroundAgentChanged,
     BudgetExceeded,
     StructuredOutput,
 )

@@ -63,7 +63,9 @@ class DurableQueue:
         shell.subscribe(self.on_event)
 
     def _store(self, items: list[QueuedItem], state: str) -> None:
-        wire: list[dict[str, Any]] = [{"id": i.id, "text": i.text, "kind": i.kind} for i in items]
+        wire: list[dict[str, Any]] = [  # what pi queued itself is no text to give back
+            {"id": i.id, "text": i.text, "kind": i.kind} for i in items if i.origin is None
+        ]
         self.shell.session.append_sidecar(QUEUE, items=wire, reason=state)
         self._stored = state if items else "empty"
 

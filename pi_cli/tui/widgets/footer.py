@@ -53,6 +53,8 @@ class Status:
     """The permission mode (``auto``, ``plan``...; Shift+Tab cycles it)."""
     background: int = 0
     """Background shells still running (``/bashes`` lists them)."""
+    agents: int = 0
+    """Background sub-agents still running (``/agents`` lists them)."""
     goal: str = ""
     """The session's goal (``/goal``): ``goal pursuing 2/20: the tests pass``."""
     goal_state: str = ""
@@ -116,6 +118,9 @@ def status_items(status: Status) -> tuple[list[Item], list[Item]]:
         left.append(Item(f"mode {status.mode}", "$warning", priority=85))
     if status.background:  # /bashes lists them
         left.append(Item(f"⚙ {status.background} bg", "$warning", priority=75))
+    if status.agents:  # /agents lists them
+        plural = "s" if status.agents > 1 else ""
+        left.append(Item(f"⤷ {status.agents} agent{plural}", "$warning", priority=76))
     if status.goal:
         left.append(Item(status.goal, GOAL_STYLES.get(status.goal_state, "$footer-text"), 82))
     right = [

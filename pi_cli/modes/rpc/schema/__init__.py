@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from pi_cli.modes.rpc.schema.agents import AGENT_COMMANDS
 from pi_cli.modes.rpc.schema.base import Command
 from pi_cli.modes.rpc.schema.run import (
     Abort,
@@ -122,6 +123,7 @@ COMMAND_MODELS: dict[str, type[Command]] = {
         CyclePermissionMode,
         GetFrontState,
         RunExtensionKey,
+        *AGENT_COMMANDS,
     )
 }
 """Every command by its ``type``."""
