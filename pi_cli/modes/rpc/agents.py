@@ -39,7 +39,7 @@ def agent_commands(rpc: RpcContext) -> Mapping[str, Handler]:
     async def steer_agent(command: dict[str, Any]) -> Any:
         found = child(command)
         try:
-            background.steer(found.info.id, text_arg(command, "message"))
+            background.send(found.info.id, text_arg(command, "message"))
         except AgentError as exc:
             raise RpcError(str(exc)) from None
         return {"agent": to_wire(found.info)}

@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from agent_core.providers import ResolvedModel
     from pi_cli.shell.agent_tools._background import _Deliver
     from pi_cli.shell.agent_tools.structured_output import OutputSchema
-    from pi_cli.shell.dialogs import DialogBroker
     from pi_cli.shell.commands import SlashCommandRegistry
+    from pi_cli.shell.dialogs import DialogBroker
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.events.agent_tools import BackgroundAgentInfo
     from pi_cli.shell.models.setup import ModelResolver
@@ -67,6 +67,7 @@ class AgentToolsShell(ShellContext, Protocol):
     def thinking(self) -> str: ...
     @property
     def dialogs(self) -> DialogBroker: ...
+    @property
     def policy(self) -> _Deliver: ...
     @property
     def commands(self) -> SlashCommandRegistry: ...

@@ -36,7 +36,7 @@ def agents_command(background: BackgroundAgents) -> SlashCommand:
                 child = background.get(target)
                 return CommandResult(output=thread_text(child.info, child.transcript()))
             if verb == "steer":
-                background.steer(target, text)
+                background.send(target, text)
                 return CommandResult(output=f"Sent to {target}: it reads it at its next turn.")
             if verb in ("abort", "stop"):
                 return CommandResult(output=_abort(background, target))

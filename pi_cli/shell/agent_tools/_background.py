@@ -176,7 +176,7 @@ class BackgroundAgents:
             raise AgentError(f"No background agent {child_id.strip()!r} (known: {known}).")
         return child
 
-    def steer(self, child_id: str, text: str) -> None:
+    def send(self, child_id: str, text: str) -> None:
         """Send a running child a message it reads at its next turn boundary."""
         child = self.get(child_id)
         if not text.strip():
