@@ -156,8 +156,6 @@ class CodingAgent:
             self.events.warn_once, self.agent_tools.system_prompt_parts(),
         )  # fmt: skip
 
-    # ------------------------------------------------------------------ events
-
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every :data:`ShellEvent` (start-up notices first). Returns an unsubscribe."""
         if self._mcp is not None:  # a front end subscribes on its loop: MCP news reach it now

@@ -261,7 +261,12 @@ class Bridge:
                 return m.StatusChanged()  # the footer counts the running ones
             case PermissionModeChanged() | McpStatusChanged():
                 return m.StatusChanged()  # the footer shows the mode and the MCP servers
-            case BackgroundShellsChanged() | GoalChanged() | SchedulesChanged() | BackgroundAgentChanged():
+            case (
+                BackgroundShellsChanged()
+                | GoalChanged()
+                | SchedulesChanged()
+                | BackgroundAgentChanged()
+            ):
                 return m.StatusChanged()  # the footer: running shells, the goal, loops, agents
             case ScheduleFired():
                 return m.NoticeShown(clean(event.line()), "info")
