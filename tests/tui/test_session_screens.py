@@ -18,6 +18,7 @@ from pi_cli.tui.screens.picker import PickerScreen
 from pi_cli.tui.screens.resume import ResumeScreen
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.tui.helpers import SIZE, make_app, type_text, wait_until
+from tests.tui.screen_text import screen_text
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -57,10 +58,19 @@ async def test_rewind_picker_restores_code_and_conversation(tmp_path: Path) -> N
         await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
         rows = [label for _, label in app.screen.items]
         assert "2. make v3" in rows[0] and "(1 file +1 -1)" in rows[0] and "1. make v2" in rows[1]
+        # ... and drawn: the rows are on the screen, not only in the picker's list.
+        await wait_until(pilot, lambda: "Rewind to before which prompt?" in screen_text(app))
+        drawn = screen_text(app)
+        assert "2. make v3" in drawn and "(1 file +1 -1)" in drawn and "1. make v2" in drawn
         await pilot.press("down", "enter")  # the older prompt
         await wait_until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         assert "restore: app.py  [changed by hand]" in "\n".join(app.screen.body)
         assert [v for v, _ in app.screen.options] == ["both", "code", "conversation", "cancel"]
+        await wait_until(pilot, lambda: "Rewind to: make v2" in screen_text(app))
+        drawn = screen_text(app)
+        assert "restore: app.py  [changed by hand]" in drawn, drawn
+        assert all(label in drawn for _, label in app.screen.options), drawn
+        assert "Back to the prompts" in drawn
         await pilot.press("enter")  # code and conversation
         await wait_until(
             pilot,
@@ -118,6 +128,10 @@ async def test_tree_offers_to_restore_the_code_of_the_chosen_entry(tmp_path: Pat
         values = [v for v, _ in app.screen.options]
         assert values[:2] == ["plain", "code"] and "summary" in values
         assert any("remove (created since): new.txt" in line for line in app.screen.body)
+        await wait_until(pilot, lambda: "Continue from this entry" in screen_text(app))
+        drawn = screen_text(app)
+        assert "remove (created since): new.txt" in drawn, drawn
+        assert all(label in drawn for _, label in app.screen.options), drawn
         await wait_until(pilot, lambda: app.focused is app.screen.query_one("OptionList"))
         await pilot.press("escape")  # back to the tree, at the entry chosen
         await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen))
