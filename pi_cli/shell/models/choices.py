@@ -38,13 +38,16 @@ def model_rows(
     *,
     catalogue: list[Any] | None = None,
     local: list[Any] | None = None,
+    signed_in: list[str] | None = None,
 ) -> list[ModelRow]:
     """Every pickable model, configured ones first, without duplicates (slow: use a thread).
 
     ``catalogue`` (``ResolvedModel`` rows) and ``local`` (detected servers) default to the
-    real catalogue and a probe of the local servers.
+    real catalogue and a probe of the local servers; ``signed_in`` (providers with ``pi login``
+    tokens) to what the token store holds.
     """
     from agent_core.providers import list_models
+    from pi_cli.shell.models._subscription import signed_in_providers, subscription_specs
     from pi_cli.shell.models.local import detect_local_servers
     from pi_cli.shell.models.setup import models_file
 
@@ -61,20 +64,32 @@ def model_rows(
             spec = f"{server.server.key}/{name}"
             note = f"local: {server.server.label} at {server.server.address}"
             rows.setdefault(spec, ModelRow(spec, note, configured=True))
-    keyed: dict[str, str | None] = {}
+    signed = signed_in_providers() if signed_in is None else signed_in
+    for spec in subscription_specs(signed):
+        provider = spec.partition("/")[0]
+        rows.setdefault(spec, ModelRow(spec, f"pi login {provider}", configured=True))
+    how: dict[str, str | None] = {}
     later: list[ModelRow] = []
     for model in catalogue:
         provider = model.provider
-        if provider not in keyed:
-            keyed[provider] = next((v for v in provider_key_env(provider) if env.get(v)), None)
+        if provider not in how:
+            how[provider] = _how_configured(provider, env, signed)
         custom = model.base_url and model.api != "litellm" and provider not in _native_names()
         if custom:
             rows.setdefault(model.id, ModelRow(model.id, "models.json", configured=True))
-        elif keyed[provider]:
-            rows.setdefault(model.id, ModelRow(model.id, f"key {keyed[provider]}", configured=True))
+        elif how[provider]:
+            rows.setdefault(model.id, ModelRow(model.id, how[provider] or "", configured=True))
         else:
             later.append(ModelRow(model.id))
     return [*rows.values(), *(row for row in later if row.spec not in rows)]
+
+
+def _how_configured(provider: str, env: Mapping[str, str], signed: list[str]) -> str | None:
+    """``key ENV`` or ``pi login provider`` for a usable provider, else None."""
+    key = next((v for v in provider_key_env(provider) if env.get(v)), None)
+    if key:
+        return f"key {key}"
+    return f"pi login {provider}" if provider in signed else None
 
 
 def _native_names() -> frozenset[str]:

@@ -286,3 +286,24 @@ async def test_a_renewed_token_refused_too_is_not_renewed_again(
     last = shell.agent.state.messages[-1]
     assert last.stop_reason == "error" and "HTTP 401" in (last.error_message or "")
     assert "check your sign-in (pi login openai-codex)" in (last.error_message or "")
+
+
+def test_the_model_picker_offers_what_the_signed_in_subscriptions_serve(home: Path) -> None:
+    from pi_cli.shell.models.choices import model_rows
+
+    later = int(time.time() * 1000) + HOUR_MS
+    AuthStore(home).save("github-copilot", Credentials("tid=1", "gho", later))
+    AuthStore(home).save("anthropic", Credentials("sk-ant-oat01-x", "rt", later))
+    catalogue = [
+        __import__("agent_core.providers", fromlist=["resolve_model"]).resolve_model(
+            spec, api_key="k", env={}
+        )
+        for spec in ("anthropic/claude-sonnet-4-5", "openai/gpt-4.1")
+    ]
+    rows = model_rows("", env={}, catalogue=catalogue, local=[])
+    notes = {row.spec: (row.note, row.configured) for row in rows}
+    assert notes["github-copilot/claude-sonnet-4.5"] == ("pi login github-copilot", True)
+    assert notes["github-copilot/gpt-5.1-codex"] == ("pi login github-copilot", True)
+    assert notes["anthropic/claude-sonnet-4-5"] == ("pi login anthropic", True)
+    assert notes["openai/gpt-4.1"][1] is False  # no key, no sign-in
+    assert not any(spec.startswith("openai-codex/") for spec in notes)  # not signed in
