@@ -44,6 +44,29 @@ def local_models(
     return rows
 
 
+def served_lines(args: LaunchArgs, needle: str | None, env: Mapping[str, str]) -> list[str]:
+    """What custom servers (models.json providers, ``--api-base``) list; a server that does
+    not answer is said on stderr (the listing goes on)."""
+    from pi_cli.shell import load_settings, served_models, served_sources
+
+    settings = load_settings(args.cwd)
+    options = args.shell
+    api_base = options.api_base or settings.api_base
+    current = options.model or settings.model or ("openai/_" if api_base else "")
+    lines: list[str] = []
+    for answer in served_models(served_sources(current, api_base, options.api_key, env)):
+        if answer.problem:
+            error(answer.problem)
+        lines += [
+            f"{spec:<50} served {answer.source.base_url}"
+            for spec in answer.specs
+            if not needle or needle in spec.lower()
+        ]
+        if answer.more:
+            lines.append(f"(and {answer.more} more models from {answer.source.base_url})")
+    return lines
+
+
 def _format_tokens(count: int) -> str:
     return f"{count // 1000}k" if count >= 1000 else str(count)
 
@@ -69,6 +92,7 @@ def print_models(args: LaunchArgs, out: TextIO | None = None) -> int:
         f"{row.spec:<50} local  {row.label} at {row.address}"
         for row in local_models(needle, ports, env)
     ]
+    lines += served_lines(args, needle, env)
     try:
         rows = known_models(needle, env)
     except Exception as exc:  # noqa: BLE001 - a bad models.json carries a user-facing message

@@ -120,6 +120,7 @@ if TYPE_CHECKING:
         probe_targets,
         probing_disabled,
     )
+    from pi_cli.shell.models.served import ServedModels, ServedSource, served_models, served_sources
     from pi_cli.shell.models.setup import ConfigError, models_file
     from pi_cli.shell.models.usage import (
         SessionUsage,
@@ -237,6 +238,10 @@ __all__ = [
     "MODE_DESCRIPTIONS",
     "models_file",
     "model_rows",
+    "served_models",
+    "served_sources",
+    "ServedModels",
+    "ServedSource",
     "ModelChanged",
     "MODES",
     "NeedsConfirmation",

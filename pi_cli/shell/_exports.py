@@ -130,6 +130,10 @@ EXPORTS: dict[str, str] = {
     "trusted_folders": "pi_cli.shell.config.trust",
     # models
     "model_rows": "pi_cli.shell.models.choices",
+    "ServedModels": "pi_cli.shell.models.served",
+    "ServedSource": "pi_cli.shell.models.served",
+    "served_models": "pi_cli.shell.models.served",
+    "served_sources": "pi_cli.shell.models.served",
     "detect_local_servers": "pi_cli.shell.models.local",
     "probe_local_servers": "pi_cli.shell.models.local",
     "probe_targets": "pi_cli.shell.models.local",

@@ -44,6 +44,7 @@ from pi_cli.shell.hooks.lifecycle import run_session_end
 from pi_cli.shell.input_policy import InputPolicy, Intent
 from pi_cli.shell.input_queue import InputQueue, QueuedInput
 from pi_cli.shell.mcp import McpManager, setup_mcp
+from pi_cli.shell.models.served import ServedSource, resolver_sources
 from pi_cli.shell.models.setup import ConfigError, ModelResolver, StreamFnPool, startup_spec
 from pi_cli.shell.models.switching import (
     context_window_of,
@@ -343,6 +344,10 @@ class CodingAgent:
         """Switch the model (raises :class:`ConfigError` with a user-facing message)."""
         switch_model(self, spec, record)
 
+    def served_sources(self) -> list[ServedSource]:
+        """The servers whose ``/models`` the pickers list (``--api-base``, models.json)."""
+        return resolver_sources(self.models, self.model_id)
+
     def set_thinking(self, level: str) -> None:
         """Change the reasoning level for the next requests."""
         switch_thinking(self, level)
@@ -392,8 +397,3 @@ class CodingAgent:
         if self.dialogs.knows(request_id):
             return self.dialogs.answer(request_id, answer)
         return self.permissions.answer(request_id, answer)
-
-    @property
-    def extra_dirs(self) -> list[Path]:
-        """The resolved extra directories of the workspace (the sandbox mounts them too)."""
-        return self.permissions.extra_dirs

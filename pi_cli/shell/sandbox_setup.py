@@ -40,8 +40,6 @@ class Shell(Protocol):
     @property
     def events(self) -> Events: ...
     @property
-    def extra_dirs(self) -> list[Path]: ...
-    @property
     def options(self) -> ShellOptions: ...
     @property
     def settings(self) -> Settings: ...
@@ -67,7 +65,7 @@ def tools_and_sandbox(
     options, settings = shell.options, shell.settings
     sandbox = build_sandbox(shell.cwd, options, settings, shell.events)
     # Read when the sandbox starts: the permission control is built after the tools.
-    sandbox.extra_writable = lambda: shell.extra_dirs
+    sandbox.extra_writable = lambda: shell.permissions.extra_dirs
     sandbox.skip = lambda: _yolo(shell)
     return create_shell_tools(options, settings, shell.cwd, env, sandbox, services), sandbox
 

@@ -6,6 +6,7 @@ was full (its ``loading`` flag was Textual's ``Widget.loading``): typing filtere
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,11 @@ from pi_cli.tui.prompt_history import append_history
 from pi_cli.tui.screens.picker import PickerScreen
 from pi_cli.tui.screens.resume import ResumeScreen
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
+from tests.fakes.model_list_server import ModelListServer, model_list_server
 from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
 from tests.tui.screen_text import screen_text
+
+__all__ = ["model_list_server"]  # a fixture
 
 
 def drawn(app: object, *needles: str) -> bool:
@@ -123,3 +127,28 @@ async def test_the_tree_names_entries_readably(tmp_path: Path) -> None:
         assert "[compaction of 48.2k tokens] Benchmark results Agent Time The user" in shown
         assert "bashExecution" not in shown and "##" not in shown and "{" not in shown
         await pilot.press("escape")
+
+
+async def test_the_model_picker_draws_what_a_custom_server_lists(
+    tmp_path: Path, pi_home: Path, model_list_server: ModelListServer
+) -> None:
+    """A models.json provider's ``/models`` rows are drawn beside the catalogue; a provider
+    whose server is down is said in a line of its own."""
+    lists = Path(__file__).parents[1] / "fixtures" / "model_lists"
+    model_list_server.routes["/v1/models"] = (200, (lists / "vllm.json").read_bytes())
+    providers = {
+        "lab": {"baseUrl": model_list_server.base(), "models": []},
+        "gone": {"baseUrl": model_list_server.base("/x/v1"), "models": []},
+    }
+    (pi_home / "models.json").write_text(json.dumps({"providers": providers}))
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/model")
+        await pilot.press("enter")
+        served = "lab/Qwen/Qwen2.5-Coder-7B-Instruct  served by"
+        await wait_until(pilot, lambda: drawn(app, served), timeout=20)
+        assert drawn(app, "⚠ gone: cannot list the models of", "HTTP 404")
+        await type_text(pilot, "qwen2.5-coder")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PickerScreen))
+        await wait_until(pilot, lambda: app.shell.model_id == "lab/Qwen/Qwen2.5-Coder-7B-Instruct")

@@ -7,6 +7,7 @@ rewrites to the real argument before the shell sees it.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 from typing import Any
 
@@ -55,16 +56,22 @@ class Pickers:
         ]
 
     async def _models(self) -> list[str]:
-        from pi_cli.shell import probe_local_servers, probe_targets, probing_disabled
+        from pi_cli.shell import probe_local_servers, probe_targets, probing_disabled, served_models
 
         found = (
             []
             if probing_disabled()
             else await probe_local_servers(probe_targets(self.shell.settings.local_probe_ports))
         )
-        options = [f"{d.server.key}/{name}" for d in found for name in d.models]
+        rows = [(f"{d.server.key}/{name}", "local") for d in found for name in d.models]
+        served = await asyncio.to_thread(served_models, self.shell.served_sources())
+        for answer in served:
+            rows += [(spec, f"served by {answer.source.base_url}") for spec in answer.specs]
+        options = list(dict.fromkeys(spec for spec, _ in rows))
+        notes = dict(reversed(rows))  # the first note of each spec
         self.choices["model"] = options
-        lines = [f"  {i}. {spec}  (local)" for i, spec in enumerate(options, 1)]
+        lines = [f"  {i}. {spec}  ({notes[spec]})" for i, spec in enumerate(options, 1)]
+        lines += [f"  {answer.problem}" for answer in served if answer.problem]
         hint = "/model N picks from the list; " if options else ""
         lines.append(
             f"{hint}/model provider/model switches; `pi --list-models [filter]` lists known models."

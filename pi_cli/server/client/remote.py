@@ -60,7 +60,7 @@ from pi_cli.shell import (
 if TYPE_CHECKING:
     from websockets.asyncio.client import ClientConnection
 
-    from pi_cli.shell import ShellAPI
+    from pi_cli.shell import ServedSource, ShellAPI
 
 log = logging.getLogger("pi_cli.server")
 LOCAL_SOURCES = frozenset({"tui"})
@@ -333,6 +333,9 @@ class RemoteShell(SessionLink):
         """Until the remote shell is idle (or the connection is gone)."""
         await self._idle.wait()
 
+    def served_sources(self) -> list[ServedSource]:  # the server's --api-base is its own
+        return []
+
     def describe_call(self, tool_name: str, args: object) -> str:
         """A tool call's title, as the tool words it (computed here from the arguments)."""
         return describe_call(tool_name, args)
@@ -375,8 +378,7 @@ def describe_call(tool_name: str, args: object) -> str:
     """The title of a built-in tool's call ("" for another tool, e.g. an MCP one)."""
     from tools import TOOL_FACTORIES
 
-    factory = TOOL_FACTORIES.get(tool_name)
-    if factory is None:
+    if (factory := TOOL_FACTORIES.get(tool_name)) is None:
         return ""
     tool = _TITLES.get(tool_name)
     if tool is None:

@@ -8,7 +8,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_cli.shell.models.served import ServedModels
 
 
 @dataclass(frozen=True)
@@ -39,12 +42,15 @@ def model_rows(
     catalogue: list[Any] | None = None,
     local: list[Any] | None = None,
     signed_in: list[str] | None = None,
+    served: list[ServedModels] | None = None,
+    problems: list[str] | None = None,
 ) -> list[ModelRow]:
     """Every pickable model, configured ones first, without duplicates (slow: use a thread).
 
     ``catalogue`` (``ResolvedModel`` rows) and ``local`` (detected servers) default to the
     real catalogue and a probe of the local servers; ``signed_in`` (providers with ``pi login``
-    tokens) to what the token store holds.
+    tokens) to what the token store holds; ``served``: what custom servers list (:mod:`.served`),
+    after the local ones; a server that did not answer is said in ``problems``.
     """
     from agent_core.providers import list_models
     from pi_cli.shell.models._subscription import signed_in_providers, subscription_specs
@@ -68,6 +74,7 @@ def model_rows(
     for spec in subscription_specs(signed):
         provider = spec.partition("/")[0]
         rows.setdefault(spec, ModelRow(spec, f"pi login {provider}", configured=True))
+    _add_served(rows, served or [], problems if problems is not None else [])
     how: dict[str, str | None] = {}
     later: list[ModelRow] = []
     for model in catalogue:
@@ -90,6 +97,17 @@ def _how_configured(provider: str, env: Mapping[str, str], signed: list[str]) ->
     if key:
         return f"key {key}"
     return f"pi login {provider}" if provider in signed else None
+
+
+def _add_served(rows: dict[str, ModelRow], served: list[ServedModels], problems: list[str]) -> None:
+    for answer in served:
+        note = f"served by {answer.source.base_url}"
+        for spec in answer.specs:
+            rows.setdefault(spec, ModelRow(spec, note, configured=True))
+        if answer.problem:
+            problems.append(answer.problem)
+        elif answer.more:
+            problems.append(f"{answer.source.base_url}: {answer.more} more models not listed")
 
 
 def _native_names() -> frozenset[str]:

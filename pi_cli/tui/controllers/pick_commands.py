@@ -40,7 +40,8 @@ async def pick_model(host: PickerHost) -> None:
 
     assert host.shell is not None
     current = host.shell.model_id
-    spec = await host.push_screen_wait(model_picker(current, host.shell.settings.local_probe_ports))
+    ports, sources = host.shell.settings.local_probe_ports, host.shell.served_sources()
+    spec = await host.push_screen_wait(model_picker(current, ports, sources))
     if spec and spec != current:
         host.submit_text(f"/model {spec}")
 

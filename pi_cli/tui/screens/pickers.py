@@ -6,34 +6,47 @@ import datetime as _dt
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pi_cli.shell import skill_call_of
+from pi_cli.shell import one_line, skill_call_of
 from pi_cli.tui.screens.picker import Item, PickerScreen
 
+if TYPE_CHECKING:
+    from pi_cli.shell import ServedSource
 
-def model_items(current: str, ports: dict[str, int] | None = None) -> list[Item]:
-    """Pickable models, best first: current, configured here, then the rest (slow: a thread)."""
-    from pi_cli.shell import model_rows
 
-    rows = model_rows(current, ports)
-    items: list[Item] = [("", "Configured here (current ✓, models.json, local servers, keys set)")]
+def model_items(
+    current: str, ports: dict[str, int] | None = None, sources: list[ServedSource] | None = None
+) -> list[Item]:
+    """Pickable models, best first: current, configured here (with what ``sources``, the
+    custom servers, list), then the rest (slow: a thread)."""
+    from pi_cli.shell import model_rows, served_models
+
+    problems: list[str] = []
+    served = served_models(sources) if sources else []
+    rows = model_rows(current, ports, served=served, problems=problems)
+    items: list[Item] = [("", "Configured here (current ✓, models.json, servers, keys set)")]
     others = False
     for row in rows:
-        if not row.configured and not others:
+        if not row.configured and not others:  # servers that did not answer end the section
+            items += [("", f"⚠ {one_line(problem)}") for problem in problems]
             items.append(("", "Other known models (their provider needs a key)"))
             others = True
         mark = "✓" if row.current else " "
         items.append((row.spec, f"{mark} {row.spec}  {row.note}".rstrip()))
+    if not others:
+        items += [("", f"⚠ {one_line(problem)}") for problem in problems]
     return items
 
 
-def model_picker(current: str, ports: dict[str, int] | None = None) -> PickerScreen:
+def model_picker(
+    current: str, ports: dict[str, int] | None = None, sources: list[ServedSource] | None = None
+) -> PickerScreen:
     """Pick a model; free text is accepted (``provider/model`` not in the catalogue)."""
     return PickerScreen(
         "Model (type to filter, Enter to choose; any provider/model may be typed)",
         [(current, f"✓ {current}  current")],
-        loader=lambda: model_items(current, ports),
+        loader=lambda: model_items(current, ports, sources),
         current=current,
         allow_free_text=True,
     )
