@@ -274,8 +274,7 @@ class RemoteShell(SessionLink):
     async def _submit(self, command: dict[str, Any]) -> CommandResult | None:
         self.aborted = False
         data = await self.request(command, ordered=True)
-        result = (data or {}).get("result")
-        if result is None:
+        if (result := (data or {}).get("result")) is None:
             return None
         return CommandResult(
             output=result.get("output"),
