@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_cli.shell.agent_tools import AgentError, agent_status_line
+    from pi_cli.shell.agent_tools.summaries import shown_result, subagent_summary
     from pi_cli.shell.bash.commands import shell_line, shell_output
     from pi_cli.shell.bash.user import UserBashError
     from pi_cli.shell.builtin_commands import THINKING_LEVELS
@@ -222,6 +223,8 @@ __all__ = [
     "fork_before",
     "fork_points",
     "format_cost",
+    "subagent_summary",
+    "shown_result",
     "format_points",
     "ImageError",
     "InputQueue",

@@ -142,6 +142,8 @@ EXPORTS: dict[str, str] = {
     "SessionUsage": "pi_cli.shell.models.usage",
     "cache_hit_rate": "pi_cli.shell.models.usage",
     "format_cost": "pi_cli.shell.models.usage",
+    "subagent_summary": "pi_cli.shell.agent_tools.summaries",
+    "shown_result": "pi_cli.shell.agent_tools.summaries",
     "short_tokens": "pi_cli.shell.models.usage",
     # prompt
     "load_image": "pi_cli.shell.prompt.images",

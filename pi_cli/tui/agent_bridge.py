@@ -20,6 +20,7 @@ from pi_cli.shell import (
     SubagentEvent,
     SubagentStarted,
     TodoUpdated,
+    subagent_summary,
 )
 from pi_cli.tui import agent_messages as am
 from pi_cli.tui import messages as m
@@ -70,7 +71,7 @@ class AgentBridge:
                 return None
             case SubagentEnded():
                 self.children.pop(event.task_id, None)
-                return am.SubagentClosed(event.task_id, _summary(event), _error(event))
+                return am.SubagentClosed(event.task_id, subagent_summary(event), _error(event))
             case BackgroundAgentChanged():
                 return None  # the bridge turns it into the footer's count
             case BudgetExceeded(message=message):
@@ -92,13 +93,6 @@ class AgentBridge:
             child = self.child_bridge(wrap)
             self.children[task_id] = child
         return child
-
-
-def _summary(event: SubagentEnded) -> str:
-    usage = event.usage
-    tokens_in = int(usage.get("input", 0) + usage.get("cacheRead", 0))
-    turns = f"{event.turns} turn{'s' if event.turns != 1 else ''}"
-    return f"{turns} · ↑{tokens_in} ↓{int(usage.get('output', 0))} · ${usage.get('cost', 0.0):.4f}"
 
 
 def _error(event: SubagentEnded) -> str | None:

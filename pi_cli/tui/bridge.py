@@ -66,6 +66,7 @@ from pi_cli.shell import (
     SubagentStarted,
     TodoUpdated,
     UiChanged,
+    shown_result,
 )
 from pi_cli.shell import clean as clean_whole
 from pi_cli.tui import messages as m
@@ -149,9 +150,8 @@ class Bridge:
                 return m.ToolProgress(call_id, clean(partial.text))
             case ToolExecutionEnd(tool_call_id=call_id, tool_name=name, result=result):
                 details = clean_value(result.details)
-                return m.ToolFinished(
-                    call_id, clean(name), clean(result.text), event.is_error, details
-                )
+                text = shown_result(name, result.text, result.details)  # no [agent …] twice
+                return m.ToolFinished(call_id, clean(name), clean(text), event.is_error, details)
             case TurnStart():
                 self._turn_open = True
                 return m.TurnStarted()

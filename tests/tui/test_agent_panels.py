@@ -117,10 +117,14 @@ async def test_sub_agents_are_nested_panels_with_their_own_turns(tmp_path: Path)
             assert a.turns[1].text == "A: **two** files"
             assert [blk.tool_name for blk in a.walk() if isinstance(blk, ToolBlock)] == ["ls"]
             assert a.collapsed and b.collapsed  # folded once done, with a summary title
-            assert "2 turns" in str(a.title) and "$0.0000" in str(a.title)
+            assert "2 turns" in str(a.title) and "$0.000 ·" in str(a.title)  # the footer's form
             assert not a.live
             screen = screen_text(app)
             assert "⤷" in screen and "Both done." in screen
+            # The summary is drawn once: in the panel's title, not again as the result's trailer.
+            assert "[agent " not in screen, screen
+            title = next(line for line in screen.splitlines() if "⤷" in line and "2 turns" in line)
+            assert "$0.0000" not in title and "↑" in title, title
             # The parent's own turns are not counted with the children's.
             assert [p.number for p in app.transcript.turns] == [1, 2]
             top = [p for p in blocks_of(app, TurnBlock) if not _inside(p, SubagentPanel)]

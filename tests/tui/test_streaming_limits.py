@@ -92,3 +92,21 @@ def test_an_expanded_long_result_says_where_its_earliest_lines_are() -> None:
     assert first == "The earliest lines are in /tmp/pi-session-x/bash_1.log"
     block.set_expanded(False)
     assert "earliest lines" not in block.output_text
+
+
+def test_an_expanded_result_shows_all_the_model_read_and_says_where_the_rest_is() -> None:
+    """A 2,002-line result (the tools' 2000 and their notes) is drawn whole when expanded; a
+    result beyond what is drawn says where all of it is."""
+    from pi_cli.tui.document.tool import EXPANDED_LINES, ToolBlock
+
+    text = "\n".join(f"line {i}" for i in range(1, 2003))
+    block = ToolBlock("c1", "bash", {"command": "seq 1 2002"}, "$ seq 1 2002")
+    block.finish(text, False, None)
+    block.set_expanded(True)
+    assert block.output_text.splitlines()[0] == "line 1"  # nothing earlier hidden
+    huge = "\n".join(f"row {i}" for i in range(EXPANDED_LINES + 5))
+    block = ToolBlock("c2", "mcp", {}, "query")
+    block.finish(huge, False, None)
+    block.set_expanded(True)
+    first = block.output_text.splitlines()[0]
+    assert first == "… (5 earlier lines not drawn; the whole result in the session file)", first

@@ -22,9 +22,8 @@ from pi_cli.shell import (
     SubagentStarted,
     TodoUpdated,
     clean,
-    format_cost,
     redact,
-    short_tokens,
+    subagent_summary,
 )
 
 _MARKS = {"completed": ("✓", "green"), "in_progress": ("▸", "bold yellow"), "pending": ("○", "")}
@@ -76,18 +75,10 @@ class AgentRenderer:
             case SubagentEvent(agent=agent, event=inner):
                 self._child(agent, inner)
             case SubagentEnded():
-                usage = event.usage
                 if event.error_message:
                     line, style = f"⤷ {event.agent} failed: {event.error_message}", "red"
                 else:
-                    tokens = int(usage.get("input", 0) + usage.get("cacheRead", 0))
-                    turns = f"{event.turns} turn{'' if event.turns == 1 else 's'}"
-                    line = (
-                        f"⤷ {event.agent} done · {turns} · ↑{short_tokens(tokens)} "
-                        f"↓{short_tokens(int(usage.get('output', 0)))} · "
-                        f"{format_cost(float(usage.get('cost', 0.0)))}"
-                    )
-                    style = "dim magenta"
+                    line, style = f"⤷ {event.agent} done · {subagent_summary(event)}", "dim magenta"
                 self.console.print(Text(safe(line), style=style))
             case BackgroundAgentChanged():
                 pass  # the toolbar counts the running ones; start and end are printed above

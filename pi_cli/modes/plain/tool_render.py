@@ -9,7 +9,6 @@ tool's own words (``bash $ ls -la``, ``edit hello.mjs``), not its JSON arguments
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -17,13 +16,12 @@ from rich.console import Console, RenderableType
 from rich.segment import Segment, Segments
 from rich.text import Text
 
-from pi_cli.shell import clean, redact
+from pi_cli.shell import clean, redact, shown_result
 
 PREVIEW_LINES = 10  # a finished result: its last lines (the TUI's preview)
 DIFF_LINES = 40
 LINE_CHARS = 300  # one shown line is cut here (minified JSON, a binary file)
 TITLE_CHARS = 200
-_AGENT_TRAILER = re.compile(r"^\[agent .+\]$")
 
 
 def safe(text: str) -> str:
@@ -120,23 +118,13 @@ def diff_text(diff: str, limit: int = DIFF_LINES) -> Text:
     return out
 
 
-def _shown_text(name: str, text: str, details: Any) -> str:
-    """The result text to show: a sub-agent's ``[agent …]`` trailer is left out (its summary
-    line is printed once, when the sub-agent ends)."""
-    if name == "task" and isinstance(details, dict) and "usage" in details:
-        lines = text.rstrip("\n").split("\n")
-        if lines and _AGENT_TRAILER.match(lines[-1].strip()):
-            return "\n".join(lines[:-1]).rstrip("\n")
-    return text
-
-
 def result_text(name: str, text: str, is_error: bool, details: Any) -> Text:
     """The end of a finished call: the edit's diff, or the result's last lines (errors in red),
     the number of earlier lines, and where the full output is when the tool saved it."""
     diff = details.get("diff") if isinstance(details, dict) else None
     if diff and not is_error:  # the diff hides the result's text: its new problems under it
         return diff_text(str(diff)).append_text(diagnostics_text(details))
-    lines, hidden = tail(safe(_shown_text(name, text, details)))
+    lines, hidden = tail(safe(shown_result(name, text, details)))
     out = Text()
     if hidden:
         noun = "line" if hidden == 1 else "lines"

@@ -19,7 +19,7 @@ from pi_cli.tui.document.rows import Block, Row, Stack, fit, wrap
 
 LIVE_LINES = 12  # while running: the tail, like a terminal
 PREVIEW_LINES = 10  # a finished result: its last lines
-EXPANDED_LINES = 2000  # the tools cap their results at 2000 lines / 50 KB anyway
+EXPANDED_LINES = 10_000  # the tools cap theirs at 2000 lines / 50 KB (plus notes); MCP's not
 DIFF_PREVIEW_LINES = 40
 LINE_CHARS = 500  # one shown line is cut here (minified JSON, a binary file)
 MAX_TITLE_CHARS = 200
@@ -313,7 +313,9 @@ class ToolBlock(Block):
             # The tool kept only the end: say where the beginning is.
             parts.append(Content.styled(f"The earliest lines are in {path}", styles.TOOL_HINT))
         if hidden:
-            hint = "" if self.expanded else ", Ctrl+O to expand"
+            hint = ", Ctrl+O to expand"
+            if self.expanded:
+                hint = f" not drawn; {'all' if path else 'the whole result'} in {path or 'the session file'}"
             parts.append(
                 Content.styled(f"… ({_plural(hidden, 'earlier line')}{hint})", styles.TOOL_HINT)
             )
