@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.events import Listener, PermissionRequested, ShellState
     from pi_cli.shell.events.dialogs import UiChanged
-    from pi_cli.shell.events.long_running import GoalChanged
+    from pi_cli.shell.events.long_running import GoalChanged, SchedulesChanged
     from pi_cli.shell.input_policy import Intent
     from pi_cli.shell.input_queue import QueuedInput
     from pi_cli.shell.models.served import ServedSource
@@ -234,6 +234,12 @@ class GoalsView(Protocol):
     def event(self) -> GoalChanged: ...
 
 
+class SchedulesView(Protocol):
+    """The session's active loops and schedules (``/loop``), as a footer shows them."""
+
+    def event(self) -> SchedulesChanged: ...
+
+
 class FrontShell(Protocol):
     """A shell as the TUI and the plain REPL drive it (see the module docstring).
 
@@ -287,6 +293,8 @@ class FrontShell(Protocol):
     def lsp(self) -> LspView: ...
     @property
     def goals(self) -> GoalsView: ...
+    @property
+    def schedules(self) -> SchedulesView: ...
 
     def subscribe(self, listener: Listener) -> Callable[[], None]: ...
     def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None: ...

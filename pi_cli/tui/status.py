@@ -52,4 +52,5 @@ def shell_status(shell: FrontShell | None, cwd: str, session_label: str | None) 
         agents=shell.agent_tools.running_agents,
         goal=clean(goal.short()) if goal is not None else "",
         goal_state=goal.status if goal is not None else "",
+        loops=clean(shell.schedules.event().short()),
     )

@@ -190,6 +190,7 @@ class PlainRepl:
 
     def _toolbar(self) -> str:
         goal = f" · {clean(g.short())} (/goal)" if (g := self.shell.goals.event().goal) else ""
+        goal += f" · {clean(s)} (/loop)" if (s := self.shell.schedules.event().short()) else ""
         if self.running:
             return (
                 f" ● running · turn {self.renderer.turn}{goal} · Enter steer · Alt+Enter/Tab"

@@ -63,6 +63,7 @@ def front_state(shell: CodingAgent) -> dict[str, Any]:
         "todos": list(shell.agent_tools.todos.items),
         "lsp": _lsp_servers(shell),
         "goal": to_wire(shell.goals.event()).get("goal"),
+        "schedules": to_wire(shell.schedules.event())["schedules"],
         "pendingApprovals": [request_line(r, timeout) for r in shell.permissions.pending],
         "ui": [to_wire(piece) for piece in shell.dialogs.ui_state()],
         "contextFiles": [str(f.path) for f in shell.sources.context_files],

@@ -26,6 +26,7 @@ from pi_cli.shell import (
     RewindPlan,
     RewindPoint,
     RewindResult,
+    SchedulesChanged,
     UiChanged,
 )
 
@@ -123,6 +124,17 @@ class GoalsMirror:
 
     def event(self) -> GoalChanged:
         """The goal as an event (as the local shell's goals give it)."""
+        return self.current
+
+
+@dataclass
+class SchedulesMirror:
+    """The server's shell's active schedules (from its ``schedules_changed`` events)."""
+
+    current: SchedulesChanged = field(default_factory=SchedulesChanged)
+
+    def event(self) -> SchedulesChanged:
+        """The schedules as an event (as the local shell's schedules give it)."""
         return self.current
 
 

@@ -33,6 +33,7 @@ from pi_cli.server.client.parts import (
     PermissionsMirror,
     QueueLink,
     SandboxMirror,
+    SchedulesMirror,
     SessionMirror,
     SourcesMirror,
     UserBashLink,
@@ -46,6 +47,7 @@ from pi_cli.shell import (
     Intent,
     Notice,
     QueuedInput,
+    SchedulesChanged,
     SessionUsage,
     Settings,
     ShellEvent,
@@ -95,6 +97,7 @@ class RemoteShell(SessionLink):
         self.dialogs = DialogsMirror()
         self.lsp = LspMirror()
         self.goals = GoalsMirror()
+        self.schedules = SchedulesMirror()
         self.extensions = ExtensionKeysMirror(self)  # the extensions run in the server
         self.tools: list[Any] = []  # the tools run in the server (titles: describe_call)
         self.aborted = False
@@ -119,6 +122,9 @@ class RemoteShell(SessionLink):
         self.agent_tools.todos.items = list(front.get("todos", []))
         self.lsp.show_wire(front.get("lsp", []))
         self.goals.current = GoalChanged.model_validate({"goal": front.get("goal")})
+        self.schedules.current = SchedulesChanged.model_validate(
+            {"schedules": front.get("schedules", [])}
+        )
         for piece in front.get("ui", []):
             self.dialogs.show(UiChanged.model_validate(piece))
         self._show_loaded(front)
@@ -196,18 +202,12 @@ class RemoteShell(SessionLink):
         data = await self.request({"type": "get_tree"})
         self._tree = [
             TreeEntry(
-                id=e["id"],
-                parent_id=e.get("parentId"),
-                type=e["type"],
-                preview=e["preview"],
-                depth=int(e["depth"]),
-                is_leaf=bool(e["isLeaf"]),
-                on_path=bool(e["onPath"]),
-                role=e.get("role"),
-                label=e.get("label"),
+                id=e["id"], parent_id=e.get("parentId"), type=e["type"], preview=e["preview"],
+                depth=int(e["depth"]), is_leaf=bool(e["isLeaf"]), on_path=bool(e["onPath"]),
+                role=e.get("role"), label=e.get("label"),
             )
             for e in data.get("entries", [])
-        ]
+        ]  # fmt: skip
 
     async def load_commands(self) -> None:
         """The server's slash commands (for completion, ``/help`` and the keys list)."""
@@ -364,6 +364,7 @@ _TRACKERS: dict[str, Callable[[RemoteShell, Any], None]] = {
     "queue_changed": RemoteShell._queue_changed,
     "lsp_status": lambda shell, event: shell.lsp.show(event.servers),
     "goal_changed": lambda shell, event: setattr(shell.goals, "current", event),
+    "schedules_changed": lambda shell, event: setattr(shell.schedules, "current", event),
     "background_shells": RemoteShell._shells_changed,
     "mcp_status": RemoteShell._mcp_changed,
     "todo_updated": RemoteShell._todos_changed,

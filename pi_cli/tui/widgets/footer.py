@@ -59,6 +59,8 @@ class Status:
     """The session's goal (``/goal``): ``goal pursuing 2/20: the tests pass``."""
     goal_state: str = ""
     """Its state (``pursuing``, ``met``...): the field's colour."""
+    loops: str = ""
+    """The session's active loops and schedules (``/loop``): ``⏲ 2 loops · next 08:35``."""
 
     @property
     def context_percent(self) -> float:
@@ -123,6 +125,8 @@ def status_items(status: Status) -> tuple[list[Item], list[Item]]:
         left.append(Item(f"⤷ {status.agents} agent{plural}", "$warning", priority=76))
     if status.goal:
         left.append(Item(status.goal, GOAL_STYLES.get(status.goal_state, "$footer-text"), 82))
+    if status.loops:  # /loop lists them
+        left.append(Item(status.loops, "$activity-text", priority=78))
     right = [
         Item(f"{status.model}{thinking}", "$footer-model", priority=95),
         Item(f"↑{short_tokens(status.input)} ↓{short_tokens(status.output)}", priority=40),
