@@ -15,7 +15,12 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_cli.shell.agent_tools import AgentError, agent_status_line
+    from pi_cli.shell.agent_tools import (
+        AgentError,
+        BackgroundChild,
+        agent_status_line,
+        agent_thread_text,
+    )
     from pi_cli.shell.agent_tools.summaries import shown_result, subagent_summary
     from pi_cli.shell.bash.commands import shell_line, shell_output
     from pi_cli.shell.bash.user import UserBashError
@@ -316,6 +321,8 @@ __all__ = [
     "BackgroundAgentChanged",
     "BackgroundAgentInfo",
     "agent_status_line",
+    "agent_thread_text",
+    "BackgroundChild",
     "AgentError",
     "SubagentEvent",
     "SubagentStarted",

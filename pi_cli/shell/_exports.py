@@ -84,6 +84,8 @@ EXPORTS: dict[str, str] = {
     "AgentError": "pi_cli.shell.agent_tools",
     "BackgroundAgentInfo": "pi_cli.shell.events.agent_tools",
     "agent_status_line": "pi_cli.shell.agent_tools",
+    "agent_thread_text": "pi_cli.shell.agent_tools",
+    "BackgroundChild": "pi_cli.shell.agent_tools",
     "SubagentEvent": "pi_cli.shell.events.agent_tools",
     "SubagentStarted": "pi_cli.shell.events.agent_tools",
     "TodoUpdated": "pi_cli.shell.events.agent_tools",

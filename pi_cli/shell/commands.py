@@ -35,6 +35,7 @@ PickAction = Literal[
     "pick_tree",
     "pick_theme",
     "pick_bash",
+    "pick_agent",
     "pick_rewind",
     "pick_diff",
     "pick_plugin",

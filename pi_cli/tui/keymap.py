@@ -40,6 +40,7 @@ SCOPES: dict[str, str] = {
     "trust": "Folder-trust question (at start)",
     "dialog": "A question from an extension or a tool",
     "search": "Transcript search (Ctrl+F)",
+    "agent_view": "A background agent's thread (/agents)",
     "shell_view": "A background shell's live output (/bashes → View)",
 }
 
@@ -179,6 +180,8 @@ DEFAULT_KEYS: tuple[KeySpec, ...] = (
     K("search.close", "escape", "close", "Close the search", "search"),
     K("shell_view.close", "escape,q", "close", "Close the view (the shell goes on)", "shell_view"),
     K("shell_view.stop", "x", "stop", "Stop the shell and everything it started", "shell_view"),
+    K("agent_view.close", "escape", "close", "Back to the conversation (it goes on)", "agent_view"),
+    K("agent_view.stop", "ctrl+x", "stop", "Stop the background agent", "agent_view"),
     K("trust.yes", "y", "answer(True)", "Trust this folder", "trust"),
     K("trust.no", "n,escape", "answer(False)", "Do not trust it", "trust"),
     # Shift+Tab, Claude Code's habit: the permission mode (shown in the footer).
@@ -188,7 +191,7 @@ del K
 
 # Bindings of modal scopes that must act before the focused widget takes the key (Enter would
 # tick an option of a multiple choice; Esc would stay in a text box).
-PRIORITY_IDS = frozenset({"dialog.cancel", "dialog.send"})
+PRIORITY_IDS = frozenset({"dialog.cancel", "dialog.send", "agent_view.stop"})
 
 # Chords legacy terminals (and tmux without extended-keys) cannot send.
 NEEDS_PROTOCOL = frozenset({"ctrl+enter", "shift+enter"})

@@ -46,7 +46,7 @@ class Pickers:
             return await self._models()
         if action == "pick_session":
             return self._sessions()
-        if action in ("pick_bash", "pick_plugin"):
+        if action in ("pick_bash", "pick_plugin", "pick_agent"):
             return []  # the command's own output already lists them with the text commands
         if action in ("pick_rewind", "pick_diff"):
             return []  # /rewind's own output is the numbered list (/rewind N picks)

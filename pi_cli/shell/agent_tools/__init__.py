@@ -26,6 +26,7 @@ __all__ = [
     "BackgroundAgents",
     "BackgroundChild",
     "agent_status_line",
+    "agent_thread_text",
 ]
 
 
@@ -36,9 +37,17 @@ def agent_status_line(info: BackgroundAgentInfo) -> str:
     return status_line(info)
 
 
+def agent_thread_text(info: BackgroundAgentInfo, messages: list[Message]) -> str:
+    """One background agent's whole thread as text, as ``/agents show`` prints it."""
+    from pi_cli.shell.agent_tools._agents_command import thread_text
+
+    return thread_text(info, messages)
+
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from agent_core import Message
     from agent_core.providers import ResolvedModel
     from pi_cli.shell.agent_tools._background import _Deliver
     from pi_cli.shell.agent_tools.structured_output import OutputSchema

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from agent_core import AssistantMessage, ToolResultMessage, UserMessage, first_line
 from pi_cli.shell.agent_tools._background import AgentError, BackgroundAgents
-from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
+from pi_cli.shell.commands import CommandResult, PickAction, ShellAPI, SlashCommand
 
 if TYPE_CHECKING:
     from agent_core import Message
@@ -30,8 +30,10 @@ def agents_command(background: BackgroundAgents) -> SlashCommand:
         verb, _, rest = args.strip().partition(" ")
         target, _, text = rest.strip().partition(" ")
         try:
-            if verb in ("", "list"):
-                return CommandResult(output=listing(background.infos()))
+            if verb in ("", "list"):  # a TUI opens a picker for the bare command
+                infos = background.infos()
+                action: PickAction | None = "pick_agent" if infos and not verb else None
+                return CommandResult(output=listing(infos), action=action)
             if verb == "show":
                 child = background.get(target)
                 return CommandResult(output=thread_text(child.info, child.transcript()))

@@ -27,6 +27,7 @@ def open_picker(host: PickerHost, action: PickAction) -> None:
         "pick_tree": pick_tree,
         "pick_theme": pick_theme,
         "pick_bash": pick_bash,
+        "pick_agent": pick_agent,
         "pick_rewind": pick_rewind,
         "pick_diff": pick_diff,
         "pick_plugin": pick_plugin,
@@ -153,6 +154,37 @@ async def pick_bash(host: PickerHost) -> None:
         action = await host.push_screen_wait(ShellOutputScreen(found))
     if action:
         host.submit_text(f"/bashes {action} {shell_id}")
+
+
+async def pick_agent(host: PickerHost) -> None:
+    """Choose a background agent, then open its thread (steer it, stop it) or stop it (as
+    ``/agents steer|abort``)."""
+    from pi_cli.shell import agent_status_line
+    from pi_cli.tui.screens.picker import PickerScreen
+
+    assert host.shell is not None
+    background = getattr(host.shell.agent_tools, "background", None)
+    if background is None:  # a client of pi serve: the command's text only
+        host.submit_text("/agents list")
+        return
+    items = [(info.id, agent_status_line(info)) for info in background.infos()]
+    agent_id = await host.push_screen_wait(PickerScreen("Background agents", items))
+    if not agent_id:
+        return
+    child = background.get(agent_id)
+    actions = [("view", "Open its thread, live (send it messages)")]
+    if child.running:
+        actions.append(("abort", "Stop it (its parent is told)"))
+    action = await host.push_screen_wait(PickerScreen(agent_id, actions))
+    if action == "view":
+        from pi_cli.tui.screens.agent_thread import AgentThreadScreen
+
+        def send(text: str) -> None:
+            host.submit_text(f"/agents steer {agent_id} {text}")
+
+        action = await host.push_screen_wait(AgentThreadScreen(child, send))
+    if action == "abort":
+        host.submit_text(f"/agents abort {agent_id}")
 
 
 def plugin_items(cwd: Path) -> list[tuple[str, str]]:
