@@ -137,6 +137,10 @@ class SchedulesMirror:
         """The schedules as an event (as the local shell's schedules give it)."""
         return self.current
 
+    def show(self, schedules: list[Any]) -> None:
+        """The schedules in their wire shape (``get_front_state``'s)."""
+        self.current = SchedulesChanged.model_validate({"schedules": schedules})
+
 
 _LSP_MARKS = {"ready": "✓", "starting": "…", "restarting": "…", "failed": "✗", "stopped": "-"}
 

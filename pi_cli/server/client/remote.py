@@ -47,7 +47,6 @@ from pi_cli.shell import (
     Intent,
     Notice,
     QueuedInput,
-    SchedulesChanged,
     SessionUsage,
     Settings,
     ShellEvent,
@@ -122,9 +121,7 @@ class RemoteShell(SessionLink):
         self.agent_tools.todos.items = list(front.get("todos", []))
         self.lsp.show_wire(front.get("lsp", []))
         self.goals.current = GoalChanged.model_validate({"goal": front.get("goal")})
-        self.schedules.current = SchedulesChanged.model_validate(
-            {"schedules": front.get("schedules", [])}
-        )
+        self.schedules.show(front.get("schedules", []))
         for piece in front.get("ui", []):
             self.dialogs.show(UiChanged.model_validate(piece))
         self._show_loaded(front)
