@@ -1,7 +1,8 @@
 """What quitting stops, said in one line after pi exits (the TUI and the plain REPL).
 
 pi quits at once, as Claude Code and Codex do (no confirmation), but never silently: a run
-aborted on the way out and the background shells killed with it are named, and shells that
+aborted on the way out, background sub-agents and the background shells killed with it are
+named, and shells that
 ``--keep-bashes`` leaves running are named as such. Read *before* the shell is closed (the
 run is still live, the shells still run).
 """
@@ -46,6 +47,9 @@ def quit_report(shell: FrontShell | None) -> str | None:
     work = _WORK.get(shell.state) if shell.busy else None
     if work is not None:
         stopped.append(work)
+    agents = shell.agent_tools.running_agents
+    if agents:
+        stopped.append(f"{agents} background sub-agent{'s' * (agents != 1)} (/agents)")
     running = [(i.id, i.command) for i in shell.sandbox.shells.infos() if i.state == "running"]
     kept = ""
     if running and shell.sandbox.keep_background:

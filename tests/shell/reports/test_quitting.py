@@ -31,11 +31,21 @@ class _Sandbox:
 
 
 @dataclass
+class _AgentTools:
+    running_agents: int = 0
+
+
+@dataclass
 class _Shell:
     state: str = "idle"
     remote: bool = False
     shells: list[_Info] = field(default_factory=list)
     keep: bool = False
+    agents: int = 0
+
+    @property
+    def agent_tools(self) -> _AgentTools:
+        return _AgentTools(self.agents)
 
     @property
     def busy(self) -> bool:
@@ -84,3 +94,11 @@ def test_kept_shells_are_said_to_be_left_running() -> None:
 
 def test_a_client_of_a_server_stops_nothing() -> None:
     assert report(state="running", remote=True, shells=[_Info("bash_1", "x")]) is None
+
+
+def test_background_sub_agents_are_counted() -> None:
+    line = report(state="running", agents=2, shells=[_Info("bash_1", "make")])
+    assert line == (
+        "Stopped on quit: the run in progress (aborted); 2 background sub-agents (/agents); "
+        "1 background shell: bash_1 (make)"
+    )
