@@ -4,6 +4,7 @@ to view a shell's output or stop it (through the same ``/bashes`` command as eve
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pi_cli.shell.config.settings import Settings
 from pi_cli.tui.screens.picker import PickerScreen
@@ -12,6 +13,24 @@ from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_c
 from tests.tools.sandbox.procs import kill_leftovers, marker, tagged
 from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
 from tests.tui.screen_text import screen_text
+
+
+def _app_starting(tmp_path: Path, command: str) -> tuple[Any, Any]:
+    """(shell, app) whose model starts ``command`` as a background shell, sandbox off (the auto
+    permission mode would ask outside it: nobody answers in these tests)."""
+    stream = ScriptedStream(
+        reply(tool_call("c1", "bash", {"command": command, "background": True})),
+        reply(text("Started.")),
+    )
+    settings = Settings.model_validate({"sandbox": {"mode": "off"}})
+    shell = make_shell(tmp_path, stream, settings=settings, permission_mode="bypassPermissions")
+    return shell, make_app(shell)
+
+
+async def _start(pilot: Any, app: Any) -> None:
+    await type_text(pilot, "start it")
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.is_settled and "⚙ 1 bg" in app.footer.text)
 
 
 async def test_footer_indicator_and_bashes_picker(tmp_path: Path) -> None:
@@ -67,18 +86,10 @@ async def test_the_bash_picker_draws_its_rows_and_view_follows_the_output_live(
         f"echo tick-1; while [ ! -e {gate} ]; do sleep 0.05; done; echo tick-2; "
         f"sleep {tag}0 & wait $!"
     )
-    stream = ScriptedStream(
-        reply(tool_call("c1", "bash", {"command": command, "background": True})),
-        reply(text("Started.")),
-    )
-    settings = Settings.model_validate({"sandbox": {"mode": "off"}})
-    shell = make_shell(tmp_path, stream, settings=settings, permission_mode="bypassPermissions")
-    app = make_app(shell)
+    shell, app = _app_starting(tmp_path, command)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await type_text(pilot, "start it")
-            await pilot.press("enter")
-            await wait_until(pilot, lambda: app.is_settled and "⚙ 1 bg" in app.footer.text)
+            await _start(pilot, app)
             await type_text(pilot, "/bashes")
             await pilot.press("enter")
             # The picker's rows are drawn: the shell, its state and its command.
@@ -108,18 +119,10 @@ async def test_the_bash_picker_draws_its_rows_and_view_follows_the_output_live(
 async def test_the_live_view_says_when_the_shell_has_exited(tmp_path: Path) -> None:
     gate = tmp_path / "gate"
     command = f"echo started; while [ ! -e {gate} ]; do sleep 0.05; done; echo finished; exit 3"
-    stream = ScriptedStream(
-        reply(tool_call("c1", "bash", {"command": command, "background": True})),
-        reply(text("Started.")),
-    )
-    settings = Settings.model_validate({"sandbox": {"mode": "off"}})
-    shell = make_shell(tmp_path, stream, settings=settings, permission_mode="bypassPermissions")
-    app = make_app(shell)
+    shell, app = _app_starting(tmp_path, command)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await type_text(pilot, "start it")
-            await pilot.press("enter")
-            await wait_until(pilot, lambda: app.is_settled and "⚙ 1 bg" in app.footer.text)
+            await _start(pilot, app)
             found = shell.sandbox.shells.get("bash_1")
             assert found is not None
             app.push_screen(ShellOutputScreen(found))
