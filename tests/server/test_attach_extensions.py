@@ -86,6 +86,10 @@ def test_extension_keys_and_diff_work_in_attached_sessions(
         tui.wait_for(lambda s: "Changed it." in s, "the transcript")
         tui.type("", "F6")  # the same extension, still live in the server: it counts on
         tui.wait_for(lambda s: "ping number 2 from the server" in s, "the key's notice")
+        tui.type("/reload", "Enter")  # a fresh extension: its keys are bound again
+        tui.wait_for(lambda s: "ping_key" in s.split("ping number 2")[-1], "the reload's report")
+        tui.type("", "F6")
+        tui.wait_for(lambda s: "ping number 1 from the server" in s, "the reloaded key")
         tui.type("/diff", "Enter")
         tui.wait_for(
             lambda s: "Changes of this session, in total: 1 file(s)" in s, "the diff screen"
