@@ -19,6 +19,7 @@ Usage: ``python bench/bench_server.py [SESSIONS]`` (default 50).
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import resource
@@ -258,6 +259,33 @@ asyncio.run(main())
 """
 
 
+def _hub() -> Any:
+    """The hub as pi serve makes it (with its heap policy where the checkout has one)."""
+    from pi_cli.server.hub import SessionHub
+    from pi_cli.shell import load_settings
+
+    settings = load_settings(Path(os.sep))
+    try:
+        from pi_cli.server.heap import Heap
+    except ImportError:  # an older checkout (PI_BENCH_REPO): its pi serve froze once, at start
+        return SessionHub(settings)
+    return SessionHub(settings, heap=Heap())
+
+
+def _uvicorn_config(app: Any) -> Any:
+    """pi serve's uvicorn options."""
+    import uvicorn
+
+    try:
+        from pi_cli.server.serve import uvicorn_config
+    except ImportError:  # an older checkout (PI_BENCH_REPO): the options its pi serve used
+        return uvicorn.Config(
+            app, ws="websockets-sansio", ws_per_message_deflate=False, lifespan="off",
+            log_config=None, access_log=False,
+        )  # fmt: skip
+    return uvicorn_config(app)
+
+
 async def added_latency(
     project: Path, base: str, home: Path
 ) -> tuple[list[tuple[float, str, float]], float]:
@@ -270,11 +298,9 @@ async def added_latency(
     from pi_cli.server import hosted as hosted_module
     from pi_cli.server.app import build_app
     from pi_cli.server.auth import Guard
-    from pi_cli.server.hub import SessionHub
     from pi_cli.server.serve import bind_unix
     from pi_cli.server.token import TokenSource
     from pi_cli.server.wire import OpenSession
-    from pi_cli.shell import load_settings
 
     emitted: dict[str, list[float]] = {}
     original = hosted_module.HostedSession._publish
@@ -285,21 +311,13 @@ async def added_latency(
         original(self, data)
 
     hosted_module.HostedSession._publish = publish  # type: ignore[method-assign]
-    hub = SessionHub(load_settings(Path(os.sep)))
+    hub = _hub()
     tokens = TokenSource()
     socket_path = home / "bench.sock"
     sock = bind_unix(socket_path)
-    try:
-        from pi_cli.server.serve import uvicorn_config
-    except ImportError:  # an older checkout (PI_BENCH_REPO): the options its pi serve used
-
-        def uvicorn_config(app: Any) -> Any:
-            return uvicorn.Config(
-                app, ws="websockets-sansio", ws_per_message_deflate=False, lifespan="off",
-                log_config=None, access_log=False,
-            )  # fmt: skip
-
-    server = uvicorn.Server(uvicorn_config(Guard(build_app(hub), tokens, None)))
+    server = uvicorn.Server(_uvicorn_config(Guard(build_app(hub), tokens, None)))
+    gc.collect()
+    gc.freeze()  # what pi serve does once its app is built (Heap.settle, or before it was)
     serving = asyncio.ensure_future(server.serve(sockets=[sock]))
     await asyncio.sleep(0.5)
     ids = []
@@ -324,6 +342,7 @@ async def added_latency(
     server.should_exit = True
     await serving
     await hub.aclose()
+    gc.unfreeze()
     hosted_module.HostedSession._publish = original  # type: ignore[method-assign]
     delays = []
     records = json.loads(out.read_text())

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pi_cli.server.heap import Heap
 from pi_cli.server.hosted import HostedSession, line_text
 from pi_cli.server.notify import notify_waiting
 from pi_cli.server.registry import Registry
@@ -46,6 +47,7 @@ class SessionHub:
         settings: the user's settings (``server`` section).
         registry: where sessions are remembered.
         build: makes a shell from options (a test seam; default: the CodingAgent).
+        heap: keeps the collector's pauses off the streams (``pi serve``'s; none in tests).
     """
 
     def __init__(
@@ -53,6 +55,7 @@ class SessionHub:
         settings: Settings,
         registry: Registry | None = None,
         build: Callable[[Any], Any] | None = None,
+        heap: Heap | None = None,
     ) -> None:
         self.settings = settings
         self.registry = registry or Registry()
@@ -62,6 +65,7 @@ class SessionHub:
         self._keys: dict[int, str] = {}  # id(hosted) -> the key it is listed under
         self.interrupted = set(self.registry.interrupted_at_start())
         self.changed = asyncio.Event()  # any session changed state (idle exit, web list)
+        self.heap = heap
 
     # ------------------------------------------------------------------ opening
 
@@ -91,6 +95,8 @@ class SessionHub:
         self._keys[id(hosted)] = hosted.id
         self._remember(hosted)
         self.changed.set()
+        if self.heap is not None:
+            self.heap.settle()  # the new shell's objects live as long as the session
         return hosted
 
     async def attachable(self, ref: str) -> HostedSession:
@@ -216,6 +222,8 @@ class SessionHub:
             if old is not None and old != hosted.id:
                 self.sessions.pop(old, None)
                 self.registry.drop(old)
+                if self.heap is not None:
+                    self.heap.released()  # the file it left (and what was frozen of it)
             self.sessions[hosted.id] = hosted
             self._keys[id(hosted)] = hosted.id
             self._remember(hosted)
@@ -254,6 +262,11 @@ class SessionHub:
     # ------------------------------------------------------------------ closing
 
     @property
+    def quiet(self) -> bool:
+        """No session is handling an input (nobody's stream would wait for a pause)."""
+        return not self._opening and all(not h.busy for h in self.sessions.values())
+
+    @property
     def idle(self) -> bool:
         """No client, no input being handled, nothing opening: an on-demand server may stop."""
         return not self._opening and all(
@@ -274,6 +287,8 @@ class SessionHub:
         self.registry.drop(key)
         await hosted.close()
         self.changed.set()
+        if self.heap is not None:
+            self.heap.released()
         return key
 
     async def aclose(self) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
-import gc
 import ipaddress
 import logging
 import os
@@ -209,9 +208,11 @@ async def _main(
 
     from pi_cli.server.app import build_app
     from pi_cli.server.auth import Guard, allowed_hosts
+    from pi_cli.server.heap import Heap
     from pi_cli.server.hub import SessionHub
 
-    hub = SessionHub(settings)
+    heap = Heap()
+    hub = SessionHub(settings, heap=heap)
     hosts = (
         allowed_hosts(options.host or "127.0.0.1", options.port)
         if options.port is not None
@@ -230,8 +231,7 @@ async def _main(
         # Ours, so uvicorn's re-raise after its graceful stop lands here, not in the default
         # handler that would kill the process before the sessions are closed.
         signal.signal(sig, lambda *_: stop())
-    gc.collect()
-    gc.freeze()  # imports and the app live as long as the server
+    heap.settle()  # imports and the app live as long as the server
     watcher = asyncio.ensure_future(_watch(hub, tokens, stop, idle_exit))
     try:
         await server.serve(sockets=sockets)
@@ -242,11 +242,14 @@ async def _main(
 
 
 async def _watch(hub: Any, tokens: TokenSource, stop: Any, idle_exit: float | None) -> None:
-    """Drop connections made with a rotated token; stop an on-demand server once idle."""
+    """Drop connections made with a rotated token; collect what closed sessions left at a quiet
+    moment; stop an on-demand server once idle."""
     token = tokens.current()
     idle_since: float | None = None
     while True:
         await asyncio.sleep(WATCH_S)
+        if hub.heap is not None:
+            hub.heap.tidy(hub.quiet)
         current = tokens.current()
         if current != token:
             token = current

@@ -221,3 +221,34 @@ def test_a_message_update_line_is_the_same_bytes_with_its_partial_encoded_once()
         assert line_text(other) == dumps_line(other)[:-1].decode("utf-8")
     finally:
         REDACTOR.clear()
+
+
+def test_the_heap_freezes_what_lives_and_collects_what_a_closed_session_left() -> None:
+    import gc
+    import weakref
+
+    from pi_cli.server.heap import Heap
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    heap = Heap()
+    try:
+        kept = Cycle()
+        gone = weakref.ref(kept)
+        heap.settle()  # like a session's objects: frozen, out of every later collection
+        assert gc.get_freeze_count() > 0
+        del kept
+        gc.collect()
+        assert gone() is not None  # garbage now, but frozen: the collector does not walk it
+        heap.tidy(quiet=True)
+        assert gone() is not None  # nothing was released: no full walk
+        heap.released()  # a session closed
+        heap.tidy(quiet=False)
+        assert gone() is not None  # a run is streaming: not now
+        heap.tidy(quiet=True)
+        assert gone() is None and not heap.frozen_garbage
+        assert gc.get_freeze_count() > 0  # what lives is frozen again
+    finally:
+        gc.unfreeze()
