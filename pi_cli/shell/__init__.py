@@ -165,6 +165,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.session.skill_text import skill_call_of
     from pi_cli.shell.session.store import SessionError, SessionStore, compaction_summary_of
     from pi_cli.shell.session.tree import TreeEntry, text_of
+    from pi_cli.shell.status_line import StatusLine, strip_sgr
     from pi_cli.shell.text.redaction import REDACTOR, redact
     from pi_cli.shell.text.terminal import clean, json_text, one_line, say
     from pi_cli.shell.wire.jsonl import dumps_line
@@ -248,6 +249,8 @@ __all__ = [
     "model_rows",
     "served_models",
     "served_sources",
+    "StatusLine",
+    "strip_sgr",
     "ServedModels",
     "ServedSource",
     "ModelChanged",

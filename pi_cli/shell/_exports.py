@@ -136,6 +136,8 @@ EXPORTS: dict[str, str] = {
     "ServedSource": "pi_cli.shell.models.served",
     "served_models": "pi_cli.shell.models.served",
     "served_sources": "pi_cli.shell.models.served",
+    "StatusLine": "pi_cli.shell.status_line",
+    "strip_sgr": "pi_cli.shell.status_line",
     "detect_local_servers": "pi_cli.shell.models.local",
     "probe_local_servers": "pi_cli.shell.models.local",
     "probe_targets": "pi_cli.shell.models.local",

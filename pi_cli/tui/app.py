@@ -98,6 +98,7 @@ class PiApp(App[int], inherit_bindings=False):
         """Drive ``shell``: its events go to the transcript, the app's commands into it."""
         from pi_cli.tui.bridge import Bridge  # imports agent_core: kept off the first-frame path
         from pi_cli.tui.controllers.attention import Attention
+        from pi_cli.tui.controllers.status_command import attach_status_line
         from pi_cli.tui.tui_commands import register_tui_commands
 
         self.shell = shell
@@ -110,6 +111,7 @@ class PiApp(App[int], inherit_bindings=False):
         register_tui_commands(self, shell)
         self.todos.show_stored(shell)
         self.on_extensions_reloaded(m.ExtensionsReloaded())  # their keys
+        self.status_line = attach_status_line(self.footer, shell)  # the statusLine command
 
     def on_extensions_reloaded(self, message: m.ExtensionsReloaded) -> None:
         from pi_cli.tui.controllers.extension_ui import rebind_keys
@@ -176,9 +178,11 @@ class PiApp(App[int], inherit_bindings=False):
 
     async def on_unmount(self) -> None:
         """Close the provider's HTTP client before the event loop goes away."""
+        from pi_cli.tui.controllers.status_command import close_status_line
         from pi_cli.tui.terminal import MODIFY_OTHER_KEYS_OFF, write_raw
 
         write_raw(self, MODIFY_OTHER_KEYS_OFF)
+        await close_status_line(getattr(self, "status_line", None))
         if self.shell is not None:
             await self.shell.aclose()
 

@@ -221,6 +221,7 @@ class PlainRepl:
         # SIGTERM/SIGHUP: like Esc then Ctrl+D (abort, leave the prompt, shut down); a run in
         # the server goes on (only this client leaves).
         termination = Termination(self._abort_own_run, self.request_quit).install()
+        self.renderer.ui.start_status_line(self.shell)  # the statusLine command, if set
         try:
             # Raw between prompts too: keys typed while one input is handed over (Alt+Enter
             # right after Enter) wait in the terminal unechoed, ESC+CR still one key, instead
@@ -383,6 +384,7 @@ class PlainRepl:
         if self._closed:
             return
         self._closed = True
+        await self.renderer.ui.close()  # the statusLine command's group is killed
         note = quit_report(self.shell)  # said once everything has stopped
         if self.running and not self.shell.remote:
             self.shell.take_queued()

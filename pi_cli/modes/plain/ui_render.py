@@ -1,18 +1,23 @@
 """The plain REPL's part for dialogs and extension UI: what they print, what the prompt shows.
 
 A dialog's question is printed when the REPL asks it (:mod:`.dialogs`); here only how it ended
-when the user did not answer it (a timeout, an abort). Footer segments and status lines go into
+when the user did not answer it (a timeout, an abort). The status line command's output
+(:mod:`pi_cli.shell.status_line`, colours stripped), footer segments and status lines go into
 the bottom toolbar, panels above the input line (:meth:`PlainUi.panel_lines`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
-from pi_cli.shell import DialogRequested, DialogResolved, UiChanged, clean
+from pi_cli.shell import DialogRequested, DialogResolved, UiChanged, clean, strip_sgr
+
+if TYPE_CHECKING:
+    from pi_cli.shell import FrontShell, StatusLine
 
 MAX_PANEL_LINES = 8
 
@@ -24,6 +29,27 @@ class PlainUi:
         self.console = console
         self.on_change = on_change
         self.pieces: dict[tuple[str, str], UiChanged] = {}
+        self.command_line = ""  # the statusLine command's output, colours stripped
+        self.status_line: StatusLine | None = None
+
+    def start_status_line(self, shell: FrontShell) -> None:
+        """Run the ``statusLine`` command (if set) for the toolbar (call on the loop)."""
+        config = shell.settings.status_line
+        if config is None:
+            return
+        from pi_cli.shell import StatusLine
+
+        self.status_line = StatusLine(shell, config, self._command_line)
+        self.status_line.start()
+
+    def _command_line(self, text: str) -> None:
+        self.command_line = strip_sgr(text)
+        self.on_change()
+
+    async def close(self) -> None:
+        """Stop the status line command (a running one is killed with its group)."""
+        if self.status_line is not None:
+            await self.status_line.aclose()
 
     def __call__(self, event: DialogRequested | DialogResolved | UiChanged) -> None:
         if isinstance(event, UiChanged):
@@ -45,8 +71,10 @@ class PlainUi:
         return [clean(p.text or "") for (s, _), p in self.pieces.items() if s == slot and p.text]
 
     def toolbar_parts(self) -> list[str]:
-        """Footer segments and status lines, for the bottom toolbar."""
-        return [" ".join(t.split()) for t in (*self._texts("footer"), *self._texts("status"))]
+        """The status line command's output, footer segments and status lines, for the bottom
+        toolbar."""
+        texts = [self.command_line, *self._texts("footer"), *self._texts("status")]
+        return [" ".join(t.split()) for t in texts if t.strip()]
 
     def panel_lines(self) -> list[str]:
         """Every panel's lines (at most a few each), for above the input line."""

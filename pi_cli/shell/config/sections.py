@@ -41,6 +41,24 @@ class CompactionSettings(SettingsSection):
     )
 
 
+class StatusLineSettings(SettingsSection):
+    """Claude Code's ``statusLine``: a command whose first line of output is shown."""
+
+    type: Literal["command"] = Field(default="command", description="Only `command` exists.")
+    command: str = Field(
+        description="Run with `sh -c` in the project folder, the session as JSON on its stdin "
+        "(Claude Code's fields); its first line of stdout is shown in the footer (TUI) or the "
+        "toolbar (plain REPL)."
+    )
+    padding: int = Field(default=0, ge=0, le=20, description="Spaces before the text.")
+    timeout_ms: int = Field(
+        default=2000,
+        ge=100,
+        le=30000,
+        description="A run still going after this is killed with its process group.",
+    )
+
+
 class RetrySettings(SettingsSection):
     """Automatic retries of transient provider errors."""
 

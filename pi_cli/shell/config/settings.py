@@ -24,6 +24,7 @@ from pi_cli.shell.config.sections import (
     ReviewSettings,
     SandboxSettings,
     SettingsSection,
+    StatusLineSettings,
     SubagentSettings,
     TelemetrySettings,
     TimeoutSettings,
@@ -213,6 +214,11 @@ class Settings(SettingsSection):
     web_search: WebSearchSettings = Field(
         default_factory=WebSearchSettings,
         description="The web_search tool's backend (off without one).",
+    )
+    status_line: StatusLineSettings | None = Field(
+        default=None,
+        description='A status line command (Claude Code\'s `statusLine`: `{"type": "command", '
+        '"command": "~/.pi/statusline.sh", "padding": 0}`); see docs/tui.md.',
     )
     telemetry: TelemetrySettings = Field(
         default_factory=TelemetrySettings,

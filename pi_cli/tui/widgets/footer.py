@@ -1,4 +1,5 @@
-"""The status footer: two labelled lines that fit the terminal's width.
+"""The status footer: two labelled lines that fit the terminal's width (three with a status
+line command: its output first).
 
 Line 1 is what pi is doing now (spinner, elapsed time, tokens streamed, retry countdown) and
 hints (``Press Ctrl+C again to quit``), plus the *extra* items other features add, such as the
@@ -186,6 +187,18 @@ class StatusFooter(Widget):
     def __init__(self, status: Status | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state = FooterState(status or Status("", "", "", ""))
+        self.command_line: Content | None = None
+
+    def set_command_line(self, text: str) -> None:
+        """The status line command's output (SGR colours kept; "" removes the line): a line
+        of its own above the two (:mod:`pi_cli.shell.status_line`)."""
+        from rich.text import Text
+
+        line = Content.from_rich_text(Text.from_ansi(text)) if text else None
+        if line != self.command_line:
+            self.command_line = line
+            self.styles.height = 3 if line is not None else 2
+            self.refresh(layout=True)
 
     def show(self, status: Status) -> None:
         """New shell status (line 2)."""
@@ -218,7 +231,10 @@ class StatusFooter(Widget):
         first_left = [state.activity] if state.activity else []
         first_right = [*state.extras.values(), *([state.hint] if state.hint else [])]
         left, right = status_items(state.status)
-        return [fit_line(first_left, first_right, width), fit_line(left, right, width)]
+        lines = [fit_line(first_left, first_right, width), fit_line(left, right, width)]
+        if self.command_line is not None:
+            lines.insert(0, self.command_line.truncate(width, ellipsis=True))
+        return lines
 
     def render(self) -> Content:
         width = self.content_size.width or self.size.width or 80

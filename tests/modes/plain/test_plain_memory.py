@@ -1,5 +1,6 @@
 """The plain REPL: ``# note`` asks on the input line and saves; ``/memory project`` runs the
-editor with the prompt suspended; ``/model`` numbers what a custom server lists."""
+editor with the prompt suspended; ``/model`` numbers what a custom server lists; the status
+line command's output is in the bottom toolbar."""
 
 from __future__ import annotations
 
@@ -57,4 +58,16 @@ async def test_slash_model_numbers_served_models(
         await h.until(lambda: "1. lab/qwen3:8b  (served by http://127.0.0.1" in h.output)
         h.send("/model 1" + ENTER)
         await h.until(lambda: h.shell.model_id == "lab/qwen3:8b", what="the switch")
+        assert await h.quit() == 0
+
+
+async def test_the_status_line_command_is_in_the_toolbar_without_colours(tmp_path: Path) -> None:
+    from pi_cli.shell.config.sections import StatusLineSettings
+    from pi_cli.shell.config.settings import Settings
+
+    command = "printf '\\033[1;32mon main\\033[0m \\033]0;title\\007ok\\n'"
+    settings = Settings(status_line=StatusLineSettings(command=command))
+    async with plain_repl(tmp_path, ScriptedStream(), settings=settings) as h:
+        await h.until(lambda: "on main ok" in h.repl._toolbar(), what="the status line")
+        assert "\x1b" not in h.repl._toolbar()
         assert await h.quit() == 0

@@ -151,6 +151,11 @@ PROBES: dict[str, tuple[Any, Probe, Any]] = {
         "sk-probe",
     ),
     "notifications": ("bell", lambda s: _in_app(s, lambda app: app.attention.mode), "bell"),
+    "statusLine": (
+        {"type": "command", "command": "echo hi", "padding": 1},
+        lambda s: _in_app(s, lambda app: app.status_line.config.command),
+        "echo hi",
+    ),
     "bashSpillCapMb": (2, lambda s: s.sandbox.output_cap, 2 * 1024 * 1024),
     "sandbox.mode": ("required", lambda s: s.sandbox.mode, "required"),
     "sandbox.network": (True, lambda s: s.sandbox.network, True),
