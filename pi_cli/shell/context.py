@@ -6,6 +6,7 @@ the CodingAgent (no import cycle) and each one's reach is visible here.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -16,6 +17,9 @@ if TYPE_CHECKING:
     from pi_cli.shell.session.store import SessionStore
 
 Level = Literal["info", "warning", "error"]
+acting_agent: ContextVar[str | None] = ContextVar("acting_agent", default=None)
+"""Which sub-agent the code running now works for (``background agent a1 (reviewer)``), None
+for the main agent: set around a sub-agent's run, read when its tool call asks for approval."""
 
 
 class ShellContext(Protocol):

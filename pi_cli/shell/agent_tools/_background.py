@@ -137,7 +137,8 @@ class BackgroundAgents:
         assert child.built is not None
         outcome: TaskOutcome | None = None
         try:
-            outcome = await self.runner.run(request, child.built, child.signal, background=True)
+            label = f"background agent {child.info.id} ({child.info.agent})"
+            outcome = await self.runner.run(request, child.built, child.signal, label)
         except Exception as exc:
             log.exception("background agent %s failed", child.info.id)
             child.info.error = f"{type(exc).__name__}: {exc}"

@@ -27,6 +27,7 @@ from agent_core import (
     TurnStart,
 )
 from pi_cli.shell.agent_tools.profiles import AgentProfile
+from pi_cli.shell.context import acting_agent
 from pi_cli.shell.events.agent_tools import SubagentEnded, SubagentEvent, SubagentStarted
 from pi_cli.shell.models.aliases import is_alias, resolve_alias
 from pi_cli.shell.models.setup import ConfigError, ModelResolver, aclose_stream_fn, spec_provider
@@ -145,9 +146,10 @@ class SubagentRunner:
         return ChildRun(child, watch, stream_fn, model_id)
 
     async def run(
-        self, request: TaskRequest, built: ChildRun, cancel: AbortSignal, background: bool = False
+        self, request: TaskRequest, built: ChildRun, cancel: AbortSignal, label: str = ""
     ) -> TaskOutcome:
-        """Run a built child to its end (its start and end events around it)."""
+        """Run a built child to its end (its start and end events around it); ``label`` names
+        a background child (its approvals say it)."""
         from tools.task import TaskOutcome
 
         child, watch, model_id = built.agent, built.watch, built.model_id
@@ -158,10 +160,11 @@ class SubagentRunner:
                 agent=name,
                 description=request.description,
                 model=model_id,
-                background=background or None,
+                background=bool(label) or None,
             )
         )
         remove = cancel.on_abort(child.abort)
+        acting = acting_agent.set(label or f"sub-agent {name}")
         error: str | None = "aborted"
         answer = ""
         try:
@@ -177,6 +180,7 @@ class SubagentRunner:
             elif child.state.error:
                 error = child.state.error
         finally:
+            acting_agent.reset(acting)
             remove()
             if built.stream_fn is not self.shell.agent.stream_fn:
                 await aclose_stream_fn(built.stream_fn)

@@ -248,6 +248,9 @@ class PermissionRequested(WireModel):
     """Asked instead of "Allow <tool>: <title>?" (a plan's "Approve this plan?")."""
     labels: dict[str, str] | None = None
     """Words for some options instead of the usual ones (a plan: "Approve, accept edits")."""
+    agent: str | None = None
+    """The sub-agent whose call this is (``background agent a1 (reviewer)``); None: the main
+    agent's. The question then names it."""
 
 
 class PermissionResolved(WireModel):

@@ -23,6 +23,7 @@ from agent_core.tool import (
     BeforeToolCallResult,
     ToolCallContext,
 )
+from pi_cli.shell.context import acting_agent
 from pi_cli.shell.events import ApprovalChoice, PermissionRequested, PermissionResolved
 from pi_cli.shell.hooks.lifecycle import notify as notify_hooks
 from pi_cli.shell.permissions.approvals import ApprovalBroker, Outcome
@@ -164,12 +165,16 @@ class ToolGate:
             "project": [s.rule_text(self.cwd) for s in decision.suggestions],
             "user": [s.rule_text() for s in decision.suggestions],
         }
+        agent = acting_agent.get()  # a sub-agent's call: the question names it
+        title = self.describe(name, args)
         request = PermissionRequested(
             id=self.broker.new_id(),
+            agent=agent,
+            question=f"{agent} asks: allow {name}: {title}?" if agent else None,
             tool_call_id=call_id,
             tool_name=name,
             args=args,
-            title=self.describe(name, args),
+            title=title,
             reason=decision.reason,
             preview=self._own_preview(name, args) or preview(name, args, self.cwd),
             options=_options(bool(decision.suggestions)),

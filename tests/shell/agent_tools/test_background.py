@@ -192,3 +192,43 @@ async def test_quitting_records_running_children_as_interrupted_and_resume_lists
     shown = await resumed.submit("/agents show a1")
     assert shown is not None and "A is quick" in (shown.output or "")
     await resumed.aclose()
+
+
+async def test_a_childs_approval_names_it_and_applies_to_it(
+    project: Path, server: FakeProviderServer
+) -> None:
+    from pi_cli.shell.events import PermissionRequested
+
+    server.add(
+        Turn(tool_calls=[bg_task("t1", "CHILD-A: make files", "maker")]),
+        Turn(text="Started."),
+        Turn(text="Noted."),
+    )
+    server.routes["CHILD-A"] = [
+        Turn(tool_calls=[bash("c1", "touch made-by-child")]),
+        Turn(tool_calls=[bash("c2", "touch refused-for-child")]),
+        Turn(text="one made, one refused"),
+    ]
+    shell = make_shell(
+        project, server, tools=["bash", "task"], approvals="interactive", permission_mode="default"
+    )
+    asked: list[PermissionRequested] = []
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, PermissionRequested):
+            asked.append(event)
+            shell.answer(event.id, "allow_once" if len(asked) == 1 else "deny")
+
+    shell.subscribe(on_event)
+    await shell.submit("make them")
+    background = shell.agent_tools.background
+    await until(lambda: background.get("a1").info.status == "done", "the child's end")
+    await until(lambda: not shell.busy and len(server.requests) >= 6, "its report's run")
+    await shell.wait_idle()
+    assert [a.agent for a in asked] == ["background agent a1 (general-purpose)"] * 2
+    assert asked[0].question == (
+        "background agent a1 (general-purpose) asks: allow bash: $ touch made-by-child?"
+    )
+    assert (project / "made-by-child").exists() and not (project / "refused-for-child").exists()
+    assert shell.messages[-2].text.endswith("one made, one refused")
+    await shell.aclose()
