@@ -21,6 +21,7 @@ import pi_cli.tui
 HERE = Path(__file__).parent
 
 DRAWN: dict[str, list[str]] = {
+    "AgentThreadScreen": ["test_background_agents.py::test_footer_picker_thread_message_and_stop"],
     "ApprovalScreen": [
         "test_approval_dialogs.py::test_every_key_of_the_approval_is_drawn_at_any_width",
         "test_approval_modal.py::test_a_web_fetch_approval_shows_the_request_as_text",
