@@ -82,13 +82,14 @@ def run_plain(args: LaunchArgs) -> int:
     if isinstance(shell, int):
         return shell
     try:
-        return asyncio.run(_run(PlainRepl(shell, background=args.background), args.resume))
+        return asyncio.run(_run(shell, args))
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
 
 
-async def _run(repl: PlainRepl, resume: bool) -> int:
-    if resume:  # pi -r: the numbered session list first (/resume N picks one)
+async def _run(shell: FrontShell, args: LaunchArgs) -> int:
+    repl = PlainRepl(shell, background=args.background)  # subscribed on the loop: /loop fires
+    if args.resume:  # pi -r: the numbered session list first (/resume N picks one)
         await repl.handle("/resume")
     return await repl.run()
 

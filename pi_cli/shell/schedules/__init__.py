@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from agent_core import Tool
+from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
 from pi_cli.shell.schedules._schedules import (
     Clock,
     ScheduleError,
@@ -43,10 +44,8 @@ class ScheduleShell(ScheduleHost, Protocol):
 def attach_schedules(shell: ScheduleShell, clock: Clock | None = None) -> Schedules:
     """Build the shell's schedules: ``/loop``, the tools (where a front end can fire them),
     the session's schedules restored. The timer starts with :meth:`Schedules.begin`."""
-    from pi_cli.shell.schedules._commands import loop_commands
-
     schedules = Schedules(shell, clock)
-    shell.commands.register_all(loop_commands(schedules))
+    shell.commands.register_all(_loop_commands(schedules))
     shell.subscribe(schedules.on_event)
     options = shell.options
     default_tools = options.tools is None and shell.settings.tools is None  # not --tools
@@ -58,3 +57,34 @@ def attach_schedules(shell: ScheduleShell, clock: Clock | None = None) -> Schedu
             current.extend(tool for tool in tools if tool not in current)
     schedules.restore()
     return schedules
+
+
+def _loop_commands(schedules: Schedules) -> list[SlashCommand]:
+    """``/loop`` and ``/schedules``; their module loads when one is run."""
+
+    async def loop(shell: ShellAPI, args: str) -> CommandResult:
+        from pi_cli.shell.schedules._commands import loop_command
+
+        return await loop_command(schedules, args)
+
+    async def listing(shell: ShellAPI, args: str) -> CommandResult:
+        from pi_cli.shell.schedules._commands import list_command
+
+        return list_command(schedules)
+
+    usage = (
+        '[interval] <prompt> | cron "<m h dom mon dow>" <prompt> | at <time> <prompt> | list | '
+        "stop <id>|all"
+    )
+    return [
+        SlashCommand(
+            "loop",
+            "Run a prompt on an interval, a cron schedule or at a time (/loop list, /loop stop)",
+            loop,
+            usage=usage,
+            while_running=True,
+        ),
+        SlashCommand(
+            "schedules", "List the session's loops and schedules", listing, while_running=True
+        ),
+    ]

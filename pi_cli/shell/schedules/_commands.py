@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from pi_cli.shell.commands import CommandResult, SlashCommand
+from pi_cli.shell.commands import CommandResult
 from pi_cli.shell.schedules._timing import (
     TimingError,
     format_time,
@@ -22,7 +22,6 @@ from pi_cli.shell.schedules._timing import (
 )
 
 if TYPE_CHECKING:
-    from pi_cli.shell.commands import ShellAPI
     from pi_cli.shell.schedules._schedules import Schedules
 
 DEFAULT_INTERVAL = "10m"
@@ -102,54 +101,37 @@ def parse_loop(args: str, now: float) -> dict[str, Any]:
     return spec
 
 
-def loop_commands(schedules: Schedules) -> list[SlashCommand]:
-    """``/loop`` and ``/schedules`` bound to ``schedules``."""
+async def loop_command(schedules: Schedules, args: str) -> CommandResult:
+    """``/loop ...``: create, list or stop."""
+    word, _, rest = args.strip().partition(" ")
+    if word in ("", "list", "ls"):
+        return list_command(schedules)
+    if word in ("stop", "delete", "rm"):
+        return _stop(schedules, rest)
+    from pi_cli.shell.schedules._schedules import ScheduleError
 
-    async def loop(shell: ShellAPI, args: str) -> CommandResult:
-        word, _, rest = args.strip().partition(" ")
-        if word in ("", "list", "ls"):
-            return _list(schedules)
-        if word in ("stop", "delete", "rm"):
-            return _stop(schedules, rest)
-        from pi_cli.shell.schedules._schedules import ScheduleError
-
-        try:
-            spec = parse_loop(args, schedules.clock.now())
-            created = schedules.create(**spec)
-        except (_Usage, TimingError, ScheduleError) as exc:
-            return CommandResult(output=f"{exc}\nUsage: {USAGE}", error=True)
-        due = created.next_due()
-        when = f"next {format_time(due)}" if due is not None else "no later firing"
-        now = " — fired now" if spec.get("fire_now") and schedules.live else ""
-        idle = (
-            ""
-            if schedules.live
-            else " (stored: it fires while this session is open in the TUI, the plain REPL, "
-            "RPC or pi serve)"
-        )
-        return CommandResult(
-            output=f"Loop {created.id} {created.describe()}{created.bounds()}{now}, {when}: "
-            f"{created.title(60)}{idle}. /loop stop {created.id} stops it."
-        )
-
-    async def listing(shell: ShellAPI, args: str) -> CommandResult:
-        return _list(schedules)
-
-    return [
-        SlashCommand(
-            "loop",
-            "Run a prompt on an interval, a cron schedule or at a time (/loop list, /loop stop)",
-            loop,
-            usage=USAGE,
-            while_running=True,
-        ),
-        SlashCommand(
-            "schedules", "List the session's loops and schedules", listing, while_running=True
-        ),  # fmt: skip
-    ]
+    try:
+        spec = parse_loop(args, schedules.clock.now())
+        created = schedules.create(**spec)
+    except (_Usage, TimingError, ScheduleError) as exc:
+        return CommandResult(output=f"{exc}\nUsage: {USAGE}", error=True)
+    due = created.next_due()
+    when = f"next {format_time(due)}" if due is not None else "no later firing"
+    now = " — fired now" if spec.get("fire_now") and schedules.live else ""
+    idle = (
+        ""
+        if schedules.live
+        else " (stored: it fires while this session is open in the TUI, the plain REPL, "
+        "RPC or pi serve)"
+    )
+    return CommandResult(
+        output=f"Loop {created.id} {created.describe()}{created.bounds()}{now}, {when}: "
+        f"{created.title(60)}{idle}. /loop stop {created.id} stops it."
+    )
 
 
-def _list(schedules: Schedules) -> CommandResult:
+def list_command(schedules: Schedules) -> CommandResult:
+    """``/loop list``, ``/schedules``."""
     active = schedules.active()
     if not active:
         return CommandResult(output=f"No loops or schedules. Usage: {USAGE}")

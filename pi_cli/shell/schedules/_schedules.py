@@ -16,15 +16,14 @@ from pi_cli.shell.events.long_running import (
     ScheduleKind,
     SchedulesChanged,
 )
-from pi_cli.shell.schedules._state import MAX_ACTIVE, MAX_PROMPT_CHARS, Creator, Schedule
-from pi_cli.shell.schedules._timing import TimingError, format_time
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the state and timing modules load with the first schedule (not on -p)
     from pi_cli.shell.commands import CommandResult, SlashCommandRegistry
     from pi_cli.shell.dialogs import DialogBroker
     from pi_cli.shell.events import ShellState
     from pi_cli.shell.input_queue import InputQueue, QueuedInput
     from pi_cli.shell.options import ShellOptions
+    from pi_cli.shell.schedules._state import Creator, Schedule
 
 log = logging.getLogger("pi_cli")
 MAX_SLEEP_S = 600.0
@@ -132,6 +131,9 @@ class Schedules:
         fire_now: bool = False,
     ) -> Schedule:
         """A new schedule, stored and armed (``fire_now``: its first firing now)."""
+        from pi_cli.shell.schedules._state import MAX_ACTIVE, MAX_PROMPT_CHARS, Schedule
+        from pi_cli.shell.schedules._timing import TimingError
+
         prompt = prompt.strip()
         if not prompt:
             raise ScheduleError("A schedule needs a prompt")
@@ -198,6 +200,8 @@ class Schedules:
         store = self.shell.session
         refs = [ref for ref in store.path_to() if ref.type == SCHEDULE]
         latest: dict[str, Schedule] = {}
+        if refs:
+            from pi_cli.shell.schedules._state import Schedule
         for data in store.iter_entries(refs):
             try:
                 schedule = Schedule.from_entry(data)
@@ -284,6 +288,8 @@ class Schedules:
 
     @staticmethod
     def _next_words(schedule: Schedule) -> str:
+        from pi_cli.shell.schedules._timing import format_time
+
         due = schedule.next_due()
         return f"next firing {format_time(due)}" if due is not None else "it has ended"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import uuid
+import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -44,7 +44,7 @@ class Schedule:
     @classmethod
     def new(cls, prompt: str, kind: ScheduleKind, now: float, **fields: Any) -> Schedule:
         """A new active schedule (checks its cron expression)."""
-        schedule = cls(uuid.uuid4().hex[:8], prompt, kind, now, **fields)
+        schedule = cls(os.urandom(4).hex(), prompt, kind, now, **fields)
         if schedule.cron is not None:
             Cron.parse(schedule.cron)
         return schedule

@@ -62,3 +62,34 @@ async def test_a_bounded_loop_ends_and_says_why(tmp_path: Path) -> None:
     loop.fired, loop.last_fired_at = 2, clock.t + 120
     assert loop.next_due() is None and "its --for bound ended" in loop.end_reason()
     await shell.aclose()
+
+
+async def test_one_shot_only_stores_a_loop(tmp_path: Path) -> None:
+    stream = ScriptedStream()
+    shell = make_shell(tmp_path, stream, ManualClock(), approvals="none")
+    result = await shell.submit("/loop 5m check")
+    assert result is not None and not result.error
+    assert "(stored: it fires while this session is open in the TUI" in result.output
+    assert "fired now" not in result.output and stream.calls == 0
+    assert [s.prompt for s in shell.schedules.active()] == ["check"]
+    await shell.aclose()
+
+
+def test_a_shell_without_schedules_loads_no_scheduling_code(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pi_cli.shell.coding_agent import CodingAgent, ShellOptions\n"
+        "from tests.agent_core.scripted_stream import ScriptedStream\n"
+        f"CodingAgent(ShellOptions(cwd=Path({str(tmp_path)!r}), stream_fn=ScriptedStream()))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('pi_cli.shell.schedules.')))\n"
+    )
+    repo = Path(__file__).resolve().parents[3]
+    env = {"PI_HOME": str(tmp_path / "home"), "PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=repo, env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "['pi_cli.shell.schedules._schedules']"  # the timer's holder only
