@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
@@ -26,7 +27,7 @@ from pi_cli.shell.dialogs import DialogBroker
 from pi_cli.shell.memory._notes import MemoryFile, append_note, memory_files, note_text
 from pi_cli.shell.memory._scoped import ScopedRules
 from pi_cli.shell.paths import pi_home
-from pi_cli.shell.prompt.rules import rule_dirs
+from pi_cli.shell.prompt.rules import MAX_SCANNED, rule_dirs
 from pi_cli.shell.prompt.sources import CONTEXT_FILE_NAMES, PromptSources, load_memory
 from pi_cli.shell.text.terminal import one_line
 
@@ -67,7 +68,7 @@ class Memory:
         candidates += [item.path for item in self.shell.sources.context_files]  # imports too
         for directory, _scope in rule_dirs(cwd, self.shell.sources.rules.trusted):
             if directory.is_dir():
-                candidates += [directory, *sorted(directory.rglob("*"))[:1000]]
+                candidates += [directory, *itertools.islice(directory.rglob("*"), MAX_SCANNED)]
         stats: list[tuple[str, int, int]] = []
         for path in dict.fromkeys(candidates):
             try:

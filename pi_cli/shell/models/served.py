@@ -216,7 +216,7 @@ def _get(client: Any, url: str, headers: dict[str, str], deadline: float) -> tup
 def _parsed(source: ServedSource, body: bytes) -> ServedModels:
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # a deeply nested answer too
         return ServedModels(source, error="the answer is not JSON")
     ids = model_ids(data)
     if ids is None:
@@ -267,7 +267,7 @@ def cache_path() -> Path:
 def _read_cache() -> dict[str, Any]:
     try:
         data = json.loads(cache_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

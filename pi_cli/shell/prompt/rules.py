@@ -17,6 +17,7 @@ sequences and control characters are removed from their text.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ MAX_RULE_BYTES = 16 * 1024
 """A rule's text beyond this is cut (with a note saying so)."""
 MAX_RULES = 200
 """Rule files read per directory (the first, in name order)."""
+MAX_SCANNED = 5000
+"""Entries of a rules folder looked at (the rest of a huge tree is not walked)."""
 MAX_GLOBS = 64
 MAX_GLOB_CHARS = 512
 """Globs per rule and characters per glob (longer ones are dropped)."""
@@ -126,7 +129,8 @@ def _rule_files(directory: Path, problems: list[str]) -> list[Path]:
     if not directory.is_dir():
         return []
     try:
-        files = sorted(p for p in directory.rglob("*.md") if p.is_file())
+        found = itertools.islice(directory.rglob("*.md"), MAX_SCANNED)  # a huge tree: bounded
+        files = sorted(p for p in found if p.is_file())
     except OSError as exc:
         problems.append(f"Cannot list rules in {directory}: {exc.strerror or exc}")
         return []

@@ -139,3 +139,18 @@ async def test_a_client_that_never_answers_does_not_hang_the_asker(tmp_path: Pat
                      persist_session=False, settings=settings)
     )  # fmt: skip
     assert await shell.dialogs.confirm("Anyone?") is False
+
+
+async def test_a_memory_note_is_asked_over_rpc_and_saved(rpc: Any, tmp_path: Path) -> None:
+    """``# note`` as an RPC prompt: pi's select request, the client's answer, the file."""
+    shell, approvals, lines = rpc
+    result = shell.submit("# the staging db is read-only")
+    request = await asked(lines)
+    assert request["title"] == "Save this note to which memory file?"
+    assert request["options"] == ["Project memory", "User memory"]
+    assert request["message"] == "- the staging db is read-only" and request["source"] == "memory"
+    assert approvals.handle({"id": request["id"], "value": "Project memory"}) is None
+    done = await result
+    assert done is not None and not done.error
+    assert (tmp_path / "AGENTS.md").read_text() == "- the staging db is read-only\n"
+    assert "- the staging db is read-only" in shell.agent.system_prompt

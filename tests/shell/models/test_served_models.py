@@ -67,6 +67,7 @@ def test_a_base_without_v1_falls_back_and_ollamas_tags_are_read(server: _Server)
     ("status", "body", "error"),
     [
         (200, b"<html>not json</html>", "not JSON"),
+        (200, b"[" * 200_000 + b"]" * 200_000, "not JSON"),
         (200, b'{"object": "list"}', "no model list"),
         (500, b"{}", "HTTP 500"),
         (401, b'{"error": "bad key"}', "HTTP 401"),
