@@ -1,9 +1,8 @@
 """The CodingAgent: the shell every front end drives (one-shot, JSON, RPC, plain REPL, TUI).
 
-It runs no model and no tool itself: it builds the agent (model, tools, system prompt,
-session) and its parts in one place, decides what typed input becomes
-(:mod:`pi_cli.shell.input_policy`), persists the session and sends one stream of
-:data:`~pi_cli.shell.events.ShellEvent` to every listener.
+It runs no model and no tool itself: it builds the agent (model, tools, system prompt, session)
+and its parts in one place, decides what typed input becomes (:mod:`pi_cli.shell.input_policy`),
+persists the session and sends one stream of :data:`~pi_cli.shell.events.ShellEvent` to all.
 """
 
 from __future__ import annotations
@@ -57,6 +56,7 @@ from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import PermissionControl
 from pi_cli.shell.prompt.sources import PromptSources
 from pi_cli.shell.prompt.system import shell_system_prompt
+from pi_cli.shell.run_start import RunPreparer, prepared_run
 from pi_cli.shell.safety import Safety
 from pi_cli.shell.sandbox_setup import tools_and_sandbox
 from pi_cli.shell.schedules import attach_schedules
@@ -86,8 +86,7 @@ class CodingAgent:
         self.options = options
         self.cwd = options.cwd.resolve()
         self._usage_counter = UsageCounter()  # the footer's numbers, each message counted once
-        # Notices raised while building (bad skills, hooks...) reach listeners that subscribe later.
-        self.events = EventBus()  # after_emit: the policy's state check, once it exists
+        self.events = EventBus()  # start-up notices reach later listeners; after_emit: the policy
         self.notify = self.events.notify
         self.safety = Safety(options, self.cwd, self.notify)  # trust, settings, keys
         self.settings: Settings = self.safety.settings
@@ -133,6 +132,7 @@ class CodingAgent:
         self.sandbox.prestart()  # the process helper starts while the rest of pi does
         self.agent_tools.attach()
         self.input_transforms = self.hooks.input_transforms()  # goals, checkpoints add theirs
+        self.run_preparers: list[RunPreparer] = []  # before_agent_start (extensions)
         register_commands(self.commands, self.sources)
         self.reloaders: list[Reloader] = []  # /reload re-reads these too (plugins)
         self.plugins = attach_plugins(self)  # Claude Code plugins: before MCP, which runs theirs
@@ -147,8 +147,6 @@ class CodingAgent:
         self.rebuild_system_prompt()
         self.hooks.session_start()
         self.events.started()
-
-    # ------------------------------------------------------------------ building
 
     def rebuild_system_prompt(self) -> None:
         """Recompute the system prompt (after tools, context files or skills change)."""
@@ -277,7 +275,10 @@ class CodingAgent:
         if self.run_aborted:
             return
         self.agent_tools.start_run()  # budgets count from here
-        await self.agent.prompt(text, images or None)
+        async with prepared_run(self.agent, self.run_preparers, text, images) as prompts:
+            if self.run_aborted:  # Esc while extensions prepared the run
+                return
+            await self.agent.prompt(prompts)
         await self.agent_tools.after_run(self.hooks)  # Stop hooks, then --output-schema
         await self.goals.pursue()  # a goal being pursued: decide, and more rounds until it holds
         await self.checkpoints.settle()  # the run's snapshot is in before the shell is idle
@@ -298,8 +299,6 @@ class CodingAgent:
         self.policy.abort()
         self.agent.abort()
         self.compactor.abort()
-
-    # ------------------------------------------------------------------ conversation
 
     @property
     def messages(self) -> Sequence[Message]:

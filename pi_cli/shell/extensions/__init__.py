@@ -17,19 +17,24 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pi_cli.shell.dialogs import DialogAnswer
     from pi_cli.shell.extensions.api import (
+        AgentStartEvent,
         Answer,
+        BeforeAgentStart,
         Block,
         CommandEvent,
         ContextEvent,
         Handled,
         InputEvent,
         KeyEvent,
+        ModelSelectEvent,
         Patch,
         ProviderRequestEvent,
         ProviderResponseEvent,
         Rewrite,
+        SessionCompactEvent,
         SessionShutdownEvent,
         SessionStartEvent,
+        SessionSwitchEvent,
         ToolCallEvent,
         ToolResultEvent,
     )
@@ -49,6 +54,11 @@ _EXPORTS: dict[str, str] = {
     **{
         name: _API
         for name in (
+            "AgentStartEvent",
+            "BeforeAgentStart",
+            "ModelSelectEvent",
+            "SessionCompactEvent",
+            "SessionSwitchEvent",
             "Answer",
             "Block",
             "CommandEvent",
@@ -69,6 +79,11 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "AgentStartEvent",
+    "BeforeAgentStart",
+    "ModelSelectEvent",
+    "SessionCompactEvent",
+    "SessionSwitchEvent",
     "Answer",
     "Block",
     "CommandEvent",

@@ -14,22 +14,27 @@ from typing import TYPE_CHECKING, Any, Literal
 from pi_cli.shell.extensions.names import DECISION_EVENTS, EVENT_ALIASES
 
 if TYPE_CHECKING:
-    from agent_core import AssistantMessage, Message, ToolResult
+    from agent_core import AssistantMessage, ImageContent, Message, ToolResult
 
 __all__ = [
     "DECISION_EVENTS",
     "EVENT_ALIASES",
+    "AgentStartEvent",
     "Answer",
     "Block",
+    "BeforeAgentStart",
     "ContextEvent",
     "Handled",
     "InputEvent",
+    "ModelSelectEvent",
     "Patch",
     "ProviderRequestEvent",
     "ProviderResponseEvent",
     "Rewrite",
+    "SessionCompactEvent",
     "SessionShutdownEvent",
     "SessionStartEvent",
+    "SessionSwitchEvent",
     "ToolCallEvent",
     "ToolResultEvent",
 ]
@@ -83,6 +88,20 @@ class Handled:
     """``input``: the input was dealt with; nothing goes to the model (``output`` is shown)."""
 
     output: str | None = None
+
+
+@dataclass(frozen=True)
+class BeforeAgentStart:
+    """``before_agent_start``: what to change about the run about to start (``None``: keep).
+
+    ``prompt`` replaces the user's text; ``system_prompt`` is the system prompt for this run
+    only (the next run starts from pi's again); ``messages`` are added after the prompt (text
+    becomes a user message; an agent_core ``Message`` is kept as it is) and stay in the session.
+    """
+
+    prompt: str | None = None
+    system_prompt: str | None = None
+    messages: tuple[str | Message, ...] = ()
 
 
 # ---------------------------------------------------------------------------- events
@@ -167,6 +186,60 @@ class ContextEvent:
 
     messages: list[Message]
     type: Literal["context"] = "context"
+
+
+@dataclass
+class AgentStartEvent:
+    """``before_agent_start``: a prompt is about to start a run (after ``input``, commands and
+    templates). Change ``prompt`` or ``system_prompt`` in place, or return a
+    :class:`BeforeAgentStart` (or a dict of its fields: ``prompt``, ``system_prompt`` /
+    ``systemPrompt``, ``messages`` / ``message``)."""
+
+    prompt: str
+    system_prompt: str
+    images: list[ImageContent]
+    type: Literal["before_agent_start"] = "before_agent_start"
+
+    @property
+    def systemPrompt(self) -> str:
+        """The system prompt (pi-ts's name)."""
+        return self.system_prompt
+
+
+@dataclass
+class SessionSwitchEvent:
+    """``session_switch`` / ``session_fork`` / ``session_tree``: the session changed (``/new``,
+    a resume, ``/fork``, a ``/tree`` move). ``reason``: ``new``, ``resume``, ``fork``, ``tree``."""
+
+    reason: str
+    session_id: str
+    session_file: str | None
+    previous_session_file: str | None
+    type: str = "session_switch"
+
+
+@dataclass
+class SessionCompactEvent:
+    """``session_compact``: a compaction finished (``summary`` is ``None`` when it failed or
+    was aborted)."""
+
+    reason: str
+    summary: str | None
+    first_kept_entry_id: str | None
+    tokens_before: int
+    tokens_after: int
+    type: Literal["session_compact"] = "session_compact"
+
+
+@dataclass
+class ModelSelectEvent:
+    """``model_select``: the model (or thinking level) changed: ``/model``, a cycle key,
+    ``set_model``, a resumed session. ``previous_model`` is ``None`` at the first change."""
+
+    model: str
+    previous_model: str | None
+    thinking: str
+    type: Literal["model_select"] = "model_select"
 
 
 SessionStartReason = Literal["startup", "new", "resume", "fork", "tree", "reload"]

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
         def hooks(self) -> HookManager: ...
         @property
         def input_transforms(self) -> list[Any]: ...
+        @property
+        def run_preparers(self) -> list[Any]: ...
         def notify(self, text: str, level: Any = "info") -> None: ...
         def subscribe(self, listener: Any) -> Any: ...
         def rebuild_system_prompt(self) -> None: ...
@@ -65,6 +67,8 @@ def weave(
     shell.agent.transform_context = extensions.dispatcher.transform_context
     shell.agent.stream_middleware = extensions.provider.middleware
     shell.input_transforms.append(extensions.dispatcher.transform_input)
+    prepare = extensions.dispatcher.lifecycle.before_agent_start
+    shell.run_preparers.append(prepare)
     unsubscribe = shell.subscribe(extensions.dispatcher.on_event)
 
     def undo() -> None:
@@ -74,6 +78,8 @@ def weave(
         shell.agent.stream_middleware = None
         if extensions.dispatcher.transform_input in shell.input_transforms:
             shell.input_transforms.remove(extensions.dispatcher.transform_input)
+        if prepare in shell.run_preparers:
+            shell.run_preparers.remove(prepare)
 
     extensions.undo.append(undo)
     extensions.load(sources, fresh)

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core import AbortSignal, ToolResult
 from agent_core.tool import AfterToolCallResult
-from pi_cli.shell.extensions.names import DECISION_EVENTS
+from pi_cli.shell.extensions.lifecycle import Lifecycle
+from pi_cli.shell.extensions.names import BUS_PREFIX, DECISION_EVENTS, DERIVED_EVENTS
 from pi_cli.shell.extensions.runtime import CallFailed, Extension, Extensions
 from pi_cli.shell.extensions.tool import ExtensionTool, as_result
 from pi_cli.shell.hooks.in_process import StageDecision
@@ -72,13 +73,19 @@ class Dispatcher:
         self.extensions = extensions
         self.cwd = cwd
         self._started: asyncio.Future[None] | None = None
+        host = extensions.host
+        path = host.session.path
+        self.lifecycle = Lifecycle(
+            extensions, self.handling, str(path) if path else None, host.model_id
+        )
+        extensions.deliver = self.deliver
 
     def handling(self, event: str) -> list[Extension]:
         """The usable extensions that handle ``event``, in load order."""
         return [
             ext
             for ext in self.extensions.usable()
-            if event in ext.events or ("*" in ext.events and event not in DECISION_EVENTS)
+            if event in ext.events or ("*" in ext.events and _wildcard(event))
         ]
 
     # ------------------------------------------------------------------ start
@@ -114,17 +121,23 @@ class Dispatcher:
         name = str(getattr(event, "type", ""))
         if name == "session_changed" and getattr(event, "reason", "") in _SESSION_REASONS:
             self._fire_later(self._session_start(str(getattr(event, "reason", ""))))
+        self._notify(name, event)
+        derived = self.lifecycle.derive(event)
+        if derived is not None:
+            self._notify(*derived)
+
+    def _notify(self, name: str, event: Any) -> None:
         for ext in self.handling(name):
             if ext.state == "cached":
                 self._fire_later(self._load_then_fire(ext, name, event))
                 continue
             for handler in ext.handlers(name):
-                self.extensions.fire(ext, name, handler, event.model_copy(deep=True))
+                self.extensions.fire(ext, name, handler, _copy(event))
 
     async def _load_then_fire(self, ext: Extension, name: str, event: Any) -> None:
         if await self.extensions.ensure(ext):
             for handler in ext.handlers(name):
-                self.extensions.fire(ext, name, handler, event.model_copy(deep=True))
+                self.extensions.fire(ext, name, handler, _copy(event))
 
     @staticmethod
     def _fire_later(work: Any) -> None:
@@ -135,6 +148,34 @@ class Dispatcher:
             return
         _TASKS.add(task)
         task.add_done_callback(_TASKS.discard)
+
+    # ------------------------------------------------------------------ pi.events
+
+    def deliver(self, name: str, payload: object) -> None:
+        """On pi's loop: every subscriber of ``name`` gets ``payload`` (:mod:`.bus`)."""
+        for ext in self.handling(BUS_PREFIX + name):
+            if ext.state == "cached":
+                self._fire_later(self._load_then_deliver(ext, name, payload))
+            else:
+                self._deliver(ext, name, payload)
+
+    def _deliver(self, ext: Extension, name: str, payload: object) -> None:
+        from pi_cli.shell.extensions.bus import PayloadMismatch, fit
+
+        try:
+            given = fit(payload, ext.registration.payloads.get(name))
+        except PayloadMismatch as exc:
+            self.extensions.notify(
+                f"Extension {ext.name}: event {name!r} not delivered: its payload is {exc}",
+                "warning",
+            )
+            return
+        for handler in ext.handlers(BUS_PREFIX + name):
+            self.extensions.fire(ext, f"event {name}", handler, given)
+
+    async def _load_then_deliver(self, ext: Extension, name: str, payload: object) -> None:
+        if await self.extensions.ensure(ext):
+            self._deliver(ext, name, payload)
 
     # ------------------------------------------------------------------ input
 
@@ -272,21 +313,21 @@ class Dispatcher:
         return messages
 
 
-_DECISIONS = frozenset(
-    {
-        "input",
-        "before_tool_call",
-        "after_tool_call",
-        "context",
-        "before_provider_request",
-        "after_provider_response",
-        "session_start",
-        "session_shutdown",
-    }
-)
 _TASKS: set[asyncio.Task[Any]] = set()
 
 
 def tool_owner(tool: object) -> str | None:
     """The extension a tool belongs to (``None``: not an extension's)."""
     return tool.extension if isinstance(tool, ExtensionTool) else None
+
+
+def _wildcard(event: str) -> bool:
+    """``*`` handlers get the shell's own events (not decisions, derived ones or the bus)."""
+    return not (event in DECISION_EVENTS or event in DERIVED_EVENTS or event.startswith(BUS_PREFIX))
+
+
+def _copy(event: Any) -> Any:
+    """A copy for one handler (a shell event is a pydantic model; ours are dataclasses)."""
+    import copy
+
+    return event.model_copy(deep=True) if hasattr(event, "model_copy") else copy.deepcopy(event)

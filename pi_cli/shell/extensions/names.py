@@ -8,6 +8,7 @@ EVENT_ALIASES = {"tool_call": "before_tool_call", "tool_result": "after_tool_cal
 DECISION_EVENTS = frozenset(
     {
         "input",
+        "before_agent_start",
         "before_tool_call",
         "after_tool_call",
         "before_provider_request",
@@ -18,3 +19,10 @@ DECISION_EVENTS = frozenset(
     }
 )
 """Events a handler's answer can change something in (the others are notifications)."""
+DERIVED_EVENTS = frozenset(
+    {"session_switch", "session_fork", "session_tree", "session_compact", "model_select"}
+)
+"""pi-ts's lifecycle notifications, derived from the shell's events (``session_changed`` by its
+reason, ``compaction_end``, ``model_changed``)."""
+BUS_PREFIX = "bus:"
+"""Handlers of :class:`~.bus.EventBus` events are kept under this prefix (never ``*``'s)."""

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
+from pi_cli.shell.extensions.bus import ExtensionEvents
 from pi_cli.shell.extensions.control import ShellControls
-from pi_cli.shell.extensions.names import DECISION_EVENTS, EVENT_ALIASES
+from pi_cli.shell.extensions.names import DECISION_EVENTS, DERIVED_EVENTS, EVENT_ALIASES
 
 if TYPE_CHECKING:
     from agent_core import FileEffect
@@ -87,6 +88,8 @@ class Registration:
     handlers: dict[str, list[Callable[..., Any]]] = field(default_factory=dict)
     ui: dict[tuple[str, str], tuple[str | None, list[str] | None]] = field(default_factory=dict)
     notices: list[tuple[str, str]] = field(default_factory=list)
+    payloads: dict[str, type] = field(default_factory=dict)
+    """``pi.events`` names -> the payload type their handlers take."""
 
     @property
     def events(self) -> list[str]:
@@ -103,7 +106,7 @@ def known_events() -> frozenset[str]:
         typing.get_args(cls.model_fields["type"].annotation)[0]
         for cls in typing.get_args(ShellEvent)
     }
-    return frozenset({*names, *DECISION_EVENTS, "*"})
+    return frozenset({*names, *DECISION_EVENTS, *DERIVED_EVENTS, "*"})
 
 
 def _parameters_of(execute: Callable[..., Any]) -> type[BaseModel] | None:
@@ -143,6 +146,8 @@ class ExtensionAPI(ShellControls):
         self.context: ExtensionContext | None = None
         """The live context, once loaded (handlers also get it as ``ctx``)."""
         self.changed: Callable[[], None] = lambda: None
+        self.events = ExtensionEvents(registration.handlers, registration.payloads)
+        """The bus between extensions: ``pi.events.on(name, handler)``, ``pi.events.emit``."""
 
     @property
     def name(self) -> str:

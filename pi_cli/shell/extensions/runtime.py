@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pi_cli.shell.extensions import output
 from pi_cli.shell.extensions.manifest import Manifest
+from pi_cli.shell.extensions.names import BUS_PREFIX, DECISION_EVENTS, DERIVED_EVENTS
 from pi_cli.shell.extensions.worker import Worker
 
 if TYPE_CHECKING:  # the API's classes load with the first extension loaded, not with the cache
@@ -115,6 +116,8 @@ class Extension:
         if self.state != "live":
             return []
         found = self.registration.handlers
+        if event in DECISION_EVENTS or event in DERIVED_EVENTS or event.startswith(BUS_PREFIX):
+            return list(found.get(event, []))
         return [*found.get(event, []), *found.get("*", [])]
 
 
@@ -171,6 +174,8 @@ class Extensions:
         self.timeout_s = timeout_s
         self.items: dict[str, Extension] = {}
         self.manifests_changed = False
+        self.deliver: Callable[[str, object], None] = lambda name, payload: None
+        """``pi.events`` delivery, on pi's loop (set by the dispatcher)."""
         output.install()
 
     @property
@@ -249,7 +254,11 @@ class Extensions:
             self.notify(text, level)  # type: ignore[arg-type]
         ext.registration.notices.clear()
         ext.api.changed = lambda: self.bridge.call(self.on_change, ext)
+        ext.api.events.emitter = self._emitter()
         self.on_change(ext)
+
+    def _emitter(self) -> Callable[[str, object], None]:
+        return lambda name, payload: self.bridge.call(self.deliver, name, payload)
 
     def _capture(self, ext: Extension, ident: int) -> None:
         """What the extension's thread prints becomes its notices (:mod:`.output`)."""
