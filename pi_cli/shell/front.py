@@ -191,6 +191,9 @@ class CheckpointsView(Protocol):
 class DialogsView(Protocol):
     """Dialogs waiting for an answer and the extension UI set now."""
 
+    editor_text: Callable[[], str] | None
+    """Set by a front end with an editor: what is typed in it (``ctx.ui.get_editor_text``)."""
+
     def knows(self, request_id: str) -> bool: ...
     def ui_state(self) -> list[UiChanged]: ...
 

@@ -106,6 +106,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.transcript.describe = shell.describe_call
         self.attention = Attention(self, shell.settings.notifications, self.options.env)
         self._unsubscribe = shell.subscribe(self.bridge)
+        shell.dialogs.editor_text = lambda: self.editor.text  # ctx.ui.get_editor_text
         for piece in shell.dialogs.ui_state():  # set before this app subscribed
             self.bridge(piece)
         register_tui_commands(self, shell)

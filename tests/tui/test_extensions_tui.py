@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pi_cli.tui.screens.dialog import DialogScreen
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
 from tests.tui.helpers import SIZE, make_app, make_shell, type_text, wait_until
@@ -85,3 +87,42 @@ async def test_footer_segment_status_line_and_an_extensions_dialog(
         await wait_until(pilot, lambda: "✓ Turn 2 complete" in screen_text(app))
     results = [m.text for m in shell.messages if m.role == "toolResult"]
     assert results == ["Blocked by user"]
+
+
+EDITOR_AND_TITLE = """
+from pi_cli.shell.extensions import ExtensionAPI
+
+
+def register(pi: ExtensionAPI) -> None:
+    @pi.command("prefill")
+    def prefill(args, ctx):
+        ctx.ui.set_editor_text("draft \\x1b[31mred\\x1b[0m reply")
+        ctx.ui.set_title("\\x1b]0;evil\\x07My\\nproject\\x1b[2J title")
+
+    @pi.key("echo", "f7")
+    def echo(event, ctx):
+        ctx.ui.notify("editor holds: " + ctx.ui.get_editor_text(), "warning")
+"""
+
+
+async def test_editor_text_and_the_title_from_an_extension(
+    tmp_path: Path, pi_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pi_cli.tui import terminal
+
+    written: list[str] = []
+    monkeypatch.setattr(terminal, "write_raw", lambda app, data: written.append(data) or True)
+    (pi_home / "extensions").mkdir()
+    (pi_home / "extensions" / "drafts.py").write_text(EDITOR_AND_TITLE)
+    shell = make_shell(tmp_path, ScriptedStream(), tools=[], approvals="interactive")
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/prefill")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "draft red reply" in screen_text(app))
+        assert app.editor.text == "draft red reply"  # escape sequences cleaned, then drawn
+        await wait_until(pilot, lambda: "\x1b]2;My project title\x07" in written)
+        assert app.title == "My project title"
+        await type_text(pilot, " more")
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: "editor holds: draft red reply more" in screen_text(app))

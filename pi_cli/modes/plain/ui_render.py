@@ -3,7 +3,8 @@
 A dialog's question is printed when the REPL asks it (:mod:`.dialogs`); here only how it ended
 when the user did not answer it (a timeout, an abort). The status line command's output
 (:mod:`pi_cli.shell.status_line`, colours stripped), footer segments and status lines go into
-the bottom toolbar, panels above the input line (:meth:`PlainUi.panel_lines`).
+the bottom toolbar, panels above the input line (:meth:`PlainUi.panel_lines`); a title is the
+terminal's (OSC 2), editor text goes into the input line.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class PlainUi:
         self.pieces: dict[tuple[str, str], UiChanged] = {}
         self.command_line = ""  # the statusLine command's output, colours stripped
         self.status_line: StatusLine | None = None
+        self.on_editor: Callable[[str], None] | None = None
+        """Puts an extension's text into the input line (the REPL sets it)."""
 
     def start_status_line(self, shell: FrontShell) -> None:
         """Run the ``statusLine`` command (if set) for the toolbar (call on the loop)."""
@@ -52,7 +55,12 @@ class PlainUi:
             await self.status_line.aclose()
 
     def __call__(self, event: DialogRequested | DialogResolved | UiChanged) -> None:
-        if isinstance(event, UiChanged):
+        if isinstance(event, UiChanged) and event.slot == "title":
+            self.set_title(event.text)
+        elif isinstance(event, UiChanged) and event.slot == "editor":
+            if self.on_editor is not None:
+                self.on_editor(event.text or "")
+        elif isinstance(event, UiChanged):
             key = (event.slot, event.key)
             if event.cleared:
                 self.pieces.pop(key, None)
@@ -66,6 +74,14 @@ class PlainUi:
                 "no_user": "cannot ask here",
             }
             self.console.print(Text(f"  question cancelled ({why[event.by]})", style="yellow"))
+
+    def set_title(self, title: str | None) -> None:
+        """The terminal's title (OSC 2, cleaned once more); ``None``: "pi". Only on a terminal."""
+        if not self.console.is_terminal or self.console.is_dumb_terminal:
+            return
+        text = " ".join(clean(title or "").split())[:200] or "pi"
+        self.console.file.write(f"\x1b]2;{text}\x07")
+        self.console.file.flush()
 
     def _texts(self, slot: str) -> list[str]:
         return [clean(p.text or "") for (s, _), p in self.pieces.items() if s == slot and p.text]

@@ -16,7 +16,9 @@ with ``allowOther`` a value that is no option is the user's own answer), ``"valu
 Pieces of UI are pi's fire-and-forget requests: a footer segment is ``setStatus``
 (``statusKey``, ``statusText``), a status line is ``setWidget`` placed ``belowEditor``, a panel
 ``setWidget`` placed ``aboveEditor`` (``widgetKey``, ``widgetLines``); each also names its
-``slot``. An extension's notification is ``notify`` (``message``, ``notifyType``).
+``slot``. The terminal's title is ``setTitle`` (``title``), text put into the editor
+``set_editor_text`` (``text``: pi's name, snake_case as pi-ts sends it). An extension's
+notification is ``notify`` (``message``, ``notifyType``).
 """
 
 from __future__ import annotations
@@ -65,6 +67,12 @@ def ui_line(event: UiChanged) -> dict[str, Any]:
         "id": str(uuid.uuid4()),
         "slot": event.slot,
     }
+    if event.slot == "title":  # pi's setTitle ("" gives the client's own title back)
+        line.update(method="setTitle", title=event.text or "")
+        return line
+    if event.slot == "editor":
+        line.update(method="set_editor_text", text=event.text or "")
+        return line
     if event.slot == "footer":
         line.update(method="setStatus", statusKey=event.key)
         if event.text is not None:

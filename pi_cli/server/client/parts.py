@@ -76,6 +76,8 @@ class DialogsMirror:
 
     pending: dict[str, DialogRequested] = field(default_factory=dict)
     ui: dict[tuple[str, str], UiChanged] = field(default_factory=dict)
+    editor_text: Callable[[], str] | None = None
+    """The local editor (the server's extensions do not read it: pi-ts's RPC gives "")."""
 
     def knows(self, request_id: str) -> bool:
         """``request_id`` is a dialog waiting for its answer."""
@@ -86,7 +88,9 @@ class DialogsMirror:
         return list(self.ui.values())
 
     def show(self, piece: UiChanged) -> None:
-        """A piece set or cleared."""
+        """A piece set or cleared (editor text is an action, not kept)."""
+        if piece.slot == "editor":
+            return
         if piece.cleared:
             self.ui.pop((piece.slot, piece.key), None)
         else:

@@ -86,6 +86,18 @@ class DialogBroker:
     _lock: asyncio.Lock | None = None
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _ui: dict[tuple[UiSlot, str], UiChanged] = field(default_factory=dict)
+    editor_text: Callable[[], str] | None = None
+    """The attached front end's editor text (the TUI and the plain REPL set it; RPC reads "",
+    as the TypeScript pi does)."""
+
+    def read_editor(self) -> str:
+        """What the user has typed in the editor now ("" when no front end can say)."""
+        if self.editor_text is None:
+            return ""
+        try:
+            return str(self.editor_text())[:MAX_TEXT]
+        except Exception:  # noqa: BLE001 - a front end going away: nothing typed
+            return ""
 
     @classmethod
     def of(
@@ -211,6 +223,9 @@ class DialogBroker:
             if lines is not None
             else None,
         )
+        if slot == "editor":  # an action, not state: a later front end is not re-told
+            self.emit(event)
+            return
         current = self._ui.get((slot, key))
         if event.cleared:
             if current is None:

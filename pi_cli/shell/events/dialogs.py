@@ -69,9 +69,10 @@ class DialogResolved(WireModel):
     confirmed: bool | None = None
 
 
-UiSlot = Literal["footer", "status", "panel"]
-"""Where a front end shows an extension's text: a segment of the footer, a status line, or a
-panel of lines above the editor."""
+UiSlot = Literal["footer", "status", "panel", "title", "editor"]
+"""Where a front end shows an extension's text: a segment of the footer, a status line, a
+panel of lines above the editor, the terminal's title (one line, cleaned; ``None``: pi's own
+again), or the editor's text (``editor``: put into the editor once, not kept as state)."""
 
 
 class UiChanged(WireModel):

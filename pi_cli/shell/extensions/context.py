@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 MAX_UI_TEXT = 4000
+MAX_EDITOR_TEXT = 100_000
 
 
 class ExtensionHost(Protocol):
@@ -160,6 +161,26 @@ class ExtensionUI:
         """A panel of lines above the editor (``None`` removes it)."""
         shown = [_text(line, 400) for line in lines[:200]] if lines is not None else None
         self.sink.set_ui("panel", self._key(key), None, shown)
+
+    def set_title(self, title: str | None) -> None:
+        """The terminal's title (one line, cleaned of escape sequences, at most 200 characters;
+        ``None``: pi's own again). Over RPC: ``setTitle``."""
+        text = " ".join(clean(str(title)).split())[:200] if title is not None else None
+        self.sink.set_ui("title", "title", text or None, None)
+
+    def set_editor_text(self, text: str) -> None:
+        """Put ``text`` into the editor (replacing what is there), for the user to edit and send.
+        Over RPC: ``set_editor_text``. For handlers, not ``register()``."""
+        if self.bridge is None:
+            raise RuntimeError("set_editor_text is for handlers, not register()")
+        self.sink.set_ui("editor", self._key("editor"), clean(str(text))[:MAX_EDITOR_TEXT], None)
+
+    def get_editor_text(self) -> str:
+        """What is in the editor now ("" over RPC, in one-shot mode, and in ``register()``)."""
+        bridge = self.bridge
+        if bridge is None:
+            return ""
+        return bridge.call(bridge.host.dialogs.read_editor)
 
     def _key(self, key: str) -> str:
         return f"{self.name}.{_text(key, 100)}"

@@ -2,7 +2,8 @@
 
 The shell decided what to ask and what to show; the modal's answer goes back with
 ``shell.answer``. Footer segments join the footer's first line; status lines go under the
-editor, panels above it (:mod:`pi_cli.tui.widgets.ui_pieces`).
+editor, panels above it (:mod:`pi_cli.tui.widgets.ui_pieces`); a title is the terminal's
+(OSC 2), editor text replaces the editor's.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pi_cli.tui.widgets.footer import Item
 if TYPE_CHECKING:
     from pi_cli.shell import DialogAnswer, FrontShell
     from pi_cli.tui.controllers.attention import Attention
+    from pi_cli.tui.widgets.editor import Editor
     from pi_cli.tui.widgets.footer import StatusFooter
     from pi_cli.tui.widgets.ui_pieces import UiPieces
 
@@ -30,6 +32,7 @@ class UiHost(Protocol):
     """What :func:`route_ui` needs of the app."""
 
     footer: StatusFooter
+    editor: Editor
     ext_panel: UiPieces
     ext_status: UiPieces
     shell: FrontShell | None
@@ -40,7 +43,12 @@ def route_ui(
     app: App[Any], host: UiHost, message: m.DialogShown | m.DialogClosed | m.UiPieceChanged
 ) -> None:
     """One dialog or piece of UI from the shell: place it, close it, or ask the user."""
-    if isinstance(message, m.UiPieceChanged):
+    if isinstance(message, m.UiPieceChanged) and message.slot == "title":
+        set_title(app, message.text)
+    elif isinstance(message, m.UiPieceChanged) and message.slot == "editor":
+        host.editor.set_text(message.text or "")
+        host.editor.move_cursor(host.editor.document.end)
+    elif isinstance(message, m.UiPieceChanged):
         place_piece(message, host.footer, host.ext_panel, host.ext_status)
     elif isinstance(message, m.DialogClosed):
         close_dialog(app, message.request_id)
@@ -48,6 +56,16 @@ def route_ui(
         if host.attention is not None:
             host.attention.request(f"Question: {message.title}")
         open_dialog(app, message, host.shell.answer)
+
+
+def set_title(app: App[Any], title: str | None) -> None:
+    """The terminal's title (OSC 2), cleaned once more; ``None``: pi's own ("pi")."""
+    from pi_cli.tui.messages import clean
+    from pi_cli.tui.terminal import write_raw
+
+    text = " ".join(clean(title or "").split())[:200] or "pi"
+    app.title = text
+    write_raw(app, f"\x1b]2;{text}\x07")
 
 
 def open_dialog(app: App[Any], message: m.DialogShown, answer: Answer) -> None:

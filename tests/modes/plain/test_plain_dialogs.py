@@ -130,3 +130,29 @@ async def test_ask_user_is_asked_on_the_input_line(tmp_path: Path) -> None:
         'The user answered: "Which database?"="SQLite", "Which features?"="Export, Login", '
         '"Which CI?"="GitHub Actions".'
     )
+
+
+async def test_an_extension_fills_the_input_line_and_reads_it(
+    tmp_path: Path, pi_home: Path
+) -> None:
+    (pi_home / "extensions").mkdir()
+    (pi_home / "extensions" / "drafts.py").write_text(
+        "def register(pi):\n"
+        "    @pi.command('prefill')\n"
+        "    def prefill(args, ctx):\n"
+        "        ctx.ui.set_editor_text('draft \\x1b[31mfrom\\x1b[0m the extension')\n"
+        "    @pi.key('peek', 'f7')\n"
+        "    def peek(event, ctx):\n"
+        "        ctx.ui.notify('typed: ' + ctx.ui.get_editor_text())\n"
+    )
+    stream = ScriptedStream(reply(text("ok")))
+    async with plain_repl(tmp_path, stream) as h:
+        h.send("/prefill" + ENTER)
+        await h.until(lambda: h.repl.session.default_buffer.text == "draft from the extension")
+        h.send(" now")
+        await h.until(lambda: h.repl.session.default_buffer.text.endswith(" now"))
+        h.send("\x1b[18~")  # F7
+        await h.until(lambda: "typed: draft from the extension now" in h.output)
+        h.send(ENTER)
+        await h.until(lambda: "tokens" in h.output)
+    assert stream.user_texts(0) == ["draft from the extension now"]

@@ -1,6 +1,7 @@
 """Python extensions under pi's own RpcClient (npm @mariozechner/pi-coding-agent 0.73.1): the
 permission gate's confirmation answered by the client, a footer segment and a status line as
-pi's ``setStatus`` / ``setWidget`` requests, an extension's command in ``getCommands``.
+pi's ``setStatus`` / ``setWidget`` requests, an extension's command in ``getCommands``; the
+TypeScript pi's ``rpc-demo.ts`` in Python: ``setTitle``, ``set_editor_text``, ``input``.
 
 The client answers a dialog as pi's own example client does (``examples/rpc-extension-ui.ts``):
 an ``extension_ui_response`` line on the agent's stdin, with the request's id.
@@ -26,6 +27,21 @@ EXAMPLES = REPO / "examples" / "extensions"
 
 @pytest.fixture
 def rig(tmp_path: Path, pi_home: Path) -> Iterator[tuple[PiRpcClient, FakeProviderServer, Path]]:
+    yield from start_rig(
+        tmp_path, pi_home, ("permission_gate.py", "custom_footer.py", "status_line.py")
+    )
+
+
+@pytest.fixture
+def demo_rig(
+    tmp_path: Path, pi_home: Path
+) -> Iterator[tuple[PiRpcClient, FakeProviderServer, Path]]:
+    yield from start_rig(tmp_path, pi_home, ("rpc_demo.py",))
+
+
+def start_rig(
+    tmp_path: Path, pi_home: Path, files: tuple[str, ...]
+) -> Iterator[tuple[PiRpcClient, FakeProviderServer, Path]]:
     package = require_pi_package()
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
@@ -44,9 +60,7 @@ def rig(tmp_path: Path, pi_home: Path) -> Iterator[tuple[PiRpcClient, FakeProvid
         }
     }
     (pi_home / "models.json").write_text(json.dumps(models))
-    extensions = [
-        str(EXAMPLES / f) for f in ("permission_gate.py", "custom_footer.py", "status_line.py")
-    ]
+    extensions = [str(EXAMPLES / f) for f in files]
     (pi_home / "settings.json").write_text(json.dumps({"extensions": extensions}))
     home = tmp_path / "home"
     home.mkdir()
@@ -148,3 +162,40 @@ def test_footer_segment_status_line_and_commands_reach_pis_client(
         lambda e: e.get("method") == "setStatus" and "statusText" not in e, start=start
     )
     assert cleared["statusKey"] == "custom_footer.stats"
+
+
+def test_rpc_demo_title_editor_text_and_input_reach_pis_client(
+    demo_rig: tuple[PiRpcClient, FakeProviderServer, Path],
+) -> None:
+    client, server, _ = demo_rig
+    server.add(Turn(text="hi"))
+    start = len(client.events)
+    client.call("promptAndWait", "hello")
+    title = client.wait_event(lambda e: e.get("method") == "setTitle", start=0)
+    assert title["title"] == "pi RPC Demo"
+    widget = client.wait_event(lambda e: e.get("widgetKey") == "rpc_demo.rpc-demo", start=0)
+    assert widget["widgetLines"] == ["--- RPC Extension UI Demo ---", "Loaded and ready."]
+    client.wait_event(lambda e: e.get("statusText") == "Turn 1 done", start=start)
+
+    start = len(client.events)
+    client.call("prompt", "/rpc-prefill")
+    prefill = client.wait_event(lambda e: e.get("method") == "set_editor_text", start=start)
+    assert prefill["text"] == "This text was set by the rpc-demo extension."
+    notify = client.wait_event(lambda e: e.get("method") == "notify", start=start)
+    assert notify["message"] == "Editor prefilled"
+
+    start = len(client.events)
+    client.call("prompt", "/rpc-input")
+    ask = client.wait_event(lambda e: e.get("method") == "input", start=start)
+    assert ask["title"] == "Enter a value" and ask["placeholder"] == "type something..."
+    client.call("respondUi", {"id": ask["id"], "value": "forty-two"})
+    said = client.wait_event(
+        lambda e: e.get("method") == "notify" and "forty-two" in e.get("message", ""),
+        start=start,
+    )
+    assert said["message"] == "You entered: forty-two"
+
+    start = len(client.events)
+    client.call("newSession")
+    renamed = client.wait_event(lambda e: e.get("method") == "setTitle", start=start)
+    assert renamed["title"] == "pi RPC Demo (new session)"
