@@ -160,8 +160,7 @@ class PlainRepl:
         self.session.app.ttimeoutlen = 0.15
         self.session.app.timeoutlen = 0.25
         self.session.on_dumb_start = self._capture_app
-        shell.dialogs.editor_text = lambda: self.session.default_buffer.text
-        self.renderer.ui.on_editor = self._set_editor_text
+        self.renderer.ui.attach_input(shell, self.session, lambda t: setattr(self, "_restore", t))
         self._dumb = output is None and is_dumb()
 
     # ------------------------------------------------------------------ state
@@ -271,14 +270,6 @@ class PlainRepl:
             self._app.exit(exception=EOFError())
         elif self.questions:
             self._interrupt_for_approval()
-
-    def _set_editor_text(self, text: str) -> None:
-        """An extension's ``set_editor_text``: into the input line, or the next one."""
-        if self._app is not None and self._app.is_running:
-            self.session.default_buffer.text = text
-            self.session.default_buffer.cursor_position = len(text)
-        else:
-            self._restore = text
 
     def _interrupt_for_approval(self) -> None:
         """Leave the input line (what was typed is kept): an approval is asked, or a dumb

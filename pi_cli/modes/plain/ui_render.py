@@ -20,6 +20,11 @@ from pi_cli.shell import DialogRequested, DialogResolved, UiChanged, clean, stri
 if TYPE_CHECKING:
     from pi_cli.shell import FrontShell, StatusLine
 
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+
+    from pi_cli.shell import FrontShell
+
 MAX_PANEL_LINES = 8
 
 
@@ -74,6 +79,22 @@ class PlainUi:
                 "no_user": "cannot ask here",
             }
             self.console.print(Text(f"  question cancelled ({why[event.by]})", style="yellow"))
+
+    def attach_input(
+        self, shell: FrontShell, line: PromptSession[str], later: Callable[[str], None]
+    ) -> None:
+        """Let extensions read the input ``line`` and fill it (``later``: for the next prompt,
+        while none is up)."""
+        shell.dialogs.editor_text = lambda: line.default_buffer.text
+
+        def fill(text: str) -> None:
+            if line.app.is_running:
+                line.default_buffer.text = text
+                line.default_buffer.cursor_position = len(text)
+            else:
+                later(text)
+
+        self.on_editor = fill
 
     def set_title(self, title: str | None) -> None:
         """The terminal's title (OSC 2, cleaned once more); ``None``: "pi". Only on a terminal."""
