@@ -109,8 +109,12 @@ DEFAULT_TOOL_NAMES: list[str] = [
 """On by default, as in Claude Code (which has WebFetch, TodoWrite, Task, ExitPlanMode and
 AskUserQuestion)."""
 
-AGENT_TOOL_NAMES = frozenset({"todo_write", "task", "exit_plan_mode", "ask_user"})
-"""Tools about the conversation itself: a sub-agent never gets them (no nested sub-agents)."""
+AGENT_TOOL_NAMES = frozenset(
+    {"todo_write", "task", "exit_plan_mode", "ask_user"}
+    | {"schedule_create", "schedule_list", "schedule_delete"}  # the shell's: /loop's tools
+)
+"""Tools about the conversation itself: a sub-agent never gets them (no nested sub-agents, no
+schedule that fires into the parent's session)."""
 
 
 def create_tools(

@@ -100,3 +100,13 @@ async def test_creating_is_denied_in_plan_like_modes_without_an_answer(tmp_path:
 
 def stream_tools(shell: Any) -> list[Any]:
     return list(shell.agent.tools)
+
+
+async def test_a_sub_agent_never_gets_the_schedule_tools(tmp_path: Path) -> None:
+    from tools import AGENT_TOOL_NAMES
+
+    shell = make_shell(tmp_path, ScriptedStream(), ManualClock())
+    assert "schedule_create" in [t.name for t in shell.tools]
+    child = [t.name for t in shell.agent_tools.runner._tools(None, AGENT_TOOL_NAMES)]
+    assert child and not any(name.startswith("schedule_") for name in child)
+    await shell.aclose()
