@@ -16,6 +16,8 @@ async def _help(shell: ShellAPI, args: str) -> CommandResult:
     for command in shell.commands.visible():
         usage = f" {command.usage}" if command.usage else ""
         lines.append(f"  /{command.name}{usage} — {command.description}")
+    for prefix, command in shell.commands.prefixed.items():  # "# note": memory
+        lines.append(f"  {prefix} {command.usage} — {command.description}")
     return CommandResult(output="\n".join(lines))
 
 

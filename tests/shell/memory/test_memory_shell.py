@@ -120,6 +120,10 @@ async def test_slash_memory_lists_and_opens_a_file(project: Path) -> None:
     assert asked is not None and asked.edit is not None and asked.edit.name == "AGENTS.md"
     bad = await shell.submit("/memory nonsense")
     assert bad is not None and bad.error
+    help_text = await shell.submit("/help")
+    assert help_text is not None and "  # note — Save a note to a memory file" in (
+        help_text.output or ""
+    )
 
 
 def _results(shell: Any) -> list[str]:
