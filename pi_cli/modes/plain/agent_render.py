@@ -117,3 +117,12 @@ class AgentRenderer:
         elif isinstance(inner, MessageEnd) and getattr(inner.message, "stop_reason", "") == "error":
             why = getattr(inner.message, "error_message", None) or "the model call failed"
             self.console.print(Text(safe(f"  ⤷ {agent} error: {why}"), style="red"))
+
+
+def long_running_text(shell: Any) -> str:
+    """The toolbar's goal and loops: `` · goal pursuing 2/20: … (/goal) · ⏲ 1 loop · next 08:35
+    (/loop)`` (``""`` when there is neither)."""
+    goal = shell.goals.event().goal
+    text = f" · {clean(goal.short())} (/goal)" if goal is not None else ""
+    loops = shell.schedules.event().short()
+    return text + (f" · {clean(loops)} (/loop)" if loops else "")

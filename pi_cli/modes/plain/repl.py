@@ -29,6 +29,7 @@ from rich.text import Text
 
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
+from pi_cli.modes.plain.agent_render import long_running_text
 from pi_cli.modes.plain.approval import answer_waiting, ask_trust, ask_unknown_command
 from pi_cli.modes.plain.editing import open_in_editor
 from pi_cli.modes.plain.history import print_history
@@ -53,7 +54,6 @@ from pi_cli.shell import (
     QueueReturned,
     ShellEvent,
     ShellStateChanged,
-    clean,
     pi_home,
     quit_report,
 )
@@ -191,8 +191,7 @@ class PlainRepl:
         return FormattedText(parts)
 
     def _toolbar(self) -> str:
-        goal = f" · {clean(g.short())} (/goal)" if (g := self.shell.goals.event().goal) else ""
-        goal += f" · {clean(s)} (/loop)" if (s := self.shell.schedules.event().short()) else ""
+        goal = long_running_text(self.shell)  # the goal and the loops
         if self.running:
             return (
                 f" ● running · turn {self.renderer.turn}{goal} · Enter steer · Alt+Enter/Tab"
