@@ -138,3 +138,43 @@ def _inside(block: Block, kind: type[Block]) -> bool:
             return True
         node = node.parent
     return False
+
+
+async def test_a_sub_agents_running_tool_spins_and_counts_its_time(tmp_path: Path) -> None:
+    from pi_cli.shell.config.settings import Settings
+    from pi_cli.tui.document.tool import SPINNER
+
+    project = make_project(tmp_path)
+    gate = project / "gate"
+    wait = ToolCallSpec("bash", {"command": "until [ -e gate ]; do sleep 0.05; done"}, id="b1")
+    routes = {"CHILD": [Turn(tool_calls=[wait]), Turn(text="Child finished.")]}
+    task = ToolCallSpec("task", {"description": "wait", "prompt": "CHILD: wait"}, id="t1")
+    script = [Turn(tool_calls=[task]), Turn(text="All done.")]
+    settings = Settings.model_validate({"sandbox": {"mode": "off"}})
+    with FakeProviderServer(script, routes=routes) as server:
+        shell = _shell(
+            project,
+            server,
+            tools=["bash", "task"],
+            settings=settings,
+            permission_mode="bypassPermissions",
+        )
+        app = make_app(shell)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await type_text(pilot, "delegate")
+                await pilot.press("enter")
+                await wait_until(pilot, lambda: "$ until" in screen_text(app), timeout=20)
+                await wait_until(pilot, lambda: "⤷" in screen_text(app))
+                app.tick()
+                await pilot.pause()
+                # The last such row is the child's own tool block (above: the task's progress).
+                row = [r for r in screen_text(app).splitlines() if "$ until" in r][-1]
+                assert "⚙" not in row and any(glyph in row for glyph in SPINNER), row
+                assert " · " in row and row.rstrip().endswith("s"), row  # its elapsed time
+                gate.touch()
+                await wait_until(pilot, lambda: app.is_settled, timeout=20)
+                assert "All done." in screen_text(app)
+        finally:
+            gate.touch()
+            await shell.aclose()

@@ -137,6 +137,9 @@ class Block:
         """A child looks different at the same height."""
         self.redrawn()
 
+    def tick(self, now: float) -> None:
+        """Animate (a spinner, an elapsed time) a few times a second; most blocks are still."""
+
     def children(self) -> Sequence[Block]:
         """The blocks inside this one (all of them, folded or not)."""
         return ()

@@ -46,6 +46,12 @@ class SubagentPanel(Panel):
             return styles.TOOL_ERROR
         return styles.BORDER_LIVE if self.live else styles.BORDER
 
+    def tick(self, now: float) -> None:
+        """The running sub-agent's live turn: its tools spin and count their time (on the
+        sub-agent's own clock)."""
+        if self.live and self.current is not None:
+            self.current.tick(time.monotonic())
+
     def _panel(self) -> TurnBlock:
         if self.current is None:
             from pi_cli.tui.document.turn import TurnBlock

@@ -194,9 +194,12 @@ class ToolBlock(Block):
         self.changed()
 
     def tick(self, now: float) -> None:
-        """Spinner and elapsed time while the call runs (called a few times a second)."""
+        """Spinner and elapsed time while the call runs (called a few times a second); a
+        ``task`` call's sub-agents animate their own running tools."""
         if self.finished:
             return
+        for panel in self.subagents.items:
+            panel.tick(now)
         title = self._title_content(now)
         cached = self._rows
         if cached is not None and len(wrap(title, cached[0])) == len(wrap(self._title, cached[0])):
