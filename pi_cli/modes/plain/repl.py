@@ -14,7 +14,7 @@ import errno
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -227,8 +227,7 @@ class PlainRepl:
             # Raw between prompts too: keys typed while one input is handed over (Alt+Enter
             # right after Enter) wait in the terminal unechoed, ESC+CR still one key, instead
             # of cooked mode echoing "^[" and turning CR into Ctrl+J.
-            # A dumb terminal cannot erase the input line to print above it: output is written
-            # at once there.
+            # A dumb terminal cannot erase the input line to print above it: output goes at once.
             printing = nullcontext() if self._dumb else writing_above_prompt(self.session.output)
             with self.session.input.raw_mode(), printing as writer:
                 self._writer = writer
@@ -397,4 +396,5 @@ class PlainRepl:
                     task.cancel()
         await self.shell.aclose()
         if note is not None:
-            self.console.print(Text(note, style="yellow"))
+            with suppress(OSError):  # the terminal may be gone (SIGHUP: the exit code is 129)
+                self.console.print(Text(note, style="yellow"))

@@ -22,7 +22,7 @@ def subagent_summary(event: SubagentEnded) -> str:
     return f"{turns} · {tokens} · {format_cost(float(usage.get('cost', 0.0)))}"
 
 
-def shown_result(name: str, text: str, details: Any) -> str:
+def shown_result(name: str, text: str, details: object) -> str:
     """A tool result as the user sees it: a ``task`` result without its ``[agent …]`` trailer
     (the sub-agent's summary is shown once, where it ended)."""
     if name == "task" and isinstance(details, dict) and "usage" in details:

@@ -23,10 +23,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_core.providers.request_auth import AuthFailure
 from pi_cli.shell.paths import pi_home
+
+if TYPE_CHECKING:
+    from pi_cli.shell.config._keyring import KeyringVault
 
 REFRESH_MARGIN_MS = 5 * 60 * 1000
 """A token expiring within this is refreshed before use."""
@@ -89,10 +92,10 @@ class AuthStore:
         self.home = home or pi_home()
         self.path = self.home / "auth.json"
         self._use_keyring = keyring
-        self._vault: Any = None
+        self._vault: KeyringVault | None = None
         self._looked = False
 
-    def vault(self) -> Any:
+    def vault(self) -> KeyringVault | None:
         """The :class:`~._keyring.KeyringVault` in use, or None (the file)."""
         if not self._looked:
             self._looked = True
