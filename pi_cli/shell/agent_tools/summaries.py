@@ -5,7 +5,6 @@ reads, is left out of what the user sees beside it."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pi_cli.shell.events.agent_tools import SubagentEnded
 from pi_cli.shell.models.usage import format_cost, short_tokens
