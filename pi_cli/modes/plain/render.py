@@ -117,7 +117,7 @@ class PlainRenderer:
         self._calls: dict[str, tuple[str, float]] = {}  # running calls: title, start
         self._last_call: str | None = None  # the call whose line was printed last
         self.agents = AgentRenderer(console, shell.describe_call)  # todos, sub-agents
-        self.ui = PlainUi(console, self.on_change)  # dialogs' outcomes, extension UI
+        self.ui = PlainUi(console, self.on_change, shell)  # dialogs' outcomes, extension UI
         for piece in shell.dialogs.ui_state():  # set while the shell was built
             self.ui(piece)
 

@@ -222,7 +222,6 @@ class PlainRepl:
         # SIGTERM/SIGHUP: like Esc then Ctrl+D (abort, leave the prompt, shut down); a run in
         # the server goes on (only this client leaves).
         termination = Termination(self._abort_own_run, self.request_quit).install()
-        self.renderer.ui.start_status_line(self.shell)  # the statusLine command, if set
         try:
             # Raw between prompts too: keys typed while one input is handed over (Alt+Enter
             # right after Enter) wait in the terminal unechoed, ESC+CR still one key, instead

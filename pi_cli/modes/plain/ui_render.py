@@ -31,9 +31,12 @@ MAX_PANEL_LINES = 8
 class PlainUi:
     """Extension UI state for the prompt, and dialog outcomes for the scrollback."""
 
-    def __init__(self, console: Console, on_change: Callable[[], None]) -> None:
+    def __init__(
+        self, console: Console, on_change: Callable[[], None], shell: FrontShell | None = None
+    ) -> None:
         self.console = console
         self.on_change = on_change
+        self.shell = shell
         self.pieces: dict[tuple[str, str], UiChanged] = {}
         self.command_line = ""  # the statusLine command's output, colours stripped
         self.status_line: StatusLine | None = None
@@ -41,7 +44,9 @@ class PlainUi:
         """Puts an extension's text into the input line (the REPL sets it)."""
 
     def start_status_line(self, shell: FrontShell) -> None:
-        """Run the ``statusLine`` command (if set) for the toolbar (call on the loop)."""
+        """Run the ``statusLine`` command (if set) for the toolbar (call on the loop; the
+        toolbar's first drawing does)."""
+        self.shell = None  # once
         config = shell.settings.status_line
         if config is None:
             return
@@ -110,6 +115,8 @@ class PlainUi:
     def toolbar_parts(self) -> list[str]:
         """The status line command's output, footer segments and status lines, for the bottom
         toolbar."""
+        if self.shell is not None:  # drawn on the loop: the status line command starts now
+            self.start_status_line(self.shell)
         texts = [self.command_line, *self._texts("footer"), *self._texts("status")]
         return [" ".join(t.split()) for t in texts if t.strip()]
 
