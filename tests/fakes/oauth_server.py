@@ -44,6 +44,11 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         body = self._body()
         fake.requests.append((self.path, body))
+        if self.path.startswith("/models/") and self.path.endswith("/policy"):
+            name = urllib.parse.unquote(self.path.split("/")[2])
+            fake.policies.append((name, body.get("state", ""), dict(self.headers)))
+            self._json(403 if name in fake.refused_models else 200, {})
+            return
         if self.path == "/device/code":
             self._json(200, fake.device_start())
             return
@@ -76,6 +81,8 @@ class FakeAuthServer:
         self.exchange_headers: list[dict[str, str]] = []
         self.proxy_ep = "proxy.individual.githubcopilot.com"
         self.account_id = "acct-fake-1"
+        self.policies: list[tuple[str, str, dict[str, str]]] = []
+        self.refused_models: set[str] = set()
         self.refreshes = 0
         self.pending = 2
         self.slow_down = False

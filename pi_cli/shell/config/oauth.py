@@ -45,6 +45,7 @@ class OAuthProvider:
     json_body: bool = False  # Anthropic's token endpoint takes JSON, the others a form
     extra_params: dict[str, str] = field(default_factory=dict)
     exchange_url: str = ""  # Copilot: the GitHub token buys a short-lived Copilot token
+    models_url: str = ""  # Copilot: where models are enabled (default: the token's API host)
 
     @property
     def redirect_uri(self) -> str:
@@ -326,9 +327,11 @@ def device_login(
                 f"{provider.title}: the sign-in was {'denied' if error == 'access_denied' else 'not completed in time'}"
             )
         github = _credentials(provider, data)
-        return (
-            exchange_copilot(provider, github.access, network) if provider.exchange_url else github
-        )
+        if not provider.exchange_url:
+            return github
+        copilot = exchange_copilot(provider, github.access, network)
+        enable_copilot_models(provider, copilot, say, network)
+        return copilot
     raise AuthError(f"{provider.title}: the code was not entered in time: run pi login again")
 
 
@@ -383,3 +386,42 @@ def refresher(provider: OAuthProvider, network: Any = None) -> Callable[[Credent
         return renewed
 
     return renew
+
+
+def enable_copilot_models(
+    provider: OAuthProvider, copilot: Credentials, say: Say, network: Any = None
+) -> tuple[int, int]:
+    """Accept each Copilot model's policy once, as the editors do at sign-in (Claude, Gemini
+    and Grok models answer nothing until it is accepted). (enabled, tried); failures are only
+    counted: an organization may keep a model off."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    from pi_cli.shell.config.subscription import (
+        COPILOT_HEADERS,
+        SUBSCRIPTION_MODELS,
+        copilot_base_url,
+    )
+
+    base = (provider.models_url or copilot_base_url(copilot.access)).rstrip("/")
+    headers = {
+        **COPILOT_HEADERS,
+        "Authorization": f"Bearer {copilot.access}",
+        "openai-intent": "chat-policy",
+        "x-interaction-type": "chat-policy",
+    }
+    names = SUBSCRIPTION_MODELS["github-copilot"]
+    with _client(network) as client:
+
+        def enable(name: str) -> bool:
+            url = f"{base}/models/{urllib.parse.quote(name, safe='')}/policy"
+            try:
+                return client.post(url, json={"state": "enabled"}, headers=headers).is_success
+            except httpx.HTTPError:
+                return False
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            enabled = sum(pool.map(enable, names))
+    say(f"Enabled {enabled} of {len(names)} Copilot models.")
+    return enabled, len(names)

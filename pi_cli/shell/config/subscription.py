@@ -35,6 +35,47 @@ CODEX_BASE_URL = "https://chatgpt.com/backend-api/codex"
 COPILOT_BASE_URL = "https://api.individual.githubcopilot.com"
 _OPENAI_AUTH_CLAIM = "https://api.openai.com/auth"
 
+SUBSCRIPTION_MODELS: dict[str, tuple[str, ...]] = {
+    "openai-codex": (
+        "gpt-5.1",
+        "gpt-5.1-codex-max",
+        "gpt-5.1-codex-mini",
+        "gpt-5.2",
+        "gpt-5.2-codex",
+        "gpt-5.3-codex",
+        "gpt-5.3-codex-spark",
+        "gpt-5.4",
+    ),
+    "github-copilot": (
+        "claude-haiku-4.5",
+        "claude-opus-4.5",
+        "claude-opus-4.6",
+        "claude-sonnet-4",
+        "claude-sonnet-4.5",
+        "claude-sonnet-4.6",
+        "gemini-2.5-pro",
+        "gemini-3-flash-preview",
+        "gemini-3-pro-preview",
+        "gemini-3.1-pro-preview",
+        "gpt-4.1",
+        "gpt-4o",
+        "gpt-5",
+        "gpt-5-mini",
+        "gpt-5.1",
+        "gpt-5.1-codex",
+        "gpt-5.1-codex-max",
+        "gpt-5.1-codex-mini",
+        "gpt-5.2",
+        "gpt-5.2-codex",
+        "gpt-5.3-codex",
+        "gpt-5.4",
+        "grok-code-fast-1",
+    ),
+}
+"""The models each subscription offers, as the TypeScript pi's catalogue lists them (offered in
+the model picker when signed in; any other name is tried as given)."""
+
+
 Shape = Callable[[Credentials, Sequence[Any]], dict[str, str]]
 
 

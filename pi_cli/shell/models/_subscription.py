@@ -27,46 +27,6 @@ SUBSCRIPTION_DEFAULT = "anthropic/claude-sonnet-4-5"
 SUBSCRIPTION_PROVIDERS = ("openai-codex", "github-copilot")  # setup.SUBSCRIBABLE: these + anthropic
 """Providers reached only through a subscription (no API key exists for them)."""
 
-SUBSCRIPTION_MODELS: dict[str, tuple[str, ...]] = {
-    "openai-codex": (
-        "gpt-5.1",
-        "gpt-5.1-codex-max",
-        "gpt-5.1-codex-mini",
-        "gpt-5.2",
-        "gpt-5.2-codex",
-        "gpt-5.3-codex",
-        "gpt-5.3-codex-spark",
-        "gpt-5.4",
-    ),
-    "github-copilot": (
-        "claude-haiku-4.5",
-        "claude-opus-4.5",
-        "claude-opus-4.6",
-        "claude-sonnet-4",
-        "claude-sonnet-4.5",
-        "claude-sonnet-4.6",
-        "gemini-2.5-pro",
-        "gemini-3-flash-preview",
-        "gemini-3-pro-preview",
-        "gemini-3.1-pro-preview",
-        "gpt-4.1",
-        "gpt-4o",
-        "gpt-5",
-        "gpt-5-mini",
-        "gpt-5.1",
-        "gpt-5.1-codex",
-        "gpt-5.1-codex-max",
-        "gpt-5.1-codex-mini",
-        "gpt-5.2",
-        "gpt-5.2-codex",
-        "gpt-5.3-codex",
-        "gpt-5.4",
-        "grok-code-fast-1",
-    ),
-}
-"""The models each subscription offers, as the TypeScript pi's catalogue lists them (offered in
-the model picker when signed in; any other name is tried as given)."""
-
 
 def signed_in_providers() -> list[str]:
     """Providers ``pi login`` holds tokens for (none when they cannot be read)."""
@@ -80,6 +40,8 @@ def signed_in_providers() -> list[str]:
 
 def subscription_specs(signed: list[str]) -> list[str]:
     """``provider/model`` of every model the ``signed`` subscriptions offer."""
+    from pi_cli.shell.config.subscription import SUBSCRIPTION_MODELS
+
     return [f"{p}/{n}" for p, names in SUBSCRIPTION_MODELS.items() if p in signed for n in names]
 
 

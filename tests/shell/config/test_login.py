@@ -32,6 +32,7 @@ def local(name: str, auth: FakeAuthServer) -> object:
         authorize_url=f"{auth.url}/authorize",
         device_url=f"{auth.url}/device/code",
         exchange_url=f"{auth.url}/copilot" if provider.exchange_url else "",
+        models_url=auth.url if provider.exchange_url else "",
         callback_port=0,
     )
 
@@ -107,12 +108,22 @@ def test_a_forged_state_is_refused(tmp_path: Path) -> None:
 def test_device_flow_for_copilot_with_pending_and_slow_down(tmp_path: Path) -> None:
     with FakeAuthServer() as auth:
         auth.slow_down = True
+        auth.refused_models.add("grok-code-fast-1")
         provider = local("github-copilot", auth)
         said: list[str] = []
         creds = device_login(provider, said.append, sleep=lambda _: None)  # type: ignore[arg-type]
         assert "ABCD-1234" in said[0]
         assert "proxy-ep=proxy.individual.githubcopilot.com" in creds.access
         assert creds.refresh.startswith("gho-")
+        # As the editors do at sign-in: every catalogue model's policy accepted (one refused
+        # by the organization is only counted).
+        enabled = [name for name, state, _ in auth.policies if state == "enabled"]
+        assert "claude-sonnet-4.5" in enabled and "gpt-4.1" in enabled
+        _, _, policy_headers = auth.policies[0]
+        assert policy_headers["Authorization"] == f"Bearer {creds.access}"
+        assert policy_headers["openai-intent"] == "chat-policy"
+        assert policy_headers["Copilot-Integration-Id"] == "vscode-chat"
+        assert "Enabled 22 of 23 Copilot models." in said
         (exchange,) = auth.exchange_headers
         assert exchange["Authorization"] == f"Bearer {creds.refresh}"
         assert exchange["Copilot-Integration-Id"] == "vscode-chat"
