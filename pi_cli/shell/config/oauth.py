@@ -417,7 +417,8 @@ def enable_copilot_models(
         def enable(name: str) -> bool:
             url = f"{base}/models/{urllib.parse.quote(name, safe='')}/policy"
             try:
-                return client.post(url, json={"state": "enabled"}, headers=headers).is_success
+                answer = client.post(url, json={"state": "enabled"}, headers=headers)
+                return bool(answer.is_success)
             except httpx.HTTPError:
                 return False
 
