@@ -16,40 +16,14 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from pi_cli.shell.config._oauth_http import OAuthProvider, Say, client_for
 from pi_cli.shell.config.auth import AuthError, Credentials
 
 if TYPE_CHECKING:
     from agent_core.net import NetworkConfig
-
-Say = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class OAuthProvider:
-    """One sign-in: its flow (``pkce`` or ``device``) and endpoints."""
-
-    name: str
-    title: str
-    flow: str
-    client_id: str
-    token_url: str
-    authorize_url: str = ""
-    device_url: str = ""
-    scope: str = ""
-    callback_port: int = 0
-    callback_path: str = "/callback"
-    redirect_host: str = "localhost"
-    json_body: bool = False  # Anthropic's token endpoint takes JSON, the others a form
-    extra_params: dict[str, str] = field(default_factory=dict)
-    exchange_url: str = ""  # Copilot: the GitHub token buys a short-lived Copilot token
-    models_url: str = ""  # Copilot: where models are enabled (default: the token's API host)
-
-    @property
-    def redirect_uri(self) -> str:
-        return f"http://{self.redirect_host}:{self.callback_port}{self.callback_path}"
 
 
 def _b64(text: str) -> str:
@@ -102,20 +76,12 @@ OAUTH_PROVIDERS = PROVIDERS
 """The same table, under the name the shell's front door gives it."""
 
 
-def _client(network: Any = None) -> Any:
-    import httpx
-
-    from agent_core.net import ssl_context
-
-    return httpx.Client(timeout=30.0, verify=ssl_context(network), trust_env=True)
-
-
 def _post(provider: OAuthProvider, url: str, body: dict[str, str], network: Any) -> dict[str, Any]:
     import httpx
 
     headers = {"Accept": "application/json"}
     try:
-        with _client(network) as client:
+        with client_for(network) as client:
             if provider.json_body:
                 response = client.post(url, json=body, headers=headers)
             else:
@@ -329,43 +295,12 @@ def device_login(
         github = _credentials(provider, data)
         if not provider.exchange_url:
             return github
+        from pi_cli.shell.config._copilot import enable_copilot_models, exchange_copilot
+
         copilot = exchange_copilot(provider, github.access, network)
         enable_copilot_models(provider, copilot, say, network)
         return copilot
     raise AuthError(f"{provider.title}: the code was not entered in time: run pi login again")
-
-
-def exchange_copilot(
-    provider: OAuthProvider, github_token: str, network: Any = None
-) -> Credentials:
-    """A Copilot token for a GitHub token (kept as the "refresh" token: it does not expire)."""
-    import httpx
-
-    from pi_cli.shell.config.subscription import COPILOT_HEADERS
-
-    try:
-        with _client(network) as client:
-            response = client.get(
-                provider.exchange_url,
-                headers={
-                    "Authorization": f"Bearer {github_token}",
-                    "Accept": "application/json",
-                    **COPILOT_HEADERS,
-                },
-            )
-    except httpx.HTTPError as exc:
-        raise AuthError(
-            f"{provider.title}: {provider.exchange_url} could not be reached ({exc})"
-        ) from None
-    if response.status_code in (401, 403):
-        raise AuthError(
-            f"{provider.title}: the GitHub sign-in was revoked or has no Copilot: run pi login {provider.name}"
-        )
-    data = response.json() if response.status_code < 400 else {}
-    token, expires = data.get("token"), data.get("expires_at")
-    if not isinstance(token, str) or not isinstance(expires, int):
-        raise AuthError(f"{provider.title}: no Copilot token (HTTP {response.status_code})")
-    return Credentials(token, github_token, expires * 1000)
 
 
 def refresher(provider: OAuthProvider, network: Any = None) -> Callable[[Credentials], Credentials]:
@@ -373,6 +308,8 @@ def refresher(provider: OAuthProvider, network: Any = None) -> Callable[[Credent
 
     def renew(old: Credentials) -> Credentials:
         if provider.exchange_url:
+            from pi_cli.shell.config._copilot import exchange_copilot
+
             return exchange_copilot(provider, old.refresh, network)
         body = {
             "grant_type": "refresh_token",
@@ -386,43 +323,3 @@ def refresher(provider: OAuthProvider, network: Any = None) -> Callable[[Credent
         return renewed
 
     return renew
-
-
-def enable_copilot_models(
-    provider: OAuthProvider, copilot: Credentials, say: Say, network: Any = None
-) -> tuple[int, int]:
-    """Accept each Copilot model's policy once, as the editors do at sign-in (Claude, Gemini
-    and Grok models answer nothing until it is accepted). (enabled, tried); failures are only
-    counted: an organization may keep a model off."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    import httpx
-
-    from pi_cli.shell.config.subscription import (
-        COPILOT_HEADERS,
-        SUBSCRIPTION_MODELS,
-        copilot_base_url,
-    )
-
-    base = (provider.models_url or copilot_base_url(copilot.access)).rstrip("/")
-    headers = {
-        **COPILOT_HEADERS,
-        "Authorization": f"Bearer {copilot.access}",
-        "openai-intent": "chat-policy",
-        "x-interaction-type": "chat-policy",
-    }
-    names = SUBSCRIPTION_MODELS["github-copilot"]
-    with _client(network) as client:
-
-        def enable(name: str) -> bool:
-            url = f"{base}/models/{urllib.parse.quote(name, safe='')}/policy"
-            try:
-                answer = client.post(url, json={"state": "enabled"}, headers=headers)
-                return bool(answer.is_success)
-            except httpx.HTTPError:
-                return False
-
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            enabled = sum(pool.map(enable, names))
-    say(f"Enabled {enabled} of {len(names)} Copilot models.")
-    return enabled, len(names)
