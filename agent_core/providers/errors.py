@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote
@@ -128,6 +129,34 @@ def body_message(body: bytes | str | Any) -> str:
     return str(text)
 
 
+_SPENT = ("usage_limit_reached", "usage_not_included", "insufficient_quota")
+
+
+def usage_limit(body: bytes | str) -> str | None:
+    """What a 429 saying the plan or quota is spent means for the user (ChatGPT's Codex
+    ``usage_limit_reached`` with its plan and reset time, OpenAI's ``insufficient_quota``), or
+    None for an ordinary rate limit."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    err = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(err, dict):
+        return None
+    code = str(err.get("code") or err.get("type") or "")
+    if code not in _SPENT:
+        return None
+    if code == "insufficient_quota":
+        return "the account's quota is spent (check its plan and billing)."
+    plan = err.get("plan_type")
+    said = f"You have hit your ChatGPT usage limit{f' ({str(plan).lower()} plan)' if plan else ''}."
+    resets = err.get("resets_at")
+    if isinstance(resets, int | float) and not isinstance(resets, bool):
+        minutes = max(0, round((resets - time.time()) / 60))
+        said += f" Try again in ~{minutes} min."
+    return said
+
+
 def is_overflow_text(text: str) -> bool:
     """True when a provider message says the prompt exceeds the context window."""
     return bool(_OVERFLOW.search(text))
@@ -159,6 +188,9 @@ def http_error(
         # minute" is a rate limit, and a 5xx is the server's problem.
         message = f"{CONTEXT_OVERFLOW_PREFIX} {detail} ({provider}, HTTP {status})"
         retryable = False
+    elif status == 429 and (spent := usage_limit(body)) is not None:
+        message = f"{provider}: {spent} Server said: {detail}"
+        retryable = False  # a spent plan or quota does not come back within a retry
     elif status == 429:
         message = f"Rate limited by {provider} (HTTP 429): {detail}"
     elif status >= 500:

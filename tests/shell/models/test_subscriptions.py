@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -307,3 +308,24 @@ def test_the_model_picker_offers_what_the_signed_in_subscriptions_serve(home: Pa
     assert notes["anthropic/claude-sonnet-4-5"] == ("pi login anthropic", True)
     assert notes["openai/gpt-4.1"][1] is False  # no key, no sign-in
     assert not any(spec.startswith("openai-codex/") for spec in notes)  # not signed in
+
+
+async def test_a_spent_chatgpt_plan_is_said_once_not_retried(home: Path) -> None:
+    later = int(time.time() * 1000) + HOUR_MS
+    AuthStore(home).save("openai-codex", Credentials(codex_token(0), "rt", later))
+    resets = int(time.time()) + 47 * 60 + 20
+    limit = {  # the shape ChatGPT's Codex backend answers (pi-ts parses the same fields)
+        "error": {
+            "type": "usage_limit_reached",
+            "message": "The usage limit has been reached",
+            "plan_type": "PLUS",
+            "resets_at": resets,
+        }
+    }
+    turns = [Turn(json_body=limit, status=429), Turn(text="never")]
+    with FakeProviderServer(turns) as server:
+        shell = await run_turns(home, "openai-codex/gpt-5.1", server.openai_base_url, ["a"])
+        assert len(server.requests) == 1  # a spent plan is not retried
+    message = shell.agent.state.messages[-1].error_message or ""
+    assert "You have hit your ChatGPT usage limit (plus plan). Try again in ~4" in message
+    assert re.search(r"Try again in ~4[678] min\.", message)  # 47 min when asked
