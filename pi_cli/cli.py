@@ -5,8 +5,12 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from pi_cli import __version__
+
+if TYPE_CHECKING:
+    from pi_cli.args import LaunchArgs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         if subcommand is not None:
             return subcommand.run(args[1:])
         launch_args = parse_fast(args)
+        if launch_args is None:  # typer's message names an unknown option, not an extension's
+            args, launch_args = _with_extension_flags(args)
         if launch_args is not None:  # every valid command line: no typer on the hot path
             # Start-up builds ~300k objects that live as long as the process: collecting
             # while they are made finds nothing and cost 20-50 ms. The shell's start-up
@@ -51,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
 
         app(args=args, prog_name="pi", standalone_mode=True)
     except SystemExit as exc:
+        if exc.code in (0, None) and ("--help" in args or "-h" in args):
+            _print_extension_flags()
         code = exc.code
         return code if isinstance(code, int) else (ExitCode.OK if code is None else ExitCode.USAGE)
     except KeyboardInterrupt:
@@ -66,6 +74,35 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         gc.enable()  # a path that built no shell (--list-models, an error) must not leave it off
     return ExitCode.OK
+
+
+def _with_extension_flags(args: list[str]) -> tuple[list[str], LaunchArgs | None]:
+    """A command line with flags extensions registered (known from their cache): the words
+    left without them, and those parsed (their values for the shell; ``None``: still bad)."""
+    if not any(word.startswith("--") for word in args):
+        return args, None
+    from pi_cli.args import parse_fast
+    from pi_cli.shell import cached_flags, split_flags
+
+    rest, values = split_flags(args, cached_flags())
+    launch_args = parse_fast(rest) if values else None
+    if launch_args is not None:
+        launch_args.shell.extension_flags = values
+    return rest, launch_args
+
+
+def _print_extension_flags() -> None:
+    """After ``--help``: the flags of the extensions pi has loaded before (from their cache)."""
+    from pi_cli.shell import cached_flags, one_line
+
+    flags = cached_flags()
+    if flags:
+        print("\nExtension flags (from extensions loaded before):")
+    for flag in flags:
+        value = " VALUE" if flag.get("type") == "string" else ""
+        name = one_line(f"--{flag['name']}{value}")
+        about = one_line(f"{flag.get('description') or ''} ({flag.get('extension', '?')})")
+        print(f"  {name:<28} {about}")
 
 
 def _scrub(text: str, args: list[str]) -> str:

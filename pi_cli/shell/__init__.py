@@ -115,6 +115,7 @@ if TYPE_CHECKING:
     )
     from pi_cli.shell.events.lsp import DiagnosticsReported, LspStatusChanged
     from pi_cli.shell.export_html import ExportError, default_export_path, export_session
+    from pi_cli.shell.extension_sources import cached_flags, split_flags
     from pi_cli.shell.front import BackgroundShellView, FrontShell, QueueView
     from pi_cli.shell.importing import TranscriptImportError, import_words
     from pi_cli.shell.input_policy import Intent
@@ -264,6 +265,8 @@ __all__ = [
     "PermissionRequested",
     "PermissionResolved",
     "pi_home",
+    "cached_flags",
+    "split_flags",
     "PickAction",
     "pkce_login",
     "probe_local_servers",

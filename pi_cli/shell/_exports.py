@@ -104,6 +104,8 @@ EXPORTS: dict[str, str] = {
     "DialogBroker": "pi_cli.shell.dialogs",
     # files and text
     "pi_home": "pi_cli.shell.paths",
+    "cached_flags": "pi_cli.shell.extension_sources",
+    "split_flags": "pi_cli.shell.extension_sources",
     "editor_command": "pi_cli.shell.paths",
     "sessions_dir": "pi_cli.shell.paths",
     "clean": "pi_cli.shell.text.terminal",

@@ -236,6 +236,50 @@ def write_cache(data: dict[str, Any]) -> None:
         Path(tmp).unlink(missing_ok=True)
 
 
+def cached_flags() -> list[dict[str, Any]]:
+    """The command-line flags the cached extensions registered (``name``, ``description``,
+    ``type``: ``boolean`` or ``string``, ``extension``), for ``pi``'s parser and ``--help``."""
+    entries = read_cache().get("extensions")
+    found: list[dict[str, Any]] = []
+    for entry in entries.values() if isinstance(entries, dict) else ():
+        flags = entry.get("flags") if isinstance(entry, dict) else None
+        for flag in flags if isinstance(flags, list) else ():
+            if isinstance(flag, dict) and isinstance(flag.get("name"), str):
+                found.append(flag)
+    return found
+
+
+def split_flags(
+    argv: list[str], flags: list[dict[str, Any]]
+) -> tuple[list[str], dict[str, str | bool]]:
+    """``argv`` without the extensions' flags, and their values (``--name`` for a boolean,
+    ``--name value`` or ``--name=value`` for a string; after ``--`` nothing is a flag)."""
+    kinds = {f"--{f['name']}": str(f.get("type") or "boolean") for f in flags}
+    rest: list[str] = []
+    values: dict[str, str | bool] = {}
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        index += 1
+        if word == "--":
+            rest.extend(argv[index - 1 :])
+            break
+        flag, eq, inline = word.partition("=")
+        kind = kinds.get(flag)
+        if kind is None or (kind == "boolean" and eq):
+            rest.append(word)
+        elif kind == "boolean":
+            values[flag[2:]] = True
+        elif eq:
+            values[flag[2:]] = inline
+        elif index < len(argv):
+            values[flag[2:]] = argv[index]
+            index += 1
+        else:
+            rest.append(word)  # a string flag without its value: the parser's error
+    return rest, values
+
+
 _EP_CACHE: dict[str, Any] = {}
 
 

@@ -67,3 +67,5 @@ class ShellOptions:
     """``--goal``: a goal set at start, its directive added to the first prompt."""
     goal_check: str | None = None
     """``--goal-check``: the command that decides ``goal`` (exit 0 = met)."""
+    extension_flags: dict[str, str | bool] = field(default_factory=dict)
+    """Flags extensions registered, as given on the command line (``--plan``: ``{"plan": True}``)."""

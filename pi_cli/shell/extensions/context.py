@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.dialogs import DialogBroker
     from pi_cli.shell.events import ShellEvent
     from pi_cli.shell.input_policy import Intent
+    from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.session.store import SessionStore
 
 T = TypeVar("T")
@@ -40,6 +41,8 @@ class ExtensionHost(Protocol):
 
     @property
     def cwd(self) -> Path: ...
+    @property
+    def options(self) -> ShellOptions: ...
     @property
     def dialogs(self) -> DialogBroker: ...
     @property

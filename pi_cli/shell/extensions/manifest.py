@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_cli.shell.extensions.registry import Registration
 
-API = 1
+API = 2
 """Bumped when what is cached changes shape (or its meaning)."""
 
 
@@ -31,6 +31,7 @@ class Manifest:
     keys: list[dict[str, Any]] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     ui: list[dict[str, Any]] = field(default_factory=list)
+    flags: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def of(cls, registration: Registration, stamp: str) -> Manifest:
@@ -66,7 +67,9 @@ class Manifest:
             ui=[
                 {"slot": slot, "key": key, "text": text, "lines": lines}
                 for (slot, key), (text, lines) in registration.ui.items()
+                if slot != "editor"
             ],
+            flags=[dict(flag, extension=registration.name) for flag in registration.flags],
         )
 
     def wire(self) -> dict[str, Any]:
@@ -86,6 +89,7 @@ class Manifest:
                 keys=list(data["keys"]),
                 events=[str(e) for e in data["events"]],
                 ui=list(data["ui"]),
+                flags=list(data.get("flags") or []),
             )
             for tool in manifest.tools:
                 str(tool["name"]), str(tool["description"]), dict(tool["schema"])

@@ -13,7 +13,7 @@ import re
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 COMMAND_NAME = re.compile(r"^[a-z0-9][a-z0-9:_.-]{0,63}$")
+FLAG_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 KEY_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 Completer = Callable[[str], Sequence[str | tuple[str, str]]]
 """Argument completion of a command: the text typed after its name -> candidates (a value, or
@@ -89,6 +90,8 @@ class Registration:
     ui: dict[tuple[str, str], tuple[str | None, list[str] | None]] = field(default_factory=dict)
     notices: list[tuple[str, str]] = field(default_factory=list)
     payloads: dict[str, type] = field(default_factory=dict)
+    flags: list[dict[str, Any]] = field(default_factory=list)
+    """Command-line flags: ``name``, ``description``, ``type`` (``boolean``/``string``), ``default``."""
     """``pi.events`` names -> the payload type their handlers take."""
 
     @property
@@ -146,6 +149,8 @@ class ExtensionAPI(ShellControls):
         self.context: ExtensionContext | None = None
         """The live context, once loaded (handlers also get it as ``ctx``)."""
         self.changed: Callable[[], None] = lambda: None
+        self.flag_values: dict[str, str | bool] = {}
+        """The extensions' flags given on the command line (set by the runtime)."""
         self.events = ExtensionEvents(registration.handlers, registration.payloads)
         """The bus between extensions: ``pi.events.on(name, handler)``, ``pi.events.emit``."""
 
@@ -317,6 +322,37 @@ class ExtensionAPI(ShellControls):
             return function
 
         return decorate(handler) if handler is not None else decorate
+
+    # ------------------------------------------------------------------ flags
+
+    def register_flag(
+        self,
+        name: str,
+        *,
+        description: str = "",
+        type: Literal["boolean", "string"] = "boolean",
+        default: str | bool | None = None,
+    ) -> None:
+        """A command-line flag of pi (``--name``; a string flag takes a value): pi's parser
+        knows it once this extension has loaded once (its registrations are cached), and
+        ``pi --help`` lists it then. Read it with :meth:`get_flag`."""
+        name = name.removeprefix("--")
+        if not FLAG_NAME.match(name):
+            raise ValueError(f"flag {name!r}: lower-case letters, digits and -, at most 40")
+        if type not in ("boolean", "string"):
+            raise ValueError(f"flag {name!r}: type is 'boolean' or 'string'")
+        self._registration.flags = [f for f in self._registration.flags if f["name"] != name]
+        self._registration.flags.append(
+            {"name": name, "description": description, "type": type, "default": default}
+        )
+        self.changed()
+
+    def get_flag(self, name: str) -> str | bool | None:
+        """The flag's value on this command line, else its default (``None``: not registered)."""
+        name = name.removeprefix("--")
+        if name in self.flag_values:
+            return self.flag_values[name]
+        return next((f["default"] for f in self._registration.flags if f["name"] == name), None)
 
     # ------------------------------------------------------------------ state
 

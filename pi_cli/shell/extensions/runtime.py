@@ -206,6 +206,7 @@ class Extensions:
             return ext
         from pi_cli.shell.extensions import loader
 
+        ext.api.flag_values = dict(self.host.options.extension_flags)
         try:
             ext.worker.run(loader.load, source, ext.api).result(self.timeout_s)
         except concurrent.futures.TimeoutError:
@@ -228,6 +229,7 @@ class Extensions:
         from pi_cli.shell.extensions import loader
 
         self.bridge.bind()
+        ext.api.flag_values = dict(self.host.options.extension_flags)
         future = ext.worker.run(loader.load, ext.source, ext.api)
         try:
             await asyncio.wait_for(asyncio.wrap_future(future), self.timeout_s)
