@@ -1,5 +1,5 @@
-"""Built-in tools for the agent: read, write, edit, bash, bash_output, bash_kill, grep, find, ls,
-web_fetch, todo_write, task, exit_plan_mode and ask_user.
+"""Built-in tools for the agent: read, write, edit, bash, bash_output, bash_kill, monitor,
+monitor_stop, grep, find, ls, web_fetch, todo_write, task, exit_plan_mode and ask_user.
 
 Each tool is a factory over a working directory returning an object that satisfies
 ``agent_core.Tool``: besides its schema it declares its own presentation (``summary`` for the
@@ -9,7 +9,7 @@ approval, the todo display) get it as :class:`~tools.services.ToolServices`. Thi
 only agent_core, pydantic and the standard library (ripgrep is run as a subprocess), except
 web_fetch's two modules, which import httpx and trafilatura when a fetch is made.
 
-The process tools (``bash``, ``bash_output``, ``bash_kill``) share one :class:`Sandbox`: the
+The process tools (``bash``, ``bash_output``, ``bash_kill``, ``monitor``, ``monitor_stop``) share one :class:`Sandbox`: the
 session's sandbox and background shells. :func:`create_tools` makes an unsandboxed one (still
 contained) when none is given; the shell passes the one it built from the settings.
 """
@@ -28,6 +28,7 @@ from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, t
 from tools.ask_user import AskUserTool, create_ask_user_tool
 from tools.bash import BashTool, create_bash_tool
 from tools.bash.kill import BashKillTool, create_bash_kill_tool
+from tools.bash.monitor import MonitorStopTool, MonitorTool, create_monitor_tools
 from tools.bash.output import BashOutputTool, create_bash_output_tool
 from tools.edit import EditDetails, EditTool, create_edit_tool
 from tools.exit_plan_mode import ExitPlanModeTool, create_exit_plan_mode_tool
@@ -85,6 +86,8 @@ TOOL_FACTORIES: dict[str, ToolFactory] = {
     "bash": create_bash_tool,
     "bash_output": create_bash_output_tool,
     "bash_kill": create_bash_kill_tool,
+    "monitor": lambda cwd, sandbox=None, env=None: create_monitor_tools(cwd, sandbox, env)[0],
+    "monitor_stop": lambda cwd, sandbox=None: create_monitor_tools(cwd, sandbox)[1],
     "edit": create_edit_tool,
     "write": create_write_tool,
     "grep": create_grep_tool,
@@ -99,22 +102,24 @@ TOOL_FACTORIES: dict[str, ToolFactory] = {
 }
 """Every tool by name; the service tools made this way work standalone (no shell)."""
 
-PROCESS_TOOL_NAMES: frozenset[str] = frozenset({"bash", "bash_output", "bash_kill"})
+PROCESS_TOOL_NAMES: frozenset[str] = frozenset(
+    {"bash", "bash_output", "bash_kill", "monitor", "monitor_stop"}
+)
 """The tools that share the session's :class:`Sandbox`."""
 
 DEFAULT_TOOL_NAMES: list[str] = [
     *("read", "bash", "bash_output", "bash_kill", "edit", "write"),
-    *("web_fetch", "todo_write", "task", "exit_plan_mode", "ask_user"),
+    *("web_fetch", "todo_write", "task", "exit_plan_mode", "ask_user", "monitor", "monitor_stop"),
 ]
 """On by default, as in Claude Code (which has WebFetch, TodoWrite, Task, ExitPlanMode and
-AskUserQuestion)."""
+AskUserQuestion, and Monitor)."""
 
 AGENT_TOOL_NAMES = frozenset(
-    {"todo_write", "task", "exit_plan_mode", "ask_user"}
+    {"todo_write", "task", "exit_plan_mode", "ask_user", "monitor", "monitor_stop"}
     | {"schedule_create", "schedule_list", "schedule_delete"}  # the shell's: /loop's tools
 )
 """Tools about the conversation itself: a sub-agent never gets them (no nested sub-agents, no
-schedule that fires into the parent's session)."""
+schedule that fires into the parent's session; a monitor's lines go to the main conversation)."""
 
 
 def create_tools(
@@ -143,9 +148,13 @@ def create_tools(
         sandbox = Sandbox(cwd, mode="off")
     given = services or ToolServices()
     tools: list[Tool] = []
+    monitors: tuple[MonitorTool, MonitorStopTool] | None = None
     for name in names:
         if name == "bash":
             tools.append(create_bash_tool(cwd, sandbox, env))
+        elif name in ("monitor", "monitor_stop"):
+            monitors = monitors or create_monitor_tools(cwd, sandbox, env)
+            tools.append(monitors[0] if name == "monitor" else monitors[1])
         elif name in PROCESS_TOOL_NAMES:
             tools.append(TOOL_FACTORIES[name](cwd, sandbox=sandbox))
         elif name in _WITH_SERVICES:
@@ -172,6 +181,8 @@ __all__ = [
     "FindTool",
     "GrepTool",
     "LsTool",
+    "MonitorStopTool",
+    "MonitorTool",
     "ReadTool",
     "Sandbox",
     "SandboxStatus",

@@ -110,6 +110,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.events.long_running import (
         GoalChanged,
         GoalChecked,
+        MonitorDelivered,
         ScheduleFired,
         SchedulesChanged,
     )
@@ -197,6 +198,7 @@ __all__ = [
     "GoalChecked",
     "ScheduleFired",
     "SchedulesChanged",
+    "MonitorDelivered",
     "check_frame",
     "check_trust",
     "clean",

@@ -93,6 +93,7 @@ EXPORTS: dict[str, str] = {
     "GoalChecked": "pi_cli.shell.events.long_running",
     "ScheduleFired": "pi_cli.shell.events.long_running",
     "SchedulesChanged": "pi_cli.shell.events.long_running",
+    "MonitorDelivered": "pi_cli.shell.events.long_running",
     "DialogKind": "pi_cli.shell.events.dialogs",
     "DialogOption": "pi_cli.shell.events.dialogs",
     "DialogRequested": "pi_cli.shell.events.dialogs",

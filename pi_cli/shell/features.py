@@ -17,6 +17,7 @@ from pi_cli.shell.events import ShellEvent
 from pi_cli.shell.export_html.commands import export_commands
 from pi_cli.shell.goals import Goals, GoalShell, attach_goals
 from pi_cli.shell.memory import Memory, MemoryHost, attach_memory
+from pi_cli.shell.monitors import MonitorShell, attach_monitors
 from pi_cli.shell.options import ShellOptions
 from pi_cli.shell.permissions import permission_commands
 from pi_cli.shell.prompt.init_command import init_commands
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.plugins.attach import Plugins
 
 
-class FeatureHost(GoalShell, MemoryHost, Protocol):
+class FeatureHost(GoalShell, MemoryHost, MonitorShell, Protocol):
     """The shell, as the session features are built into it."""
 
     @property
@@ -59,6 +60,7 @@ def attach_session_parts(
     shell.input_transforms.insert(0, settled)
     queue = DurableQueue(shell, offer=shell.options.offer_stored_queue)
     shell.commands.register_all(session_commands(), export_commands(), rewind_commands())
+    attach_monitors(shell)  # the monitor tool's lines into the conversation, /monitors
     return checkpoints, queue, attach_goals(shell), attach_memory(shell)
 
 

@@ -2,7 +2,8 @@
 
 One ordered list, grouped by kind (steers, then follow-ups, then held inputs). The live run's
 loop drains steers at each turn start and follow-ups when it would stop, honouring the delivery
-modes (``one-at-a-time`` or ``all``); held inputs wait for the shell to be idle. Every change is
+modes (``one-at-a-time`` or ``all``); held inputs wait for the shell to be idle. Messages pi
+itself delivers (a monitor's lines: :meth:`InputQueue.deliver`) go with the steers. Every change is
 reported through ``on_change`` so each front end shows the same queue, and any single item can
 be edited, removed, moved within its group or promoted to a steer while the run goes on.
 """
@@ -55,6 +56,7 @@ class InputQueue:
     on_change: Callable[[list[QueuedInput]], None] = lambda items: None
     _items: list[QueuedInput] = field(default_factory=list)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _deliveries: list[Message] = field(default_factory=list)
 
     def items(self) -> list[QueuedInput]:
         """A snapshot, in delivery order."""
@@ -171,8 +173,23 @@ class InputQueue:
         return [item.message() for item in chosen]
 
     def drain_steering(self) -> list[Message]:
-        """For the loop: the steers to inject at the next turn start."""
-        return self._drain("steer", self.steering_mode)
+        """For the loop: the steers to inject at the next turn start (then every delivery)."""
+        return self._drain("steer", self.steering_mode) + self.take_deliveries()
+
+    def deliver(self, message: Message) -> None:
+        """Queue a message pi itself sends the model at the next turn boundary (a monitor's
+        lines): not the user's, so never listed, edited or handed back to the editor."""
+        self._deliveries.append(message)
+
+    @property
+    def deliveries(self) -> int:
+        """How many such messages wait."""
+        return len(self._deliveries)
+
+    def take_deliveries(self) -> list[Message]:
+        """Remove and return them, oldest first."""
+        taken, self._deliveries = self._deliveries, []
+        return taken
 
     def drain_follow_ups(self) -> list[Message]:
         """For the loop: the follow-ups to handle now that the run would stop."""

@@ -69,3 +69,6 @@ class ShellOptions:
     """``--goal-check``: the command that decides ``goal`` (exit 0 = met)."""
     extension_flags: dict[str, str | bool] = field(default_factory=dict)
     """Flags extensions registered, as given on the command line (``--plan``: ``{"plan": True}``)."""
+    wake_when_idle: bool = True
+    """A monitor's delivery may start a run while the shell is idle (ACP: no, its client
+    starts every turn; one-shot and JSON mode never wake either)."""

@@ -47,6 +47,7 @@ from pi_cli.shell import (
     LspStatusChanged,
     McpStatusChanged,
     ModelChanged,
+    MonitorDelivered,
     Notice,
     OwnEvent,
     PermissionModeChanged,
@@ -272,6 +273,8 @@ class Bridge:
                 return m.NoticeShown(clean(event.line()), "info")
             case GoalChecked():
                 return m.NoticeShown(clean(event.line()), "info" if event.met else "warning")
+            case MonitorDelivered():
+                return None  # drawn when the model receives it (the user message's block)
             case (
                 TodoUpdated()
                 | SubagentStarted()

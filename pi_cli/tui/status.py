@@ -35,6 +35,7 @@ def shell_status(shell: FrontShell | None, cwd: str, session_label: str | None) 
     usage = shell.usage
     goal = shell.goals.event().goal
     used, window = shell.context_usage()
+    monitors = sum(i.state == "running" and bool(i.monitor) for i in shell.sandbox.shells.infos())
     return Status(
         cwd=cwd,
         session=session_label or shell.session.session_id[:8],
@@ -48,7 +49,8 @@ def shell_status(shell: FrontShell | None, cwd: str, session_label: str | None) 
         context_tokens=used,
         context_window=window,
         mode=shell.permissions.mode,
-        background=shell.sandbox.shells.running,
+        background=shell.sandbox.shells.running - monitors,
+        monitors=monitors,
         agents=shell.agent_tools.running_agents,
         goal=clean(goal.short()) if goal is not None else "",
         goal_state=goal.status if goal is not None else "",

@@ -44,6 +44,10 @@ GUIDELINES = {
     "in your context; several task calls in one response run in parallel.",
     "exit_plan_mode": "In plan mode, research read-only, then call exit_plan_mode with your "
     "plan; implement only after the user approves it.",
+    "monitor": "Use monitor to watch a dev server, a log or a test watcher and react to what it "
+    "prints (a pattern keeps only the lines that matter), instead of polling with bash_output or "
+    "sleep loops.",
+    "monitor_stop": "Use monitor_stop when you no longer need a monitor's lines.",
     "ask_user": "Use ask_user when you need the user's decision (a preference, an ambiguous "
     "requirement, a choice between approaches) rather than guessing; not for things you can "
     "find out yourself.",

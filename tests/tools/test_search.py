@@ -173,6 +173,8 @@ async def test_aborted_signal_refuses_to_start(tmp_path: Path) -> None:
             "todo_write": {"todos": []},
             "task": {"description": "x", "prompt": "y"},
             "exit_plan_mode": {"plan": "p"},
+            "monitor": {"command": "true", "description": "x"},
+            "monitor_stop": {"id": "bash_1"},
             "ask_user": {
                 "questions": [
                     {"question": "q?", "header": "h", "options": [{"label": "a"}, {"label": "b"}]}
@@ -186,11 +188,13 @@ async def test_aborted_signal_refuses_to_start(tmp_path: Path) -> None:
 def test_registry_and_create_tools(tmp_path: Path) -> None:
     assert set(TOOL_FACTORIES) == {
         *("read", "write", "edit", "bash", "bash_output", "bash_kill", "grep", "find", "ls"),
+        *("monitor", "monitor_stop"),
         *("web_fetch", "web_search", "todo_write", "task", "exit_plan_mode", "ask_user"),
     }
     assert DEFAULT_TOOL_NAMES == [
         *("read", "bash", "bash_output", "bash_kill", "edit", "write"),
-        *("web_fetch", "todo_write", "task", "exit_plan_mode", "ask_user"),
+        *("web_fetch", "todo_write", "task", "exit_plan_mode", "ask_user", "monitor"),
+        "monitor_stop",
     ]
     tools = create_tools(["ls", "read"], tmp_path)
     assert [tool.name for tool in tools] == ["ls", "read"]

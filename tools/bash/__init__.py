@@ -12,7 +12,7 @@ import asyncio
 import os
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -144,40 +144,28 @@ class BashTool(ToolBase):
         """Run ``args.command``; abort and timeout kill the whole process tree."""
         if cancel.aborted:
             raise ToolError("Aborted before the command started")
-        if not self.cwd.is_dir():
-            raise ToolError(f"Working directory does not exist: {self.cwd}")
-        try:
-            host, inside = await self.sandbox.host(args.sandbox)
-        except SandboxUnavailable as exc:
-            raise ToolError(str(exc)) from None
-        except HelperError as exc:
-            raise ToolError(f"Cannot run commands: {exc}") from None
-        job_id = self.sandbox.next_id(args.background)
-        env = self.sandbox.environment(self.env, inside)
-        read_fd, write_fd = os.pipe()
-        try:
-            job = host.spawn(
-                job_id,
-                [find_shell(), "-c", args.command],
-                str(self.cwd),
-                env,
-                write_fd,
-                background=args.background,
-                out_read_fd=read_fd,
-            )
-        except HelperError as exc:
-            os.close(read_fd)
-            raise ToolError(f"Cannot run the command: {exc}") from None
-        finally:
-            os.close(write_fd)
-        buf = OutputBuffer(cap=self.sandbox.output_cap, directory=self.sandbox.spill_dir(inside))
         if args.background:
-            return await self._background(args.command, host, job, read_fd, buf, inside)
+            shell, notes = await self.start_background(args.command, args.sandbox)
+            where = " in the sandbox" if shell.sandboxed else ""
+            text = (
+                f"Started background shell {shell.id} (pid {shell.job.pid}){where}. Read its "
+                f'output with bash_output(id="{shell.id}"), stop it with '
+                f'bash_kill(id="{shell.id}"); it is stopped when pi exits.'
+            )
+            return ToolResult.of_text(
+                "\n\n".join([text, *notes]),
+                details={
+                    "background_id": shell.id,
+                    "pid": shell.job.pid,
+                    "sandboxed": shell.sandboxed,
+                },
+            )
+        host, job, read_fd, buf, inside = await self._spawn(args.command, args.sandbox, False)
         timeout = args.timeout if args.timeout is not None else self.default_timeout
         try:
             outcome = await self._run(host, job, read_fd, buf, cancel, timeout, on_update)
         finally:
-            host.forget(job_id)
+            host.forget(job.id)
         notes = await self.sandbox.after_command(inside)
         return finish(buf, job, outcome, timeout, self.sandbox if inside else None, notes)
 
@@ -213,15 +201,50 @@ class BashTool(ToolBase):
             buf.close()
         return outcome
 
-    async def _background(
+    async def _spawn(
+        self, command: str, sandboxed: bool, background: bool
+    ) -> tuple[ProcessHost, Job, int, OutputBuffer, bool]:
+        """Start ``command`` under the session's helper: its host, job, output pipe, buffer and
+        whether it really runs inside the sandbox (raises ToolError when it cannot)."""
+        if not self.cwd.is_dir():
+            raise ToolError(f"Working directory does not exist: {self.cwd}")
+        try:
+            host, inside = await self.sandbox.host(sandboxed)
+        except SandboxUnavailable as exc:
+            raise ToolError(str(exc)) from None
+        except HelperError as exc:
+            raise ToolError(f"Cannot run commands: {exc}") from None
+        job_id = self.sandbox.next_id(background)
+        env = self.sandbox.environment(self.env, inside)
+        read_fd, write_fd = os.pipe()
+        try:
+            job = host.spawn(
+                job_id,
+                [find_shell(), "-c", command],
+                str(self.cwd),
+                env,
+                write_fd,
+                background=background,
+                out_read_fd=read_fd,
+            )
+        except HelperError as exc:
+            os.close(read_fd)
+            raise ToolError(f"Cannot run the command: {exc}") from None
+        finally:
+            os.close(write_fd)
+        buf = OutputBuffer(cap=self.sandbox.output_cap, directory=self.sandbox.spill_dir(inside))
+        return host, job, read_fd, buf, inside
+
+    async def start_background(
         self,
         command: str,
-        host: ProcessHost,
-        job: Job,
-        read_fd: int,
-        buf: OutputBuffer,
-        inside: bool,
-    ) -> ToolResult:
+        sandboxed: bool = True,
+        prepare: Callable[[BackgroundShell], None] | None = None,
+    ) -> tuple[BackgroundShell, list[str]]:
+        """Start ``command`` as a background shell of the session (``bash`` with
+        ``background: true``, and the ``monitor`` tool); ``prepare`` sees the shell before
+        its first output is read. Returns it and the sandbox's notes; raises ToolError."""
+        host, job, read_fd, buf, inside = await self._spawn(command, sandboxed, True)
         shell = BackgroundShell(
             command,
             host,
@@ -231,6 +254,8 @@ class BashTool(ToolBase):
             sandboxed=inside,
             on_change=self.sandbox.shells.changed,
         )
+        if prepare is not None:
+            prepare(shell)
         with suppress(TimeoutError):
             await asyncio.wait_for(job.started.wait(), 5)
         if job.error is not None:
@@ -238,17 +263,7 @@ class BashTool(ToolBase):
             host.forget(job.id)
             raise ToolError(f"Cannot run the command: {job.error}")
         self.sandbox.shells.add(shell)
-        where = " in the sandbox" if inside else ""
-        text = (
-            f"Started background shell {job.id} (pid {job.pid}){where}. Read its output with "
-            f'bash_output(id="{job.id}"), stop it with bash_kill(id="{job.id}"); it is stopped '
-            "when pi exits."
-        )
-        notes = await self.sandbox.after_command(inside)
-        return ToolResult.of_text(
-            "\n\n".join([text, *notes]),
-            details={"background_id": job.id, "pid": job.pid, "sandboxed": inside},
-        )
+        return shell, await self.sandbox.after_command(inside)
 
 
 class _OutputPump:

@@ -36,6 +36,8 @@ class ShellInfo:
     sandboxed: bool
     output_bytes: int
     unread_bytes: int
+    monitor: str | None = None
+    """A monitor's description (the ``monitor`` tool's shell), else ``None``."""
 
 
 class BackgroundShell:
@@ -63,6 +65,14 @@ class BackgroundShell:
         self.killed = False
         self.cursor = 0
         """Bytes of output already returned by ``bash_output``."""
+        self.monitor: str | None = None
+        """Set by the ``monitor`` tool: its description (listings mark the shell as one)."""
+        self.on_output: Callable[[bytes], None] | None = None
+        """Told each chunk of output as it is read, and ``b""`` at its end (a monitor)."""
+        self.eof = asyncio.Event()
+        """Set when the output has ended (or pi stopped reading it)."""
+        self.closed = False
+        """pi stopped reading (it exits): nothing more is said about this shell."""
         self._on_change = on_change
         self._fd: int | None = out_fd
         self._loop = asyncio.get_running_loop()
@@ -80,6 +90,8 @@ class BackgroundShell:
             chunk = b""
         if chunk:
             self.buffer.add(chunk)
+            if self.on_output is not None:
+                self.on_output(chunk)
         else:
             self._close_output()
 
@@ -90,6 +102,9 @@ class BackgroundShell:
             os.close(self._fd)
             self._fd = None
             self.buffer.close()
+            self.eof.set()
+            if self.on_output is not None and not self.closed:
+                self.on_output(b"")
 
     def _job_changed(self) -> None:
         if self.job.exited.is_set() and self.ended_at is None:
@@ -124,12 +139,13 @@ class BackgroundShell:
             sandboxed=self.sandboxed,
             output_bytes=self.buffer.total_bytes,
             unread_bytes=self.buffer.total_bytes - self.cursor,
+            monitor=self.monitor,
         )
 
     async def kill(self, timeout: float = 5.0) -> None:
         """Stop it and everything it started (SIGTERM, then SIGKILL); wait until all are gone."""
         if not self.job.gone.is_set():
-            self.killed = not self.job.exited.is_set()
+            self.killed = self.killed or not self.job.exited.is_set()
             self.host.kill(self.id)
             with suppress(TimeoutError):
                 await asyncio.wait_for(self.job.gone.wait(), timeout)
@@ -138,6 +154,7 @@ class BackgroundShell:
 
     def close(self) -> None:
         """Stop reading (pi exits; the helper stops or keeps the command)."""
+        self.closed = True
         self._close_output()
         self.job.on_change = None
 
@@ -174,8 +191,13 @@ class BackgroundShells:
 
     @property
     def running(self) -> int:
-        """How many are still running."""
+        """How many are still running (monitors included)."""
         return sum(shell.state == "running" for shell in self._shells.values())
+
+    @property
+    def monitors_running(self) -> int:
+        """How many of the running ones are monitors."""
+        return sum(s.state == "running" and s.monitor is not None for s in self._shells.values())
 
     async def aclose(self, *, keep: bool) -> None:
         """pi exits: stop reading; without ``keep`` the helpers then kill every shell."""

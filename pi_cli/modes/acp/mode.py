@@ -111,6 +111,7 @@ class PiAgent:
             mcp_servers=client_servers(servers),
             cwd=Path(cwd),
             approvals="remote",
+            wake_when_idle=False,  # an ACP client starts every turn (monitors wait for it)
             session=session,
             continue_session=False,
         )

@@ -50,6 +50,7 @@ from pi_cli.shell import (
     LspStatusChanged,
     McpStatusChanged,
     ModelChanged,
+    MonitorDelivered,
     Notice,
     PermissionModeChanged,
     PermissionRequested,
@@ -259,6 +260,7 @@ class AcpSession:
                 | UiChanged()
                 | GoalChanged()
                 | SchedulesChanged()
+                | MonitorDelivered()  # the lines reach the model with the client's turns
             ):
                 pass  # nothing an ACP client shows (the prompt's response ends the turn)
             case _:

@@ -61,6 +61,7 @@ from pi_cli.shell import (
     LspStatusChanged,
     McpStatusChanged,
     ModelChanged,
+    MonitorDelivered,
     Notice,
     PermissionModeChanged,
     PermissionRequested,
@@ -164,8 +165,8 @@ class PlainRenderer:
                     self.console.print(line)
             case TurnEnd() | ToolExecutionUpdate() | SessionChanged() | ModelChanged():
                 pass
-            case QueueReturned():
-                pass  # the REPL puts the texts back into the input line
+            case QueueReturned() | MonitorDelivered():
+                pass  # the REPL puts the texts back; a monitor's lines print as the model gets them
             case PermissionRequested():
                 self._on_permission_requested(event)
             case PermissionResolved():
@@ -211,7 +212,12 @@ class PlainRenderer:
         message = event.message
         if isinstance(message, UserMessage):
             self._users_in_run += 1
-            if self._users_in_run > 1:  # a steer or follow-up reached the model
+            if message.text.startswith("[monitor "):  # a monitor's lines reached the model
+                header, _, lines = safe(message.text).partition("\n")
+                self.console.print(Text(f"◉ {header.removeprefix('[monitor ')}", style="yellow"))
+                if lines:
+                    self.console.print(Text(lines, style="dim"))
+            elif self._users_in_run > 1:  # a steer or follow-up reached the model
                 self.console.print(
                     Text(f"» delivered: {clip(safe(message.text), 200)}", style="cyan")
                 )

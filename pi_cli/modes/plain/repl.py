@@ -200,8 +200,11 @@ class PlainRepl:
         context = f" · {self.renderer.context_text}" if self.renderer.context_text else ""
         mode = self.shell.permissions.mode
         extra = "".join(f" · {part}" for part in self.renderer.ui.toolbar_parts())
-        running = self.shell.sandbox.shells.running
+        infos = self.shell.sandbox.shells.infos()
+        watching = sum(i.state == "running" and bool(i.monitor) for i in infos)
+        running = self.shell.sandbox.shells.running - watching
         shells = f" · {running} background shell{'s' * (running > 1)} (/bashes)" if running else ""
+        shells += f" · ◉ {watching} monitor{'s' * (watching > 1)} (/monitors)" if watching else ""
         if agents := self.shell.agent_tools.running_agents:
             shells += f" · {agents} background agent{'s' * (agents > 1)} (/agents)"
         servers = self.shell.lsp.started

@@ -187,6 +187,7 @@ class ShellInfoMirror:
     started_at: float = 0.0
     sandboxed: bool = True
     ended_at: float | None = None
+    monitor: str | None = None
 
 
 @dataclass
@@ -219,6 +220,7 @@ class ShellsMirror:
                 pid=_get(s, "pid"),
                 started_at=float(_get(s, "started_at", "startedAt") or time.time()),
                 sandboxed=bool(_get(s, "sandboxed")),
+                monitor=_get(s, "monitor"),
             )
             for s in shells
         ]

@@ -1,5 +1,6 @@
-"""``/sandbox`` (what the sandbox does here) and ``/bashes`` (background shells: list, view,
-kill). Text everywhere; the TUI also opens a picker for ``/bashes``."""
+"""``/sandbox`` (what the sandbox does here), ``/bashes`` (background shells: list, view,
+kill) and ``/monitors`` (the monitor tool's shells: list, stop). Text everywhere; the TUI also
+opens a picker for ``/bashes``."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ def shell_line(info: ShellInfoView) -> str:
     command = " ".join(info.command.split())
     command = command if len(command) <= 70 else command[:69] + "…"
     where = "" if info.sandboxed else "  (outside the sandbox)"
+    if info.monitor:
+        return f"{info.id:<9} {state:<14} ◉ {info.monitor}: {command}{where}"
     return f"{info.id:<9} {state:<14} {command}{where}"
 
 
@@ -72,8 +75,32 @@ def shell_output(found: BackgroundShellView) -> str:
     return body + note
 
 
+MONITORS_USAGE = "/monitors [stop <id>]"
+
+
+async def _monitors(shell: ShellAPI, args: str) -> CommandResult:
+    shells = shell.sandbox.shells
+    action, _, target = args.strip().partition(" ")
+    if not action:
+        infos = [i for i in shells.infos() if i.monitor]
+        if not infos:
+            return CommandResult(
+                output="No monitors (the model starts them with the monitor tool)."
+            )
+        lines = ["Monitors:", *("  " + shell_line(i) for i in infos)]
+        lines.append(f"{MONITORS_USAGE} stops one; /bashes view <id> shows its output.")
+        return CommandResult(output="\n".join(lines))
+    if action not in ("stop", "kill"):
+        return CommandResult(output=f"Unknown action {action!r}. {MONITORS_USAGE}", error=True)
+    found = shells.get(target)
+    if found is None or not found.monitor:
+        return CommandResult(output=f"No monitor {target!r}. {MONITORS_USAGE}", error=True)
+    await found.kill()
+    return CommandResult(output=f"Stopped monitor {found.id} and everything it started.")
+
+
 def sandbox_commands() -> list[SlashCommand]:
-    """``/sandbox`` and ``/bashes`` (both safe while a run is live)."""
+    """``/sandbox``, ``/bashes`` and ``/monitors`` (all safe while a run is live)."""
     return [
         SlashCommand(
             "sandbox",
@@ -86,6 +113,13 @@ def sandbox_commands() -> list[SlashCommand]:
             "List background shells; view their output or stop them",
             _bashes,
             usage="[view|kill <id>]",
+            while_running=True,
+        ),
+        SlashCommand(
+            "monitors",
+            "List the monitors watching background commands; stop one",
+            _monitors,
+            usage="[stop <id>]",
             while_running=True,
         ),
     ]

@@ -1,4 +1,5 @@
-"""The settings of long-running work: ``goal`` (``/goal``, ``--goal``)."""
+"""The settings of long-running work: ``goal`` (``/goal``, ``--goal``), ``monitor`` (the monitor
+tool's pacing and caps)."""
 
 from __future__ import annotations
 
@@ -27,4 +28,28 @@ class GoalSettings(SettingsSection):
         gt=0,
         description="How long a goal's check command may run (seconds); one that runs longer "
         "counts as not met.",
+    )
+
+
+class MonitorSettings(SettingsSection):
+    """``monitor``: how a monitor's lines are delivered (the ``monitor`` tool)."""
+
+    interval_s: float = Field(
+        default=2.0,
+        ge=0.05,
+        le=3600,
+        description="At most one delivery per monitor in this many seconds; lines arriving "
+        "meanwhile go together in the next one.",
+    )
+    max_lines: int = Field(
+        default=50,
+        ge=1,
+        le=5000,
+        description="Lines per delivery; more matching lines are counted and said, not sent.",
+    )
+    max_line_bytes: int = Field(
+        default=500,
+        ge=20,
+        le=100_000,
+        description="Bytes of one delivered line; a longer line is cut (and counted).",
     )

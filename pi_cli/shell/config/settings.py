@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from pi_cli.shell.config._server_settings import ServerSettings
-from pi_cli.shell.config.long_running import GoalSettings
+from pi_cli.shell.config.long_running import GoalSettings, MonitorSettings
 from pi_cli.shell.config.sections import (
     CheckpointSettings,
     CompactionSettings,
@@ -38,6 +38,7 @@ __all__ = [
     "CheckpointSettings",
     "CompactionSettings",
     "GoalSettings",
+    "MonitorSettings",
     "MAX_DEPTH",
     "LspSettings",
     "McpSettings",
@@ -236,6 +237,10 @@ class Settings(SettingsSection):
     )
     goal: GoalSettings = Field(
         default_factory=GoalSettings, description="How a goal is pursued (`/goal`, `--goal`)."
+    )
+    monitor: MonitorSettings = Field(
+        default_factory=MonitorSettings,
+        description="How the monitor tool delivers a command's lines (pacing, caps).",
     )
     max_turns: int | None = Field(
         default=None, ge=1, description="Model calls one run may make, like `--max-turns`."

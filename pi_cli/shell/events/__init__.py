@@ -45,6 +45,7 @@ from pi_cli.shell.events.long_running import (
     LONG_RUNNING_EVENT_TYPES,
     GoalChanged,
     GoalChecked,
+    MonitorDelivered,
     ScheduleFired,
     SchedulesChanged,
 )
@@ -183,6 +184,8 @@ class BackgroundShellItem(WireModel):
     pid: int | None = None
     started_at: float = 0.0
     sandboxed: bool = True
+    monitor: str | None = None
+    """A monitor's description (the ``monitor`` tool's shell)."""
 
 
 class BackgroundShellsChanged(WireModel):
@@ -209,6 +212,7 @@ class BackgroundShellsChanged(WireModel):
                     pid=i.pid,
                     started_at=i.started_at,
                     sandboxed=i.sandboxed,
+                    monitor=i.monitor,
                 )
                 for i in infos
             ]
@@ -334,6 +338,7 @@ OwnEvent = (
     | GoalChecked
     | SchedulesChanged
     | ScheduleFired
+    | MonitorDelivered
 )
 """The shell's own events (the agent tools' are in :mod:`pi_cli.shell.events.agent_tools`, long-running
 work's in :mod:`pi_cli.shell.events.long_running`)."""

@@ -7,7 +7,7 @@ Their wire shapes (camelCase, as JSON mode and RPC write them) are documented in
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from agent_core.messages import WireModel
 
@@ -157,10 +157,39 @@ class ScheduleFired(WireModel):
         )
 
 
-LongRunningEvent = GoalChanged | GoalChecked | SchedulesChanged | ScheduleFired
+class MonitorDelivered(WireModel):
+    """A monitor's new lines (or its end) were queued for the model: it reads them at the next
+    turn boundary, or a run starts for them (see ``docs/long-running.md``, "Monitors")."""
+
+    type: Literal["monitor_delivered"] = "monitor_delivered"
+    monitor_id: str
+    description: str
+    lines: list[str]
+    dropped: int = 0
+    """Matching lines left out (over ``monitor.maxLines``)."""
+    truncated: int = 0
+    """Lines cut to ``monitor.maxLineBytes``."""
+    ended: str | None = None
+    """How the monitor ended, on its last delivery (``exited with code 0``...)."""
+
+    @classmethod
+    def of(cls, delivery: Any) -> MonitorDelivered:
+        """The event for a :class:`tools.bash.monitor.MonitorDelivery`."""
+        return cls(
+            monitor_id=delivery.id,
+            description=delivery.description,
+            lines=list(delivery.lines),
+            dropped=delivery.dropped,
+            truncated=delivery.truncated,
+            ended=delivery.ended,
+        )
+
+
+LongRunningEvent = GoalChanged | GoalChecked | SchedulesChanged | ScheduleFired | MonitorDelivered
 LONG_RUNNING_EVENT_TYPES: tuple[type[WireModel], ...] = (
     GoalChanged,
     GoalChecked,
     SchedulesChanged,
     ScheduleFired,
+    MonitorDelivered,
 )

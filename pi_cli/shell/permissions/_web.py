@@ -1,4 +1,5 @@
-"""Permissions of web_fetch and of the agent tools (todo_write, task, exit_plan_mode, ask_user).
+"""Permissions of web_fetch and of the agent tools (todo_write, task, exit_plan_mode, ask_user,
+monitor_stop).
 
 web_fetch follows the permission model by domain:
 
@@ -23,7 +24,7 @@ from urllib.parse import urlsplit
 
 WEB_TOOL = "web_fetch"
 SEARCH_TOOL = "web_search"
-AGENT_TOOLS = frozenset({"todo_write", "task", "exit_plan_mode", "ask_user"})
+AGENT_TOOLS = frozenset({"todo_write", "task", "exit_plan_mode", "ask_user", "monitor_stop"})
 _URL = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+", re.IGNORECASE)
 _DOMAIN = re.compile(r"^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$")
 

@@ -304,8 +304,8 @@ class PermissionEngine:
             # Exactly as the tools resolve it (a leading "@", "~", Unicode variants...).
             absolute = os.path.normpath(resolve_path(self.workspace.cwd, effect.path))
             paths.append((absolute, real(absolute), effect.access))
-        call = _Call(tool, args, paths)
-        if tool == "bash":
+        call = _Call("bash" if tool == "monitor" else tool, args, paths)  # a monitor's: as bash
+        if call.tool == "bash":
             raw = args.get("command")
             call.raw = raw if isinstance(raw, str) else ""
             try:

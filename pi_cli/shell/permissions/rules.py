@@ -50,6 +50,7 @@ _TOOLS = {
     "exit_plan_mode": "exit_plan_mode",
     "askuserquestion": "ask_user",
     "ask_user": "ask_user",
+    "monitor": "monitor",
 }
 READ_TOOLS = frozenset({"read", "grep", "find", "ls"})
 EDIT_TOOLS = frozenset({"edit", "write"})

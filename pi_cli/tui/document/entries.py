@@ -151,13 +151,39 @@ class SummaryBlock(Panel):
         return str(self.title)
 
 
+class MonitorBlock(Panel):
+    """``◉ bash_3 · dev server — 2 new lines``: a monitor's delivery, its lines inside."""
+
+    indent = 3
+    margin_top = 1
+
+    def __init__(self, text: str, injected: bool = False) -> None:
+        header, _, lines = text.partition("\n")
+        label = header.removeprefix(MONITOR_PREFIX).replace("] ", " — ", 1)
+        super().__init__(f"◉ {label}", collapsed=False)
+        self.text = text
+        self.injected = injected
+        if lines:
+            self.body.append(TextBlock(Content.styled(lines, styles.NOTICE["info"])))
+
+    def title_style(self) -> str:
+        return styles.NOTICE["warning"]
+
+
+MONITOR_PREFIX = "[monitor "
+"""How a monitor's delivery begins (:class:`tools.bash.monitor.MonitorDelivery`)."""
+
+
 def user_block(text: str, injected: bool = False, shown: str | None = None) -> Block:
     """The block of a user message: a skill call reads as ``/skill:name args``; a long one
     (a paste) as ``shown`` — the editor's text with its pastes as ``[pasted 80 lines]`` — or,
-    resumed, as its first line and how many more; the whole text unfolds."""
+    resumed, as its first line and how many more; the whole text unfolds; a monitor's delivery
+    as its lines."""
     from pi_cli.shell import skill_call_of
     from pi_cli.tui.paste import is_long, short_form
 
+    if text.startswith(MONITOR_PREFIX):
+        return MonitorBlock(text, injected)
     call = skill_call_of(text)
     if call is not None:
         return SkillBlock(call[0], call[2], injected)

@@ -53,7 +53,9 @@ class Status:
     mode: str = ""
     """The permission mode (``auto``, ``plan``...; Shift+Tab cycles it)."""
     background: int = 0
-    """Background shells still running (``/bashes`` lists them)."""
+    """Background shells still running, monitors aside (``/bashes`` lists them)."""
+    monitors: int = 0
+    """Monitors still running (``/monitors`` lists them)."""
     agents: int = 0
     """Background sub-agents still running (``/agents`` lists them)."""
     goal: str = ""
@@ -121,6 +123,8 @@ def status_items(status: Status) -> tuple[list[Item], list[Item]]:
         left.append(Item(f"mode {status.mode}", "$warning", priority=85))
     if status.background:  # /bashes lists them
         left.append(Item(f"⚙ {status.background} bg", "$warning", priority=75))
+    if status.monitors:  # /monitors lists them
+        left.append(Item(f"◉ {status.monitors} monitor", "$warning", priority=76))
     if status.agents:  # /agents lists them
         plural = "s" if status.agents > 1 else ""
         left.append(Item(f"⤷ {status.agents} agent{plural}", "$warning", priority=76))

@@ -115,14 +115,19 @@ class Harness:
 
 @asynccontextmanager
 async def plain_repl(
-    tmp_path: Path, stream: ScriptedStream, tools: list[Any] | None = None, **options: Any
+    tmp_path: Path, stream: ScriptedStream, tools: list[Any] | str | None = None, **options: Any
 ) -> AsyncIterator[Harness]:
     """A REPL on a pipe input with a captured, colourless rich console (``options``: more
-    :class:`ShellOptions`)."""
+    :class:`ShellOptions`; ``tools="builtin"``: pi's own tools on the shell's sandbox)."""
     work = tmp_path / "project"
     work.mkdir(exist_ok=True)
     shell = CodingAgent(
-        ShellOptions(cwd=work, stream_fn=stream, tool_objects=list(tools or []), **options)
+        ShellOptions(
+            cwd=work,
+            stream_fn=stream,
+            tool_objects=None if tools == "builtin" else list(tools or []),
+            **options,
+        )
     )
     out = io.StringIO()
     console = Console(file=out, width=100, color_system=None, force_terminal=False, highlight=False)

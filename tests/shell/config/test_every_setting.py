@@ -201,6 +201,9 @@ PROBES: dict[str, tuple[Any, Probe, Any]] = {
     "maxCost": (1.5, lambda s: s.agent_tools.budget.max_cost, 1.5),
     "outputSchemaRetries": (4, lambda s: _schema_retries(s), 4),
     "goal.maxRounds": (3, lambda s: s.goals.max_rounds, 3),
+    "monitor.intervalS": (0.5, lambda s: _tool(s, "monitor").limits.interval_s, 0.5),
+    "monitor.maxLines": (7, lambda s: _tool(s, "monitor").limits.max_lines, 7),
+    "monitor.maxLineBytes": (99, lambda s: _tool(s, "monitor").limits.max_line_bytes, 99),
     "goal.checkTimeoutS": (42.0, lambda s: s.goals.check_timeout, 42.0),
     "goal.judgeModel": (
         "openai/gpt-4.1-mini",
