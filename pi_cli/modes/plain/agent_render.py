@@ -126,3 +126,15 @@ def long_running_text(shell: Any) -> str:
     text = f" · {clean(goal.short())} (/goal)" if goal is not None else ""
     loops = shell.schedules.event().short()
     return text + (f" · {clean(loops)} (/loop)" if loops else "")
+
+
+def background_work(shell: Any) -> str:
+    """The toolbar's part for what runs in the background: shells, monitors, sub-agents."""
+    infos = shell.sandbox.shells.infos()
+    watching = sum(i.state == "running" and bool(i.monitor) for i in infos)
+    running = shell.sandbox.shells.running - watching
+    text = f" · {running} background shell{'s' * (running > 1)} (/bashes)" if running else ""
+    text += f" · ◉ {watching} monitor{'s' * (watching > 1)} (/monitors)" if watching else ""
+    if agents := shell.agent_tools.running_agents:
+        text += f" · {agents} background agent{'s' * (agents > 1)} (/agents)"
+    return text

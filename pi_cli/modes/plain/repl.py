@@ -29,7 +29,7 @@ from rich.text import Text
 
 from pi_cli.args import ExitCode, LaunchArgs
 from pi_cli.modes.common import build_shell
-from pi_cli.modes.plain.agent_render import long_running_text
+from pi_cli.modes.plain.agent_render import background_work, long_running_text
 from pi_cli.modes.plain.approval import answer_waiting, ask_trust, ask_unknown_command
 from pi_cli.modes.plain.editing import open_in_editor
 from pi_cli.modes.plain.history import print_history
@@ -200,13 +200,7 @@ class PlainRepl:
         context = f" · {self.renderer.context_text}" if self.renderer.context_text else ""
         mode = self.shell.permissions.mode
         extra = "".join(f" · {part}" for part in self.renderer.ui.toolbar_parts())
-        infos = self.shell.sandbox.shells.infos()
-        watching = sum(i.state == "running" and bool(i.monitor) for i in infos)
-        running = self.shell.sandbox.shells.running - watching
-        shells = f" · {running} background shell{'s' * (running > 1)} (/bashes)" if running else ""
-        shells += f" · ◉ {watching} monitor{'s' * (watching > 1)} (/monitors)" if watching else ""
-        if agents := self.shell.agent_tools.running_agents:
-            shells += f" · {agents} background agent{'s' * (agents > 1)} (/agents)"
+        shells = background_work(self.shell)
         servers = self.shell.lsp.started
         lsp = f" · {servers.footer()}" if servers is not None and servers.servers else ""
         return (
