@@ -151,8 +151,7 @@ _LSP_MARKS = {"ready": "✓", "starting": "…", "restarting": "…", "failed": 
 
 @dataclass
 class LspMirror:
-    """The language servers the server's shell started (from its ``lsp_status`` events);
-    ``started`` is None until one was."""
+    """The language servers the server's shell started (from its ``lsp_status`` events)."""
 
     servers: dict[str, Any] = field(default_factory=dict)  # name -> its status
 
@@ -207,7 +206,6 @@ class ShellsMirror:
 
     def get(self, shell_id: str) -> None:
         """No output here: the shells' output stays in the server (``/bashes view`` asks it)."""
-        return None
 
     def show(self, shells: Sequence[Any]) -> None:
         """The list a ``background_shells`` event (or the front state) carries."""
