@@ -168,3 +168,22 @@ async def test_malformed_questions_are_refused_before_anyone_is_asked(
     (text,) = tool_texts(server.requests[-1])
     assert "validation" in text.lower() or "invalid" in text.lower(), json.dumps(text)
     await shell.aclose()
+
+
+async def test_a_front_ends_timeout_tells_the_model(
+    project: Path, server: FakeProviderServer
+) -> None:
+    """A remote client (RPC, ACP) that does not answer within its timeout: the question ends
+    and the model hears it was not answered in time (the run goes on)."""
+    _ask(server, DB)
+    shell = make_shell(project, server)
+    shell.dialogs.asking = "remote"
+    shell.dialogs.remote_timeout_s = 0.2
+    events = record(shell)
+    await shell.submit("plan the service")
+    await shell.wait_idle()
+    assert [e.by for e in events if isinstance(e, DialogResolved)] == ["timeout"]
+    (text,) = tool_texts(server.requests[-1])
+    assert text.startswith("The user did not answer in time.")
+    assert shell.messages[-1].text == "done"  # type: ignore[union-attr]
+    await shell.aclose()

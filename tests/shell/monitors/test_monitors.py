@@ -19,14 +19,8 @@ from pi_cli.shell.events.long_running import MonitorDelivered
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import ToolCallSpec, Turn
 from tests.shell.agent_tools.conftest import REPO, fake_args, make_shell, record
-
-FLOOD = (
-    f'{sys.executable} -c "import sys\n'
-    "for b in range(50):\n"
-    "    sys.stdout.write(''.join(f'line {b * 200 + i}\\\\n' for i in range(200)))\n"
-    "    sys.stdout.flush()\n"
-    "open('flood.done', 'w').close()\"; sleep 30"
-)
+from tests.tools.bash.test_bash import _alive
+from tests.tools.bash.test_monitor import FLOOD
 
 
 def _settings(**monitor: Any) -> Settings:
@@ -46,15 +40,6 @@ def _user_texts(body: dict[str, Any]) -> list[str]:
 
 def _call(name: str, args: dict[str, Any], call_id: str) -> Turn:
     return Turn(tool_calls=[ToolCallSpec(name, args, id=call_id)])
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
-    except FileNotFoundError:
-        return False
-    return stat[stat.rfind(b")") + 2 :].split()[0] not in (b"Z", b"X")
 
 
 async def _until(predicate: Any, what: str, tries: int = 2000) -> None:

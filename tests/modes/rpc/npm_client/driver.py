@@ -118,3 +118,35 @@ def start_options(project: Path, env: dict[str, str], *args: str) -> dict[str, A
         "model": "fake-model",
         "args": list(args),
     }
+
+
+def fake_provider_env(tmp_path: Path, pi_home: Path, base_url: str) -> dict[str, str]:
+    """The environment of a pi whose ``fake`` provider (``fake-model``) is the fake server at
+    ``base_url``: its models.json written into ``pi_home``, no real keys, a fresh HOME."""
+    import json
+    import os
+
+    models = {
+        "providers": {
+            "fake": {
+                "baseUrl": base_url,
+                "api": "openai-completions",
+                "apiKey": "test-key",
+                "models": [{"id": "fake-model", "contextWindow": 100000}],
+            }
+        }
+    }
+    (pi_home / "models.json").write_text(json.dumps(models))
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(
+        {
+            "PI_HOME": str(pi_home),
+            "HOME": str(home),
+            "PYTHONPATH": str(REPO),
+            "PI_NO_LOCAL_PROBE": "1",
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        }
+    )
+    return env

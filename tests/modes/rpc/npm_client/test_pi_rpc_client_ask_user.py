@@ -4,8 +4,6 @@ question is pi's ``extension_ui_request`` select (options, their details, ``mult
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +12,7 @@ import pytest
 
 from tests.fakes import ToolCallSpec, Turn
 from tests.fakes.provider_server import FakeProviderServer
-from tests.modes.rpc.npm_client.driver import REPO, PiRpcClient, start_options
+from tests.modes.rpc.npm_client.driver import PiRpcClient, fake_provider_env, start_options
 from tests.pi_npm import require_pi_package
 
 QUESTIONS = [
@@ -38,29 +36,7 @@ def rig(tmp_path: Path, pi_home: Path) -> Iterator[tuple[PiRpcClient, FakeProvid
     project = tmp_path / "project"
     project.mkdir()
     server = FakeProviderServer().start()
-    models = {
-        "providers": {
-            "fake": {
-                "baseUrl": server.openai_base_url,
-                "api": "openai-completions",
-                "apiKey": "test-key",
-                "models": [{"id": "fake-model", "contextWindow": 100000}],
-            }
-        }
-    }
-    (pi_home / "models.json").write_text(json.dumps(models))
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(
-        {
-            "PI_HOME": str(pi_home),
-            "HOME": str(home),
-            "PYTHONPATH": str(REPO),
-            "PI_NO_LOCAL_PROBE": "1",
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        }
-    )
+    env = fake_provider_env(tmp_path, pi_home, server.openai_base_url)
     client = PiRpcClient(package, env)
     client.call("start", start_options(project, env))
     yield client, server
