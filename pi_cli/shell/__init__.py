@@ -159,6 +159,7 @@ if TYPE_CHECKING:
         revert_session_file,
         session_changes,
     )
+    from pi_cli.shell.schedules import ScheduleError
     from pi_cli.shell.session.bash_messages import BashExecutionMessage, bash_message_from_wire
     from pi_cli.shell.session.branching import fork_before, fork_points
     from pi_cli.shell.session.files import find_latest_session, resolve_session
@@ -199,6 +200,7 @@ __all__ = [
     "ScheduleFired",
     "SchedulesChanged",
     "MonitorDelivered",
+    "ScheduleError",
     "check_frame",
     "check_trust",
     "clean",

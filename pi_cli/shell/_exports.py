@@ -82,6 +82,7 @@ EXPORTS: dict[str, str] = {
     "SubagentEnded": "pi_cli.shell.events.agent_tools",
     "BackgroundAgentChanged": "pi_cli.shell.events.agent_tools",
     "AgentError": "pi_cli.shell.agent_tools",
+    "ScheduleError": "pi_cli.shell.schedules",
     "BackgroundAgentInfo": "pi_cli.shell.events.agent_tools",
     "agent_status_line": "pi_cli.shell.agent_tools",
     "agent_thread_text": "pi_cli.shell.agent_tools",

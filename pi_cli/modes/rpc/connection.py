@@ -21,6 +21,7 @@ from pi_cli.modes.rpc.checkpoints import checkpoint_commands
 from pi_cli.modes.rpc.front import front_commands
 from pi_cli.modes.rpc.prompting import prompting_commands
 from pi_cli.modes.rpc.queue import queue_commands
+from pi_cli.modes.rpc.schedules import schedule_commands
 from pi_cli.modes.rpc.schema import check_command
 from pi_cli.modes.rpc.sessions import session_commands
 from pi_cli.modes.rpc.state import state_commands
@@ -50,6 +51,7 @@ COMMAND_GROUPS: tuple[CommandGroup, ...] = (
     checkpoint_commands,
     front_commands,
     agent_commands,
+    schedule_commands,
 )
 """Every command group; a later group may replace a command of an earlier one."""
 USER_ERRORS = (RpcError, SessionError, ConfigError, CompactionError, QueueError)

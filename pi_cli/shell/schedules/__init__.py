@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from agent_core import Tool
 from pi_cli.shell.commands import CommandResult, ShellAPI, SlashCommand
+from pi_cli.shell.schedules._clock import Clock
 from pi_cli.shell.schedules._schedules import (
-    Clock,
     ScheduleError,
     ScheduleHost,
     Schedules,

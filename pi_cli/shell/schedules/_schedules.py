@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -16,6 +15,7 @@ from pi_cli.shell.events.long_running import (
     ScheduleKind,
     SchedulesChanged,
 )
+from pi_cli.shell.schedules._clock import Clock, LoopClock, Timer
 
 if TYPE_CHECKING:  # the state and timing modules load with the first schedule (not on -p)
     from pi_cli.shell.commands import CommandResult, SlashCommandRegistry
@@ -35,29 +35,6 @@ SCHEDULE = "schedule"
 
 class ScheduleError(ValueError):
     """A schedule cannot be created or found (the message is for the user or the model)."""
-
-
-class Timer(Protocol):
-    """A pending call (``asyncio.TimerHandle``)."""
-
-    def cancel(self) -> None: ...
-
-
-class Clock(Protocol):
-    """Wall-clock time and one-off timers (tests inject a manual clock)."""
-
-    def now(self) -> float: ...
-    def call_later(self, delay: float, callback: Callable[[], None]) -> Timer: ...
-
-
-class LoopClock:
-    """``time.time`` and the running event loop's ``call_later``."""
-
-    def now(self) -> float:
-        return time.time()
-
-    def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
-        return asyncio.get_running_loop().call_later(delay, callback)
 
 
 class ScheduleHost(ShellContext, Protocol):
@@ -169,6 +146,32 @@ class Schedules:
             self._fire(schedule, now)
         self._changed()
         return schedule
+
+    def create_from_text(
+        self,
+        prompt: str,
+        *,
+        cron: str | None = None,
+        interval: str | None = None,
+        at: str | None = None,
+        recurring: bool = True,
+        max_firings: int | None = None,
+        expires_in: str | None = None,
+        by: Creator = "model",
+    ) -> Schedule:
+        """:meth:`create` from the words of ``schedule_create`` and RPC's ``create_schedule``
+        (``"5m"``, ``"14:30"``, ``"8h"``); raises ScheduleError."""
+        from pi_cli.shell.schedules._timing import TimingError, parse_at, parse_interval
+
+        try:
+            return self.create(
+                prompt, cron=cron, every_s=parse_interval(interval) if interval else None,
+                at=parse_at(at, self.clock.now()) if at else None, recurring=recurring,
+                max_firings=max_firings, for_s=parse_interval(expires_in) if expires_in else None,
+                by=by,
+            )  # fmt: skip
+        except TimingError as exc:
+            raise ScheduleError(str(exc)) from None
 
     def delete(self, ref: str) -> Schedule:
         """Stop a schedule (raises ScheduleError when there is none such)."""

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_core import AbortSignal, Tool, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from pi_cli.shell.schedules._state import MAX_PROMPT_CHARS
-from pi_cli.shell.schedules._timing import TimingError, format_time, iso, parse_at, parse_interval
+from pi_cli.shell.schedules._timing import format_time, iso
 
 if TYPE_CHECKING:
     from pi_cli.shell.schedules._schedules import Schedules
@@ -123,19 +123,12 @@ class ScheduleCreateTool(ToolBase):
     ) -> ToolResult:
         from pi_cli.shell.schedules._schedules import ScheduleError
 
-        now = self.schedules.clock.now()
         try:
-            created = self.schedules.create(
-                args.prompt,
-                cron=args.cron,
-                every_s=parse_interval(args.interval) if args.interval else None,
-                at=parse_at(args.at, now) if args.at else None,
-                recurring=args.recurring,
-                max_firings=args.max_firings,
-                for_s=parse_interval(args.expires_in) if args.expires_in else None,
-                by="model",
-            )
-        except (ScheduleError, TimingError) as exc:
+            created = self.schedules.create_from_text(
+                args.prompt, cron=args.cron, interval=args.interval, at=args.at,
+                recurring=args.recurring, max_firings=args.max_firings, expires_in=args.expires_in,
+            )  # fmt: skip
+        except ScheduleError as exc:
             raise ToolError(str(exc)) from None
         due = created.next_due()
         when = f"next firing {format_time(due)}" if due is not None else "no firing left"

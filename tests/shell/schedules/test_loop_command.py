@@ -92,4 +92,4 @@ def test_a_shell_without_schedules_loads_no_scheduling_code(tmp_path: Path) -> N
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=repo, env=env, capture_output=True, text=True, check=True
     ).stdout
-    assert out.strip() == "['pi_cli.shell.schedules._schedules']"  # the timer's holder only
+    assert out.strip() == "['pi_cli.shell.schedules._clock', 'pi_cli.shell.schedules._schedules']"

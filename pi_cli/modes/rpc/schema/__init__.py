@@ -44,6 +44,7 @@ from pi_cli.modes.rpc.schema.run import (
     Steer,
     Submit,
 )
+from pi_cli.modes.rpc.schema.schedules import SCHEDULE_COMMANDS
 from pi_cli.modes.rpc.schema.session import (
     Clone,
     Compact,
@@ -124,6 +125,7 @@ COMMAND_MODELS: dict[str, type[Command]] = {
         GetFrontState,
         RunExtensionKey,
         *AGENT_COMMANDS,
+        *SCHEDULE_COMMANDS,
     )
 }
 """Every command by its ``type``."""
