@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pi_cli.tui import messages as m
@@ -110,3 +111,26 @@ def test_an_expanded_result_shows_all_the_model_read_and_says_where_the_rest_is(
     block.set_expanded(True)
     first = block.output_text.splitlines()[0]
     assert first == "… (5 earlier lines not drawn; the whole result in the session file)", first
+
+
+async def test_an_expanded_long_result_is_drawn_from_its_first_line(tmp_path: Path) -> None:
+    """On screen: Ctrl+O on a 2,002-line result shows its first line, with no '… earlier
+    lines' left to wonder about."""
+    from pi_cli.tui.document.tool import ToolBlock
+
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]))
+    text = "\n".join(f"output row {i}" for i in range(1, 2003))
+    async with app.run_test(size=SIZE) as pilot:
+        app.transcript.post_message(m.TurnStarted())
+        app.transcript.post_message(m.ToolStarted("c1", "bash", {"command": "seq"}, "$ seq"))
+        app.transcript.post_message(m.ToolFinished("c1", "bash", text, False, None))
+        await pilot.pause()
+        assert "earlier lines, Ctrl+O to expand" in screen_text(app)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        (block,) = blocks_of(app, ToolBlock)
+        app.transcript.view.scroll_to_block(block)
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "$ seq" in shown and re.search(r"output row 1(?!\d)", shown), shown
+        assert "earlier line" not in shown
