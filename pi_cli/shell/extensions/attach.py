@@ -67,7 +67,7 @@ def weave(
     shell.agent.transform_context = extensions.dispatcher.transform_context
     shell.agent.stream_middleware = extensions.provider.middleware
     shell.input_transforms.append(extensions.dispatcher.transform_input)
-    prepare = extensions.dispatcher.lifecycle.before_agent_start
+    prepare = extensions.dispatcher.before_agent_start
     shell.run_preparers.append(prepare)
     unsubscribe = shell.subscribe(extensions.dispatcher.on_event)
 

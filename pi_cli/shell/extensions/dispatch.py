@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core import AbortSignal, ToolResult
 from agent_core.tool import AfterToolCallResult
-from pi_cli.shell.extensions.lifecycle import Lifecycle
 from pi_cli.shell.extensions.names import BUS_PREFIX, DECISION_EVENTS, DERIVED_EVENTS
 from pi_cli.shell.extensions.runtime import CallFailed, Extension, Extensions
 from pi_cli.shell.extensions.tool import ExtensionTool, as_result
@@ -26,6 +25,8 @@ from pi_cli.shell.hooks.in_process import StageDecision
 if TYPE_CHECKING:
     from agent_core import Message
     from pi_cli.shell.events import ShellEvent
+    from pi_cli.shell.extensions.lifecycle import Lifecycle
+    from pi_cli.shell.run_start import RunStart
 
 TOOL_EVENTS = ("before_tool_call", "after_tool_call")
 _SESSION_REASONS = {"new", "resume", "fork", "tree"}
@@ -73,12 +74,24 @@ class Dispatcher:
         self.extensions = extensions
         self.cwd = cwd
         self._started: asyncio.Future[None] | None = None
-        host = extensions.host
-        path = host.session.path
-        self.lifecycle = Lifecycle(
-            extensions, self.handling, str(path) if path else None, host.model_id
-        )
+        path = extensions.host.session.path
+        self._first = (str(path) if path else None, extensions.host.model_id)
+        self._lifecycle: Lifecycle | None = None
         extensions.deliver = self.deliver
+
+    @property
+    def lifecycle(self) -> Lifecycle:
+        """pi-ts's lifecycle events (:mod:`.lifecycle`: loaded with the first one needed)."""
+        if self._lifecycle is None:
+            from pi_cli.shell.extensions.lifecycle import Lifecycle
+
+            self._lifecycle = Lifecycle(self.extensions, self.handling, *self._first)
+        return self._lifecycle
+
+    async def before_agent_start(self, start: RunStart) -> None:
+        """A ``run_preparers`` entry (nothing loads unless an extension handles it)."""
+        if self.handling("before_agent_start"):
+            await self.lifecycle.before_agent_start(start)
 
     def handling(self, event: str) -> list[Extension]:
         """The usable extensions that handle ``event``, in load order."""
@@ -122,9 +135,10 @@ class Dispatcher:
         if name == "session_changed" and getattr(event, "reason", "") in _SESSION_REASONS:
             self._fire_later(self._session_start(str(getattr(event, "reason", ""))))
         self._notify(name, event)
-        derived = self.lifecycle.derive(event)
-        if derived is not None:
-            self._notify(*derived)
+        if name in _DERIVED_FROM:  # pi-ts's names for some of them (:mod:`.lifecycle`)
+            derived = self.lifecycle.derive(event)
+            if derived is not None:
+                self._notify(*derived)
 
     def _notify(self, name: str, event: Any) -> None:
         for ext in self.handling(name):
@@ -313,6 +327,7 @@ class Dispatcher:
         return messages
 
 
+_DERIVED_FROM = frozenset({"session_changed", "compaction_end", "model_changed"})
 _TASKS: set[asyncio.Task[Any]] = set()
 
 
