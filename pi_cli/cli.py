@@ -26,8 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         reexec_without_secrets(args)
     # One try around the imports and the run: Ctrl+C while start-up still imports must exit
     # quietly (130), and a bug anywhere is one line unless PI_DEBUG asks for the traceback.
-    from pi_cli.args import ExitCode, error, parse_fast
-    from pi_cli.subcommands import find_subcommand
+    from pi_cli.args import ExitCode, error
 
     try:
         os.getcwd()
@@ -37,6 +36,36 @@ def main(argv: list[str] | None = None) -> int:
             "cd into an existing directory and run pi again"
         )
         return ExitCode.USAGE
+    worktree = None
+    if any(a in ("-w", "--worktree") or a.startswith("--worktree=") for a in _before_dashes(args)):
+        from pi_cli.shell import WorktreeError
+        from pi_cli.worktree_cli import enter_worktree, take_worktree_flags
+
+        args, name, base = take_worktree_flags(args)
+        origin = os.getcwd()
+        try:
+            worktree = enter_worktree(name or "", base)
+        except WorktreeError as exc:
+            error(str(exc))
+            return ExitCode.USAGE
+    try:
+        return _run(args)
+    finally:
+        if worktree is not None:
+            from pathlib import Path
+
+            from pi_cli.worktree_cli import leave_worktree
+
+            os.chdir(origin)  # out of it before it may go
+            leave_worktree(
+                Path(origin), worktree[1], ask=sys.stdin.isatty() and sys.stderr.isatty()
+            )
+
+
+def _run(args: list[str]) -> int:
+    from pi_cli.args import ExitCode, error, parse_fast
+    from pi_cli.subcommands import find_subcommand
+
     try:
         subcommand = find_subcommand(args)
         if subcommand is not None:
@@ -137,6 +166,10 @@ def write_crash_log(exc: BaseException, args: list[str]) -> str | None:
     except OSError:
         return None
     return str(path)
+
+
+def _before_dashes(args: list[str]) -> list[str]:
+    return args[: args.index("--")] if "--" in args else args
 
 
 def _informational(args: list[str]) -> bool:

@@ -54,6 +54,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         ("serve", "pi_cli.server.serve_cli"),
         ("ps", "pi_cli.server.ps_cli"),
         ("attach", "pi_cli.server.attach_cli"),
+        ("worktree", "pi_cli.worktree_cli"),
     ]
 } | {verb: Subcommand(verb, *_lazy("pi_cli.package_cli", verb)) for verb in PACKAGE_VERBS}
 """Registered subcommands by name (features add theirs)."""

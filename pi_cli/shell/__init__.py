@@ -173,6 +173,15 @@ if TYPE_CHECKING:
     from pi_cli.shell.text.terminal import clean, json_text, one_line, say
     from pi_cli.shell.wire.jsonl import dumps_line
     from pi_cli.shell.wire.jsonrpc import check_frame, encode, valid_id
+    from pi_cli.shell.worktrees import (
+        Worktree,
+        WorktreeError,
+        create_worktree,
+        find_worktree,
+        list_worktrees,
+        remove_worktree,
+        valid_name,
+    )
 
 __all__ = [
     "ChangeSet",
@@ -331,6 +340,13 @@ __all__ = [
     "BackgroundAgentChanged",
     "BackgroundAgentInfo",
     "agent_status_line",
+    "Worktree",
+    "WorktreeError",
+    "create_worktree",
+    "find_worktree",
+    "list_worktrees",
+    "remove_worktree",
+    "valid_name",
     "agent_thread_text",
     "BackgroundChild",
     "AgentError",
