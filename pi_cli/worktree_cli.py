@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import sys
 from pathlib import Path
 
 USAGE = "usage: pi worktree list | pi worktree remove NAME [--force]"
@@ -79,12 +78,13 @@ def take_worktree_flags(args: list[str]) -> tuple[list[str], str | None, str]:
 def enter_worktree(name: str, base: str) -> tuple[Path, str]:
     """Create the worktree and make it the current directory; its path and name
     (WorktreeError)."""
-    from pi_cli.shell import create_worktree
+    from pi_cli.shell import create_worktree, one_line, say
 
     tree = create_worktree(Path.cwd(), name or f"session-{secrets.token_hex(3)}", base)
     os.chdir(tree.path)
-    print(
-        f"pi: working in worktree {tree.name} ({tree.path}, branch {tree.branch})", file=sys.stderr
+    say(
+        f"pi: working in worktree {tree.name} ({one_line(tree.path)}, branch {tree.branch})",
+        err=True,
     )
     return tree.path, tree.name
 
@@ -92,27 +92,25 @@ def enter_worktree(name: str, base: str) -> tuple[Path, str]:
 def leave_worktree(origin: Path, name: str, ask: bool) -> None:
     """On exit: a clean worktree goes; one with changes is kept, or removed if the user says
     so at a terminal (never without asking)."""
-    from pi_cli.shell import WorktreeError, find_worktree, remove_worktree
+    from pi_cli.shell import WorktreeError, find_worktree, one_line, remove_worktree, say
 
     try:
         tree = find_worktree(origin, name)
         if tree.clean:
             remove_worktree(origin, tree.name)
-            print(f"pi: removed worktree {tree.name} (no changes).", file=sys.stderr)
+            say(f"pi: removed worktree {tree.name} (no changes).", err=True)
             return
         what = tree.summary().split("  ")[2]
         if ask:
             answer = input(f"pi: worktree {tree.name} has {what}. Keep it? [Y/n/remove] ").strip()
             if answer.lower() in ("n", "no", "remove"):
                 remove_worktree(origin, tree.name, force=True)
-                print(
-                    f"pi: removed worktree {tree.name} and branch {tree.branch}.", file=sys.stderr
-                )
+                say(f"pi: removed worktree {tree.name} and branch {tree.branch}.", err=True)
                 return
-        print(
-            f"pi: kept worktree {tree.name} ({what}) at {tree.path}, branch {tree.branch}; "
-            f"`pi worktree remove {tree.name}` removes it.",
-            file=sys.stderr,
+        say(
+            f"pi: kept worktree {tree.name} ({what}) at {one_line(tree.path)}, branch "
+            f"{tree.branch}; `pi worktree remove {tree.name}` removes it.",
+            err=True,
         )
     except (WorktreeError, EOFError, KeyboardInterrupt) as exc:
-        print(f"pi: worktree {name} kept ({exc or 'no answer'}).", file=sys.stderr)
+        say(f"pi: worktree {name} kept ({one_line(str(exc)) or 'no answer'}).", err=True)
