@@ -30,7 +30,7 @@ def bash(call_id: str, command: str) -> ToolCallSpec:
     return ToolCallSpec("bash", {"command": command}, id=call_id)
 
 
-async def until(condition: Callable[[], object], what: str, timeout: float = 30) -> None:
+async def until(condition: Callable[[], object], what: str, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
