@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -71,7 +72,7 @@ class Schedules:
         self.live = False
         self._timer: Timer | None = None
         self._asking: set[str] = set()  # catch-up questions waiting for the user
-        self._tasks: set[asyncio.Future[Any]] = set()
+        self._tasks: dict[str, asyncio.Future[Any]] = {}  # catch-up questions by schedule id
 
     # ------------------------------------------------------------------ reading
 
@@ -174,8 +175,11 @@ class Schedules:
             raise ScheduleError(str(exc)) from None
 
     def delete(self, ref: str) -> Schedule:
-        """Stop a schedule (raises ScheduleError when there is none such)."""
+        """Stop a schedule (raises ScheduleError when there is none such); its catch-up
+        question, if one is open, ends."""
         schedule = self.find(ref)
+        if (question := self._tasks.get(schedule.id)) is not None:
+            question.cancel()
         schedule.status, schedule.reason = "deleted", "stopped"
         self._store(schedule)
         del self.items[schedule.id]
@@ -257,8 +261,8 @@ class Schedules:
             )
             self._asking.add(schedule.id)
             task = asyncio.ensure_future(self._offer(schedule, count))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._tasks[schedule.id] = task
+            task.add_done_callback(functools.partial(self._forget, schedule.id))
 
     async def _offer(self, schedule: Schedule, missed: int) -> None:
         """Ask whether to catch up: yes fires it once now (never the backlog)."""
@@ -288,6 +292,10 @@ class Schedules:
                 self._store(schedule)  # a later restart counts from here
             self.shell.notify(f"Loop {schedule.id}: not caught up; {self._next_words(schedule)}")
         self._changed()
+
+    def _forget(self, key: str, done: asyncio.Future[Any]) -> None:
+        if self._tasks.get(key) is done:
+            del self._tasks[key]
 
     @staticmethod
     def _next_words(schedule: Schedule) -> str:
@@ -332,7 +340,7 @@ class Schedules:
         """No more firings (the shell closes)."""
         self.live = False
         self._arm()
-        for task in list(self._tasks):
+        for task in list(self._tasks.values()):
             task.cancel()
 
     # ------------------------------------------------------------------ firing

@@ -164,3 +164,19 @@ def test_damaged_schedule_entries_are_reported() -> None:
     assert entry_problem({**good, "fired": -1}) == "its firings are not a count"
     assert entry_problem({**good, "until": "soon"}) == "a time is not a time"
     assert entry_problem({**good, "kind": "cron"}) == "its cron is not text"
+
+
+async def test_stopping_a_loop_ends_its_open_catch_up_question(tmp_path: Path) -> None:
+    clock = ManualClock()
+    loop_id = await closed_with_a_loop(tmp_path, clock)
+    clock.t += 3600
+    shell, stream, events, asked = await reopen(tmp_path, clock, None)
+    assert len(asked) == 1
+    result = await shell.submit(f"/loop stop {loop_id}")
+    assert result is not None and not result.error
+    for _ in range(5):
+        await asyncio.sleep(0)
+    resolved = [e for e in events if isinstance(e, DialogResolved)]
+    assert [(e.id, e.by) for e in resolved] == [(asked[0].id, "aborted")]
+    assert shell.dialogs.pending == [] and stream.calls == 0
+    await shell.aclose()
