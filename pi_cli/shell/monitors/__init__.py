@@ -33,7 +33,10 @@ if TYPE_CHECKING:
     from tools.bash.monitor import MonitorDelivery
 
 MAX_WAITING = 100
-"""Deliveries kept while they wait (after an abort); older ones are dropped and counted."""
+"""Deliveries kept while they wait (after an abort); older ones are dropped, and a first
+message says how many (nothing goes silently)."""
+DROPPED_NOTE = "[monitor deliveries dropped] {count} older deliveries waited too long and were "
+"dropped (monitors' newest lines follow)"
 
 
 class _Queue(Protocol):
@@ -84,10 +87,16 @@ class Monitors:
     def deliver(self, delivery: MonitorDelivery) -> None:
         """Queue a batch for the model; start a run when the shell is idle."""
         queue = self.shell.queue
-        if queue.deliveries >= MAX_WAITING:  # the oldest goes
-            for message in queue.take_deliveries()[1:]:
+        if queue.deliveries >= MAX_WAITING:  # the oldest go; a first message counts them
+            waiting = queue.take_deliveries()
+            if self.dropped and waiting:
+                waiting = waiting[1:]  # the previous note: written again below
+            self.dropped += len(waiting) - (MAX_WAITING - 2)
+            queue.deliver(user_message(DROPPED_NOTE.format(count=self.dropped)))
+            for message in waiting[-(MAX_WAITING - 2) :]:
                 queue.deliver(message)
-            self.dropped += 1
+        elif not queue.deliveries:
+            self.dropped = 0  # what waited was taken: a new count
         queue.deliver(user_message(delivery.text()))
         self.shell.emit(MonitorDelivered.of(delivery))
         if not delivery.by_user:  # the user stopped it: the model hears it with the next input

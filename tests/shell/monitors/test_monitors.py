@@ -265,3 +265,21 @@ def test_one_shot_delivers_only_while_its_run_lives(
         t.startswith("[monitor bash_1 · srv] 1 new line") for t in _user_texts(server.requests[2])
     )
     assert json.dumps(server.requests[2]).count("ready") >= 1
+
+
+async def test_deliveries_waiting_too_long_are_counted_not_lost_silently(
+    project: Path, server: FakeProviderServer
+) -> None:
+    from pi_cli.shell.monitors import MAX_WAITING, Monitors
+    from tools.bash.monitor import MonitorDelivery
+
+    shell = make_shell(project, server, settings=_settings())
+    monitors = Monitors(shell)
+    monitors.paused = True  # after an abort: everything waits
+    for index in range(MAX_WAITING + 30):
+        monitors.deliver(MonitorDelivery("bash_1", "log", (f"line {index}",)))
+    waiting = [getattr(m, "text", "") for m in shell.queue.take_deliveries()]
+    assert len(waiting) == MAX_WAITING
+    assert waiting[0].startswith("[monitor deliveries dropped] 31 older deliveries")
+    assert waiting[1].endswith(f"line {31}") and waiting[-1].endswith(f"line {MAX_WAITING + 29}")
+    await shell.aclose()
