@@ -76,3 +76,34 @@ def test_hostile_worktree_invocations(repo: Path, pi_home: Path, tmp_path: Path)
     assert outside.returncode == 2 and "not in a git repository" in outside.stderr
     assert not (repo.parent / "up").exists()
     assert pi(repo, pi_home, "worktree", "list").stdout.startswith("No worktrees")
+
+
+def test_git_commit_works_from_a_sandboxed_worktree_session_and_hooks_stay_read_only(
+    repo: Path,  # noqa: F811
+    pi_home: Path,
+) -> None:
+    import pytest
+
+    from tools.sandbox import _bwrap
+
+    if not _bwrap.probe().ok:
+        pytest.skip(f"no sandbox here: {_bwrap.probe().reason}")
+    command = (
+        "echo 3 > a.txt && git commit -qam third && echo committed; "
+        "touch ../repo/.git/hooks/evil; echo hooks=$?; echo x >> ../repo/.git/config; echo config=$?"
+    )
+    config = (repo / ".git" / "config").read_text()
+    with FakeProviderServer() as server:
+        server.add(
+            Turn(tool_calls=[ToolCallSpec("bash", {"command": command}, id="b")]),
+            Turn(text="Committed."),
+        )
+        done = pi(repo, pi_home, "-w", "sb", *fake(server), "--permission-mode", "auto", "-p", "go")
+        result = [m for m in server.requests[-1]["messages"] if m["role"] == "tool"][0]["content"]
+    assert done.returncode == 0, done.stderr
+    assert "committed" in result and "hooks=1" in result and "config=1" in result
+    assert "Read-only file system" in result
+    assert git(repo, "log", "--format=%s", "worktree-sb") == "third\nsecond\nfirst\n"
+    assert not (repo / ".git" / "hooks" / "evil").exists()
+    assert (repo / ".git" / "config").read_text() == config
+    assert "kept worktree sb (1 unpushed commit)" in done.stderr
