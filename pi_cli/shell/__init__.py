@@ -140,7 +140,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.packages.commands import PackageError, package_accepts, package_words
     from pi_cli.shell.packages.lock import package_paths
-    from pi_cli.shell.paths import editor_command, pi_home, sessions_dir
+    from pi_cli.shell.paths import editor_command, pi_home, pi_ts_home, sessions_dir
     from pi_cli.shell.permissions.approvals import ApprovalAnswer
     from pi_cli.shell.permissions.modes import MODE_DESCRIPTIONS, MODES
     from pi_cli.shell.plugins.commands import PLUGIN_VERBS, plugin_choices, plugin_words
@@ -278,6 +278,7 @@ __all__ = [
     "PermissionRequested",
     "PermissionResolved",
     "pi_home",
+    "pi_ts_home",
     "cached_flags",
     "split_flags",
     "PickAction",

@@ -113,6 +113,7 @@ EXPORTS: dict[str, str] = {
     "DialogBroker": "pi_cli.shell.dialogs",
     # files and text
     "pi_home": "pi_cli.shell.paths",
+    "pi_ts_home": "pi_cli.shell.paths",
     "cached_flags": "pi_cli.shell.extension_sources",
     "split_flags": "pi_cli.shell.extension_sources",
     "editor_command": "pi_cli.shell.paths",

@@ -1,5 +1,6 @@
-"""Themes: ``themes/*.toml`` (built in), installed packages' and ``$PI_HOME/themes/*.toml`` (user) as
-Textual themes.
+"""Themes: ``themes/*.toml`` (built in), the TypeScript pi's ``~/.pi/agent/themes/*.json`` (a
+fallback layer: :mod:`.pi_ts_themes`), installed packages' and ``$PI_HOME/themes/*.toml`` (user)
+as Textual themes.
 
 A theme file holds ``dark`` (bool), ``ansi`` (bool: ANSI colours such as ``ansi_default``, the
 terminal's own background, are passed through instead of converted to RGB), a ``[palette]`` of
@@ -21,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from pi_cli.shell import package_paths, pi_home
+from pi_cli.shell import package_paths, pi_home, pi_ts_home
+from pi_cli.tui.pi_ts_themes import theme_from_pi_ts
 
 if TYPE_CHECKING:
     from pi_cli.tui.host import TuiHost
@@ -110,16 +112,20 @@ def load_themes(user_dir: Path | None = None) -> tuple[dict[str, Theme], list[Th
     for path in sorted(builtin_theme_dir().glob("*.toml")):
         found[path.stem] = theme_from_toml(path)
     user_dir = user_dir if user_dir is not None else pi_home() / "themes"
-    files = [p for folder in package_paths("themes") for p in sorted(folder.glob("*.toml"))]
+    ts_home = pi_ts_home()  # the TypeScript pi's themes first: every theme of pi's wins
+    files = sorted((ts_home / "themes").glob("*.json")) if ts_home is not None else []
+    files += [p for folder in package_paths("themes") for p in sorted(folder.glob("*.toml"))]
     if user_dir.is_dir():  # the user's own after the packages' (a same name: the user's wins)
         files += sorted(user_dir.glob("*.toml"))
     if files:
         for path in files:
             try:
-                theme = theme_from_toml(path)
+                theme = theme_from_pi_ts(path) if path.suffix == ".json" else theme_from_toml(path)
             except ValueError as exc:
                 problems.append(ThemeLoadError(path, str(exc)))
                 continue
+            if path.suffix == ".json" and theme.name in found:
+                continue  # the TypeScript pi's theme of a name pi has: pi's wins
             base = found.get("dark" if theme.dark else "light")
             if base is not None:
                 theme.variables = {**base.variables, **theme.variables}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pi_cli.tui.document.tool import ToolBlock
 from pi_cli.tui.document.turn import ThinkingBlock
 from pi_cli.tui.keymap import DEFAULT_KEYS, key_hints, load_user_keymap
@@ -331,3 +333,30 @@ async def test_toasts_do_not_cover_the_editor_or_the_footer(tmp_path: Path) -> N
             assert not toast.region.overlaps(editor) and not toast.region.overlaps(footer)
         assert "a line I am typing" in screen_text(app)
         assert "notice number 2" in screen_text(app)
+
+
+async def test_the_typescript_pis_theme_is_a_fallback(
+    tmp_path: Path, pi_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pi-ts's own light.json (tests/tui/fixtures/pi_ts_themes, MIT) from ~/.pi/agent/themes:
+    under another name it is a theme of pi's, drawn in its colours; as "light" pi's own wins."""
+    fixture = Path(__file__).parent / "fixtures" / "pi_ts_themes" / "light.json"
+    agent = tmp_path / "pi-ts-agent"
+    (agent / "themes").mkdir(parents=True)
+    data = json.loads(fixture.read_text())
+    (agent / "themes" / "light.json").write_text(json.dumps(data))
+    (agent / "themes" / "broken.json").write_text("{not json")
+    data["name"] = "ts-light"
+    (agent / "themes" / "ts-light.json").write_text(json.dumps(data))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    monkeypatch.delenv("PI_IGNORE_PI_TS_HOME", raising=False)
+    themes, problems = load_themes()
+    assert themes["light"].primary != data["vars"]["teal"]  # pi's own light, not pi-ts's
+    ts = themes["ts-light"]
+    assert not ts.dark and ts.variables["tool-error-bg"].lower() == "#f0e8e8"
+    assert "diff-add-bg" in ts.variables  # what pi-ts has no role for: pi's light theme's
+    assert [p.path.name for p in problems] == ["broken.json"]
+    app = make_app(make_shell(tmp_path, ScriptedStream(), tools=[]), theme="ts-light")
+    async with app.run_test(size=SIZE):
+        assert app.theme == "ts-light"
+        assert app.get_css_variables()["tool-error-bg"].lower() == "#f0e8e8"
