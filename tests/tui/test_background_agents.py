@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from pi_cli.tui.screens.agent_thread import AgentThreadScreen
 from pi_cli.tui.screens.picker import PickerScreen
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import Turn
-from tests.shell.agent_tools.test_background import bash, bg_task, wait_file
+from tests.shell.agent_tools.test_background import bash, bg_task, shell_for, wait_file
 from tests.tui.helpers import SIZE, make_app, type_text, wait_until
 from tests.tui.screen_text import screen_text
 
@@ -24,17 +23,7 @@ async def test_footer_picker_thread_message_and_stop(tmp_path: Path) -> None:
             Turn(text="Noted: the waiter was stopped."),
         )
         server.routes["CHILD-A"] = [Turn(tool_calls=[bash("c1", wait_file("go"))])]
-        shell = CodingAgent(
-            ShellOptions(
-                cwd=tmp_path,
-                model="openai/fake-model",
-                api_base=server.openai_base_url,
-                api_key="k",
-                tools=["bash", "task"],
-                skip_permissions=True,
-                persist_session=False,
-            )
-        )
+        shell = shell_for(tmp_path, server, tools=["bash", "task"], persist_session=False)
         app = make_app(shell)
         background = shell.agent_tools.background
         try:

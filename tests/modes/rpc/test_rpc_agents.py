@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from tests.fakes.provider_server import FakeProviderServer
 from tests.fakes.script import Turn
 from tests.modes.rpc.test_rpc_queue import Rpc
-from tests.shell.agent_tools.test_background import bash, bg_task, until, wait_file
+from tests.shell.agent_tools.test_background import bash, bg_task, shell_for, until, wait_file
 
 
 async def test_list_show_steer_and_abort_over_rpc(project: Path) -> None:
@@ -24,17 +23,7 @@ async def test_list_show_steer_and_abort_over_rpc(project: Path) -> None:
             Turn(tool_calls=[bash("c2", wait_file("go"))]),
             Turn(text="B saw the steer"),
         ]
-        shell = CodingAgent(
-            ShellOptions(
-                cwd=project,
-                model="openai/fake-model",
-                api_base=server.openai_base_url,
-                api_key="k",
-                tools=["bash", "task"],
-                skip_permissions=True,
-                persist_session=False,
-            )
-        )
+        shell = shell_for(project, server, tools=["bash", "task"], persist_session=False)
         rpc = Rpc(shell)
         try:
             assert (await rpc.send(type="prompt", id="p", message="start both"))["success"]
