@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from pi_cli.shell import Notice
 from pi_cli.shell.config.settings import Settings
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text
@@ -237,3 +239,50 @@ async def test_emitting_from_register_is_refused(project: Path, pi_home: Path) -
     notices: list[Notice] = []
     shell_with(project, notices=notices)
     assert "emit from handlers, not register()" in texts(notices)
+
+
+@pytest.mark.parametrize("event", ["session_switch", "model_select"])
+async def test_a_lifecycle_handler_that_raises_disables_its_extension_only(
+    project: Path, pi_home: Path, event: str
+) -> None:
+    write_extension(
+        pi_home / "extensions",
+        "fragile",
+        f"""
+        def register(pi):
+            @pi.on("{event}")
+            def boom(event, ctx):
+                raise ValueError("lifecycle bug")
+        """,
+    )
+    write_extension(
+        pi_home / "extensions",
+        "steady",
+        """
+        seen = []
+
+        def register(pi):
+            pi.on("session_switch", lambda event: seen.append(event.type))
+            pi.on("model_select", lambda event: seen.append(event.type))
+        """,
+    )
+    notices: list[Notice] = []
+    shell = shell_with(project, ScriptedStream(), notices=notices, persist_session=True)
+    await shell.submit("/new")
+    shell.set_model("other/model-b")
+    runtime = shell.extensions.runtime
+    for _ in range(1000):
+        if runtime.items["fragile"].state == "disabled":
+            break
+        await asyncio.sleep(0.01)
+    assert f"Extension fragile {event} raised ValueError: lifecycle bug" in texts(notices)
+    assert runtime.items["steady"].state == "live"
+    seen: list[str] = next(
+        m.seen for n, m in sys.modules.items() if n.startswith("pi_extension_steady")
+    )
+    for _ in range(1000):
+        if {"session_switch", "model_select"} <= set(seen):
+            break
+        await asyncio.sleep(0.01)
+    assert {"session_switch", "model_select"} <= set(seen)
+    await shell.aclose()
