@@ -39,6 +39,14 @@ class TaskArgs(BaseModel):
         default=GENERAL_PURPOSE,
         description="Which agent to run: a name from the list in this tool's description",
     )
+    worktree: bool = Field(
+        default=False,
+        description=(
+            "Give the agent a git worktree of its own (a separate checkout on a new branch), so "
+            "agents working in parallel do not edit the same files; its report says what it "
+            "changed and the branch to merge"
+        ),
+    )
     background: bool = Field(
         default=False,
         description=(
@@ -65,6 +73,7 @@ class TaskRequest:
     agent: str
     description: str
     prompt: str
+    worktree: bool = False
 
 
 @dataclass
@@ -172,7 +181,7 @@ class TaskTool(ToolBase):
             if len(namespaced) != 1:
                 raise ToolError(f"Unknown subagent_type {kind!r}. Available: {', '.join(names)}.")
             kind = namespaced[0]
-        request = TaskRequest(tool_call_id, kind, args.description, args.prompt)
+        request = TaskRequest(tool_call_id, kind, args.description, args.prompt, args.worktree)
         if args.background:
             child_id = self.runner.spawn(request)
             return ToolResult.of_text(

@@ -70,6 +70,12 @@ class SubagentShell(Protocol):
     def resolved_model(self) -> ResolvedModel | None: ...
     @property
     def thinking(self) -> str: ...
+    @property
+    def sandbox(self) -> Any: ...
+    @property
+    def permissions(self) -> Any: ...
+    @property
+    def safety(self) -> Any: ...
     def emit(self, event: ShellEvent) -> None: ...
     def notify(self, text: str, level: Any = "info") -> None: ...
 
@@ -88,6 +94,7 @@ class ChildRun:
     watch: _ChildWatch
     stream_fn: StreamFn
     model_id: str
+    worktree: Any = None  # a ChildWorktree (._child_worktree) when it has its own
 
 
 class SubagentRunner:
@@ -126,10 +133,24 @@ class SubagentRunner:
         parent = self.shell.agent
         tools = self._tools(profile, AGENT_TOOL_NAMES)
         stream_fn, model_id, resolved = self._model(profile)
+        tree = None
+        prompt = self._system_prompt(profile, parent.system_prompt)
+        if request.worktree:  # its own checkout: made a workspace folder, tools made over it
+            from pi_cli.shell.agent_tools._child_worktree import open_child_worktree, worktree_tools
+
+            tree = open_child_worktree(self.shell.cwd)
+            self.shell.permissions.engine.workspace.add(tree.path)
+            env = self.shell.safety.tools_env()
+            tools = worktree_tools(tools, tree.cwd, env, self.shell.sandbox)
+            prompt += (
+                f"\n\nYou work in your own git worktree {tree.cwd} (branch {tree.branch}), not "
+                f"in {self.shell.cwd}: use paths inside it. Leave your changes there (commit them "
+                "if asked); your report is followed by what you changed."
+            )
         child = Agent(
             stream_fn,
             model=model_id,
-            system_prompt=self._system_prompt(profile, parent.system_prompt),
+            system_prompt=prompt,
             tools=tools,
             thinking=self.shell.thinking,
             tool_execution=self.shell.settings.tool_execution,
@@ -143,7 +164,7 @@ class SubagentRunner:
         watch = _ChildWatch(self, request.tool_call_id, request.agent, tools, on_update)
         child.subscribe(watch)
         child.should_stop = lambda: watch.turns >= limit or self.budget.over_cost()
-        return ChildRun(child, watch, stream_fn, model_id)
+        return ChildRun(child, watch, stream_fn, model_id, tree)
 
     async def run(
         self, request: TaskRequest, built: ChildRun, cancel: AbortSignal, label: str = ""
@@ -182,6 +203,10 @@ class SubagentRunner:
         finally:
             acting_agent.reset(acting)
             remove()
+            if built.worktree is not None:  # what it left there follows its answer
+                from pi_cli.shell.agent_tools._child_worktree import worktree_report
+
+                answer = f"{answer}\n\n{worktree_report(built.worktree)}".strip()
             if built.stream_fn is not self.shell.agent.stream_fn:
                 await aclose_stream_fn(built.stream_fn)
             self.shell.emit(

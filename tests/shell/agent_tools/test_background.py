@@ -232,3 +232,55 @@ async def test_a_childs_approval_names_it_and_applies_to_it(
     assert (project / "made-by-child").exists() and not (project / "refused-for-child").exists()
     assert shell.messages[-2].text.endswith("one made, one refused")
     await shell.aclose()
+
+
+async def test_two_children_in_their_own_worktrees_write_the_same_file_one_aborted(
+    project: Path, server: FakeProviderServer
+) -> None:
+    import subprocess
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=project, capture_output=True, text=True)
+        return done.stdout
+
+    git("init", "-q", "-b", "main")
+    git("-c", "user.email=t@e", "-c", "user.name=T", "add", ".")
+    git("-c", "user.email=t@e", "-c", "user.name=T", "commit", "-qm", "seed")
+
+    def worker(call_id: str, prompt: str) -> ToolCallSpec:
+        args = {"description": prompt[:7], "prompt": prompt, "background": True, "worktree": True}
+        return ToolCallSpec("task", args, id=call_id)
+
+    server.add(
+        Turn(tool_calls=[worker("t1", "CHILD-A: write notes"), worker("t2", "CHILD-B: write")]),
+        Turn(text="Both started."),
+        Turn(text="one"),
+        Turn(text="two"),
+    )
+    write = lambda text, i: ToolCallSpec("write", {"path": "notes.txt", "content": text}, id=i)  # noqa: E731
+    server.routes["CHILD-A"] = [Turn(tool_calls=[write("from A\n", "w1")]), Turn(text="A wrote")]
+    server.routes["CHILD-B"] = [
+        Turn(tool_calls=[write("from B\n", "w2")]),
+        Turn(tool_calls=[bash("c2", "sleep 600")]),
+    ]
+    shell = shell_for(project, server, tools=["read", "write", "bash", "task"])
+    await shell.submit("split it")
+    background = shell.agent_tools.background
+    await until(lambda: background.get("a1").info.status == "done", "a1's end")
+    await until(lambda: background.get("a2").info.last_tool.startswith("bash"), "b's sleep")
+    stopped = await shell.submit("/agents abort a2")
+    assert stopped is not None and not stopped.error
+    await until(lambda: background.get("a2").info.status == "aborted", "a2 stopped")
+    await until(lambda: not shell.busy and len(server.requests) >= 8, "both reports' runs")
+    await shell.wait_idle()
+    reports = [m.text for m in shell.messages if m.role == "user" and "background" in m.text]
+    trees = sorted(project.parent.glob("project-agent-*"))
+    assert len(trees) == 2  # both kept: each left a change
+    assert sorted((t / "notes.txt").read_text() for t in trees) == ["from A\n", "from B\n"]
+    assert not (project / "notes.txt").exists()  # the main checkout is untouched
+    a_report = next(r for r in reports if "(general-purpose: CHILD-A)" in r)
+    assert "A wrote" in a_report and "1 uncommitted file (notes.txt)" in a_report
+    assert "branch worktree-agent-" in a_report
+    b_report = next(r for r in reports if "was stopped by the user" in r)
+    assert "1 uncommitted file (notes.txt)" in b_report
+    await shell.aclose()
