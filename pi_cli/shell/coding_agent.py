@@ -32,7 +32,7 @@ from pi_cli.shell.events import (
     ShellState,
 )
 from pi_cli.shell.events.bus import EventBus
-from pi_cli.shell.extension_setup import attach_extensions
+from pi_cli.shell.extension_setup import attach_extensions, extension_models
 from pi_cli.shell.features import (
     attach_plugins,
     attach_session_parts,
@@ -83,8 +83,7 @@ class CodingAgent:
     remote = False  # lives here: a front end quitting ends its run (see shell.front.FrontShell)
 
     def __init__(self, options: ShellOptions) -> None:
-        self.options = options
-        self.cwd = options.cwd.resolve()
+        self.options, self.cwd = options, options.cwd.resolve()
         self._usage_counter = UsageCounter()  # the footer's numbers, each message counted once
         self.events = EventBus()  # start-up notices reach later listeners; after_emit: the policy
         self.notify = self.events.notify
@@ -94,6 +93,7 @@ class CodingAgent:
         self.stream_fns = StreamFnPool()
         self.thinking: str = options.thinking or self.settings.thinking
         self.models = ModelResolver(options, self.settings, self.safety.provider_env, self.notify)
+        self.models.fallback = extension_models(self)  # --model <an extension's provider>/...
         self.resolved_model: ResolvedModel | None = None
         self.model_id = ""
         stream_fn = resolve_into(self, startup_spec(options))

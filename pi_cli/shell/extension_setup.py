@@ -8,14 +8,16 @@ With no extension anywhere this costs a few directory reads and one small cache 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.shell.extension_sources import find_sources, foreign_warning
 
 if TYPE_CHECKING:
+    from agent_core import LlmContext, StreamOptions
     from pi_cli.shell.extensions.attach import ExtensionShell
     from pi_cli.shell.extensions.shell import ShellExtensions
-    from pi_cli.shell.models.setup import ModelResolver
+    from pi_cli.shell.models.setup import ModelChoice, ModelResolver
 
 
 def attach_extensions(
@@ -37,3 +39,40 @@ def attach_extensions(
     from pi_cli.shell.extensions.attach import weave
 
     return weave(shell, models, sources, fresh)
+
+
+class _ProviderHost(Protocol):
+    @property
+    def extensions(self) -> ShellExtensions | None: ...
+
+
+def extension_models(shell: _ProviderHost) -> Callable[[str], ModelChoice | None]:
+    """The model resolver's fallback: ``provider/model`` of a provider an extension registered
+    (found in the extensions' cache, or live), streamed through it (:mod:`.extensions.providers`)."""
+
+    def choose(spec: str) -> ModelChoice | None:
+        from pi_cli.shell.extension_sources import cached_providers
+        from pi_cli.shell.models.setup import ModelChoice
+
+        provider, _, model = spec.partition("/")
+        known = cached_providers()
+        extensions = getattr(shell, "extensions", None)  # None while the shell is being built
+        if extensions is not None:
+            for ext in extensions.runtime.usable():
+                if ext.state == "live":
+                    known.update({p.name: p.models for p in ext.registration.providers.values()})
+        if not model or model not in known.get(provider, []) or os.environ.get("PI_NO_EXTENSIONS"):
+            return None
+
+        async def stream(context: LlmContext, options: StreamOptions) -> AsyncIterator[Any]:
+            from pi_cli.shell.extensions.providers import ProviderFailed, run_provider
+
+            extensions = shell.extensions
+            if extensions is None:
+                raise ProviderFailed(f"no extension provides {provider!r} (none loaded)")
+            async for item in run_provider(extensions.runtime, provider, context, options):
+                yield item
+
+        return ModelChoice(stream, spec)
+
+    return choose

@@ -249,6 +249,21 @@ def cached_flags() -> list[dict[str, Any]]:
     return found
 
 
+def cached_providers() -> dict[str, list[str]]:
+    """The model providers the cached extensions registered: name -> model ids."""
+    entries = read_cache().get("extensions")
+    found: dict[str, list[str]] = {}
+    for entry in entries.values() if isinstance(entries, dict) else ():
+        providers = entry.get("providers") if isinstance(entry, dict) else None
+        for provider in providers if isinstance(providers, list) else ():
+            if isinstance(provider, dict) and isinstance(provider.get("name"), str):
+                models = provider.get("models")
+                found[provider["name"]] = (
+                    [str(m) for m in models] if isinstance(models, list) else []
+                )
+    return found
+
+
 def split_flags(
     argv: list[str], flags: list[dict[str, Any]]
 ) -> tuple[list[str], dict[str, str | bool]]:

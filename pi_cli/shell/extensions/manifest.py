@@ -32,6 +32,12 @@ class Manifest:
     events: list[str] = field(default_factory=list)
     ui: list[dict[str, Any]] = field(default_factory=list)
     flags: list[dict[str, Any]] = field(default_factory=list)
+    providers: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def provider_names(self) -> list[str]:
+        """The model providers it registered."""
+        return [str(p.get("name")) for p in self.providers if isinstance(p, dict)]
 
     @classmethod
     def of(cls, registration: Registration, stamp: str) -> Manifest:
@@ -70,6 +76,9 @@ class Manifest:
                 if slot != "editor"
             ],
             flags=[dict(flag, extension=registration.name) for flag in registration.flags],
+            providers=[
+                {"name": p.name, "models": p.models} for p in registration.providers.values()
+            ],
         )
 
     def wire(self) -> dict[str, Any]:
@@ -90,6 +99,7 @@ class Manifest:
                 events=[str(e) for e in data["events"]],
                 ui=list(data["ui"]),
                 flags=list(data.get("flags") or []),
+                providers=list(data.get("providers") or []),
             )
             for tool in manifest.tools:
                 str(tool["name"]), str(tool["description"]), dict(tool["schema"])

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 COMMAND_NAME = re.compile(r"^[a-z0-9][a-z0-9:_.-]{0,63}$")
+PROVIDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
+MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 FLAG_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 KEY_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 Completer = Callable[[str], Sequence[str | tuple[str, str]]]
@@ -79,6 +81,15 @@ class KeySpec:
 
 
 @dataclass
+class ProviderSpec:
+    """A model provider as registered: its stream function and model ids."""
+
+    name: str
+    function: Callable[..., Any]
+    models: list[str]
+
+
+@dataclass
 class Registration:
     """Everything one extension registered."""
 
@@ -91,6 +102,7 @@ class Registration:
     notices: list[tuple[str, str]] = field(default_factory=list)
     payloads: dict[str, type] = field(default_factory=dict)
     flags: list[dict[str, Any]] = field(default_factory=list)
+    providers: dict[str, ProviderSpec] = field(default_factory=dict)
     """Command-line flags: ``name``, ``description``, ``type`` (``boolean``/``string``), ``default``."""
     """``pi.events`` names -> the payload type their handlers take."""
 
@@ -322,6 +334,23 @@ class ExtensionAPI(ShellControls):
             return function
 
         return decorate(handler) if handler is not None else decorate
+
+    # ------------------------------------------------------------------ providers
+
+    def register_provider(
+        self, name: str, stream: Callable[..., Any], *, models: Sequence[str]
+    ) -> None:
+        """A model provider implemented here: ``stream(context, options)`` is agent_core's
+        ``StreamFn`` (an async generator of assistant-stream events, then the final
+        ``AssistantMessage``); ``--model name/<one of models>`` and ``/model`` select it.
+        A name of one of pi's own providers is never used (pi's wins)."""
+        if not PROVIDER_NAME.match(name):
+            raise ValueError(f"provider {name!r}: lower-case letters, digits, _ . -")
+        ids = [str(m) for m in models]
+        if not ids or not all(MODEL_ID.match(m) for m in ids):
+            raise ValueError(f"provider {name!r}: give models=[ids] (no spaces or slashes)")
+        self._registration.providers[name] = ProviderSpec(name, stream, ids)
+        self.changed()
 
     # ------------------------------------------------------------------ flags
 

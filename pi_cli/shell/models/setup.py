@@ -64,6 +64,8 @@ class ModelResolver:
         self._retry: RetryConfig | None = None  # one, shared by every stream function
         # Asked about every model resolved after start-up (``--max-cost`` refuses unknown prices).
         self.check: Callable[[str, ResolvedModel | None], None] | None = None
+        self.fallback: Callable[[str], ModelChoice | None] | None = None
+        """A spec pi cannot resolve, tried on extensions' providers (set by the shell)."""
 
     @staticmethod
     def identify(agent: Agent, resolved: ResolvedModel | None) -> None:
@@ -107,7 +109,9 @@ class ModelResolver:
                 raise ConfigError(no_model_message())
             chosen, api_base = local.spec, local.api_base
             announce(local)
-        model = self._resolve_spec(chosen, api_key, api_base, env)
+        model = self._resolve_or_fallback(chosen, api_key, api_base, env)
+        if isinstance(model, ModelChoice):  # an extension's provider
+            return model
         if self.check is not None:
             self.check(model.id, model)  # raises ConfigError before any client exists
         model = _explicit_key(model)
@@ -132,6 +136,20 @@ class ModelResolver:
         if warning and self.notify is not None:
             self.notify(warning, "warning")
         return ModelChoice(stream_fn, model.id, model, warning)
+
+    def _resolve_or_fallback(
+        self, chosen: str, api_key: str | None, api_base: str | None, env: dict[str, str]
+    ) -> ResolvedModel | ModelChoice:
+        """:meth:`_resolve_spec`, else (a provider pi does not know) :attr:`fallback`'s."""
+        try:
+            return self._resolve_spec(chosen, api_key, api_base, env)
+        except ConfigError:
+            found = self.fallback(chosen) if self.fallback is not None else None
+            if found is None:
+                raise
+            if self.check is not None:
+                self.check(found.model_id, None)
+            return found
 
     def _resolve_spec(
         self, chosen: str, api_key: str | None, api_base: str | None, env: dict[str, str]
