@@ -13,10 +13,11 @@ import re
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
+from pi_cli.shell.extensions._extras import ProvidersAndFlags, ProviderSpec
 from pi_cli.shell.extensions.bus import ExtensionEvents
 from pi_cli.shell.extensions.control import ShellControls
 from pi_cli.shell.extensions.names import DECISION_EVENTS, DERIVED_EVENTS, EVENT_ALIASES
@@ -28,9 +29,6 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 COMMAND_NAME = re.compile(r"^[a-z0-9][a-z0-9:_.-]{0,63}$")
-PROVIDER_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
-MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
-FLAG_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 KEY_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 Completer = Callable[[str], Sequence[str | tuple[str, str]]]
 """Argument completion of a command: the text typed after its name -> candidates (a value, or
@@ -81,15 +79,6 @@ class KeySpec:
 
 
 @dataclass
-class ProviderSpec:
-    """A model provider as registered: its stream function and model ids."""
-
-    name: str
-    function: Callable[..., Any]
-    models: list[str]
-
-
-@dataclass
 class Registration:
     """Everything one extension registered."""
 
@@ -135,7 +124,7 @@ def _parameters_of(execute: Callable[..., Any]) -> type[BaseModel] | None:
     return hint if isinstance(hint, type) and issubclass(hint, BaseModel) else None
 
 
-class ExtensionAPI(ShellControls):
+class ExtensionAPI(ProvidersAndFlags, ShellControls):
     """What ``register(pi)`` gets: register tools, commands, keys, handlers; set UI; keep state;
     once loaded, the shell's controls (:class:`~.control.ShellControls`: ``exec``,
     ``set_model``, ``set_active_tools``...), as ``ctx`` has them.
@@ -153,6 +142,8 @@ class ExtensionAPI(ShellControls):
             async def hello(args: Greet, ctx: ExtensionContext) -> str:
                 return f"Hello, {args.name}!"
     """
+
+    _registration: Registration
 
     def __init__(self, registration: Registration, ui: ExtensionUI) -> None:
         self._registration = registration
@@ -334,54 +325,6 @@ class ExtensionAPI(ShellControls):
             return function
 
         return decorate(handler) if handler is not None else decorate
-
-    # ------------------------------------------------------------------ providers
-
-    def register_provider(
-        self, name: str, stream: Callable[..., Any], *, models: Sequence[str]
-    ) -> None:
-        """A model provider implemented here: ``stream(context, options)`` is agent_core's
-        ``StreamFn`` (an async generator of assistant-stream events, then the final
-        ``AssistantMessage``); ``--model name/<one of models>`` and ``/model`` select it.
-        A name of one of pi's own providers is never used (pi's wins)."""
-        if not PROVIDER_NAME.match(name):
-            raise ValueError(f"provider {name!r}: lower-case letters, digits, _ . -")
-        ids = [str(m) for m in models]
-        if not ids or not all(MODEL_ID.match(m) for m in ids):
-            raise ValueError(f"provider {name!r}: give models=[ids] (no spaces or slashes)")
-        self._registration.providers[name] = ProviderSpec(name, stream, ids)
-        self.changed()
-
-    # ------------------------------------------------------------------ flags
-
-    def register_flag(
-        self,
-        name: str,
-        *,
-        description: str = "",
-        type: Literal["boolean", "string"] = "boolean",
-        default: str | bool | None = None,
-    ) -> None:
-        """A command-line flag of pi (``--name``; a string flag takes a value): pi's parser
-        knows it once this extension has loaded once (its registrations are cached), and
-        ``pi --help`` lists it then. Read it with :meth:`get_flag`."""
-        name = name.removeprefix("--")
-        if not FLAG_NAME.match(name):
-            raise ValueError(f"flag {name!r}: lower-case letters, digits and -, at most 40")
-        if type not in ("boolean", "string"):
-            raise ValueError(f"flag {name!r}: type is 'boolean' or 'string'")
-        self._registration.flags = [f for f in self._registration.flags if f["name"] != name]
-        self._registration.flags.append(
-            {"name": name, "description": description, "type": type, "default": default}
-        )
-        self.changed()
-
-    def get_flag(self, name: str) -> str | bool | None:
-        """The flag's value on this command line, else its default (``None``: not registered)."""
-        name = name.removeprefix("--")
-        if name in self.flag_values:
-            return self.flag_values[name]
-        return next((f["default"] for f in self._registration.flags if f["name"] == name), None)
 
     # ------------------------------------------------------------------ state
 

@@ -64,8 +64,7 @@ class ModelResolver:
         self._retry: RetryConfig | None = None  # one, shared by every stream function
         # Asked about every model resolved after start-up (``--max-cost`` refuses unknown prices).
         self.check: Callable[[str, ResolvedModel | None], None] | None = None
-        self.fallback: Callable[[str], ModelChoice | None] | None = None
-        """A spec pi cannot resolve, tried on extensions' providers (set by the shell)."""
+        self.fallback: Callable[[str], ModelChoice | None] | None = None  # extensions' providers
 
     @staticmethod
     def identify(agent: Agent, resolved: ResolvedModel | None) -> None:
@@ -137,15 +136,12 @@ class ModelResolver:
             self.notify(warning, "warning")
         return ModelChoice(stream_fn, model.id, model, warning)
 
-    def _resolve_or_fallback(
-        self, chosen: str, api_key: str | None, api_base: str | None, env: dict[str, str]
-    ) -> ResolvedModel | ModelChoice:
+    def _resolve_or_fallback(self, chosen: str, *args: Any) -> ResolvedModel | ModelChoice:
         """:meth:`_resolve_spec`, else (a provider pi does not know) :attr:`fallback`'s."""
         try:
-            return self._resolve_spec(chosen, api_key, api_base, env)
+            return self._resolve_spec(chosen, *args)
         except ConfigError:
-            found = self.fallback(chosen) if self.fallback is not None else None
-            if found is None:
+            if (found := self.fallback(chosen) if self.fallback else None) is None:
                 raise
             if self.check is not None:
                 self.check(found.model_id, None)
