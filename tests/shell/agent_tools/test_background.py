@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent_core import ToolExecutionStart
 from pi_cli.shell.coding_agent import CodingAgent
 from pi_cli.shell.events.agent_tools import BackgroundAgentChanged, SubagentEnded, SubagentStarted
 from tests.fakes.provider_server import FakeProviderServer
@@ -63,13 +64,18 @@ async def test_report_arrives_at_the_next_turn_boundary_while_the_parent_works(
         Turn(text="Parent saw the report."),
     )
     server.routes["CHILD-A"] = [
-        Turn(tool_calls=[ToolCallSpec("ls", {}, id="a1")], usage=UsageSpec(100, 10)),
+        Turn(tool_calls=[bash("a1", wait_file("child-go"))], usage=UsageSpec(100, 10)),
         Turn(text="CHILD-A says: two files", usage=UsageSpec(200, 20)),
     ]
     shell = shell_for(project, server)
     events = record(shell)
     run = shell.submit("work while it looks")
     # The child ends while the parent's bash call is still running: its report waits.
+    await until(
+        lambda: any(isinstance(e, ToolExecutionStart) and e.tool_call_id == "b1" for e in events),
+        "the parent's bash call",
+    )
+    (project / "child-go").touch()
     await until(lambda: any(isinstance(e, SubagentEnded) for e in events), "the child's end")
     assert shell.state == "running"
     assert [item.origin for item in shell.queued()] == ["agent:a1"]
