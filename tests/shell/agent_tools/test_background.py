@@ -290,3 +290,18 @@ async def test_two_children_in_their_own_worktrees_write_the_same_file_one_abort
     b_report = next(r for r in reports if "was stopped by the user" in r)
     assert "1 uncommitted file (notes.txt)" in b_report
     await shell.aclose()
+
+
+async def test_a_worktree_outside_a_git_repository_is_a_clear_error(
+    project: Path, server: FakeProviderServer
+) -> None:
+    args = {"description": "x", "prompt": "CHILD-A: x", "worktree": True}
+    server.add(Turn(tool_calls=[ToolCallSpec("task", args, id="t1")]), Turn(text="ok"))
+    shell = shell_for(project, server)
+    await shell.submit("try")
+    await shell.wait_idle()
+    result = roles_and_texts(server.requests[-1])[-1]
+    assert result[0] == "tool" and "worktree: true needs a git repository" in result[1]
+    assert "not in a git repository" in result[1]
+    assert sorted(p.name for p in project.parent.iterdir()) == ["project"]
+    await shell.aclose()
