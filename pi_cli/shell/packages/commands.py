@@ -6,21 +6,38 @@ from pathlib import Path
 
 from pi_cli.shell.packages import install as installer
 from pi_cli.shell.packages.files import exclusive
-from pi_cli.shell.packages.lock import lock_file, packages_home, read_lock
+from pi_cli.shell.packages.lock import (
+    in_scope,
+    lock_file,
+    packages_home,
+    project_scope,
+    read_lock,
+    user_scope,
+)
 from pi_cli.shell.packages.sources import PackageError, valid_name
 
 __all__ = ["PACKAGE_USAGE", "PackageError", "package_accepts", "package_words"]
 from pi_cli.shell.text.terminal import one_line
 
-PACKAGE_USAGE = """usage: pi install SOURCE     git:URL[@REF], a folder, pypi:NAME[==VERSION]
-       pi install            put back every locked package, as locked (offline when it can)
+PACKAGE_USAGE = """usage: pi install [-l] SOURCE     git:URL[@REF], a folder, pypi:NAME[==VERSION]
+       pi install [-l]            put back every locked package, as locked (offline when it can)
        pi list
-       pi update [NAME...]   (none: all unpinned packages)
-       pi remove NAME"""
+       pi update [-l] [NAME...]   (none: all unpinned packages)
+       pi remove [-l] NAME
+  -l, --local   the project's packages (.pi/packages.lock, committed) instead of yours"""
+LOCAL_FLAGS = ("-l", "--local")
+
+
+def _local(words: list[str]) -> tuple[bool, list[str]]:
+    """(whether ``-l``/``--local`` was given, the other words)."""
+    rest = [w for w in words if w not in LOCAL_FLAGS]
+    return len(rest) != len(words), rest
 
 
 def package_accepts(verb: str, words: list[str]) -> bool:
     """Whether ``pi VERB WORDS`` is this command (else it stays a prompt: ``pi list files``)."""
+    if verb != "list":
+        words = _local(words)[1]
     if verb == "install":
         return len(words) <= 1
     if verb == "list":
@@ -30,7 +47,16 @@ def package_accepts(verb: str, words: list[str]) -> bool:
     return verb == "remove" and len(words) == 1
 
 
-def _list() -> list[str]:
+def _list(cwd: Path) -> list[str]:
+    user = _listed()
+    project = project_scope(cwd)
+    if not project.lock.is_file():
+        return user
+    with in_scope(project):
+        return ["user packages:", *user, "project packages (pi install -l):", *_listed()]
+
+
+def _listed() -> list[str]:
     packages = read_lock()
     if not packages:
         return ["No packages installed (pi install SOURCE)."]
@@ -51,9 +77,16 @@ def package_words(verb: str, words: list[str], cwd: Path) -> list[str]:
     """Do ``pi VERB WORDS``; the lines to show. Raises :class:`PackageError`. One pi at a time
     changes the packages (another waits for it)."""
     if verb == "list":
-        return _list()
-    with exclusive(packages_home() / ".lock"):
-        return _change(verb, words, cwd)
+        return _list(cwd)
+    local, words = _local(words)
+    scope = project_scope(cwd) if local else user_scope()
+    if local and (scope.home.is_symlink() or scope.lock.is_symlink()):
+        raise PackageError(
+            f"{scope.home} or {scope.lock} is a link; pi keeps a project's packages only in its own .pi folder"
+        )
+    with in_scope(scope):
+        with exclusive(packages_home() / ".lock"):
+            return _change(verb, words, cwd)
 
 
 def _change(verb: str, words: list[str], cwd: Path) -> list[str]:

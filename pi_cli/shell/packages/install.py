@@ -27,7 +27,7 @@ from typing import Any
 
 from pi_cli.shell.packages.files import CopyTooLarge, copy_tree, file_records, sha256_of, verify
 from pi_cli.shell.packages.git import GitError, git
-from pi_cli.shell.packages.lock import packages_home, read_lock, write_lock
+from pi_cli.shell.packages.lock import current_scope, packages_home, read_lock, write_lock
 from pi_cli.shell.packages.sources import PackageError, Spec, package_name, parse_spec, resources
 
 MAX_FILES = 20000
@@ -48,11 +48,11 @@ def _mirror(url: str) -> Path:
 
 
 def _git_fetch(url: str, offline: bool) -> Path:
-    """The source's mirror, cloned or (online) fetched again."""
+    """The source's mirror, cloned (also when ``offline``: a reinstall whose mirror is gone, as
+    on a teammate's machine, fetches it, then checks the locked commit and hash) or, online,
+    fetched again."""
     mirror = _mirror(url)
     if not mirror.is_dir():
-        if offline:
-            raise PackageError(f"no local copy of {url} to reinstall from")
         mirror.parent.mkdir(parents=True, exist_ok=True)
         temp = Path(tempfile.mkdtemp(prefix=".mirror-", dir=mirror.parent))
         try:
@@ -137,7 +137,9 @@ def _stage_git(spec: Spec, staging: Path, offline: bool, commit: str | None) -> 
     if commit is None:
         commit = _resolve(mirror, spec.ref).strip()
     elif offline and not _has(mirror, commit):
-        raise PackageError(f"commit {commit[:12]} is not in the local copy of {spec.location}")
+        git("fetch", "--quiet", "--prune", "origin", cwd=mirror)  # the mirror is older
+        if not _has(mirror, commit):
+            raise PackageError(f"commit {commit[:12]} is not in {spec.location}")
     _checkout(mirror, commit, staging / "repo")
     _copy(staging / "repo", staging / "copy")
     return {"url": spec.location, "ref": spec.ref, "commit": commit, "pin": commit[:12]}
@@ -213,7 +215,7 @@ def _install(
     files = file_records(dest)
     return {
         "name": final,
-        "source": spec.text,
+        "source": _source_text(spec),
         "kind": spec.kind,
         "version": version or facts.get("version", ""),
         **{k: v for k, v in facts.items() if k != "version"},
@@ -223,6 +225,27 @@ def _install(
         "resources": found,
         "problems": problems,
     }
+
+
+def _source_text(spec: Spec) -> str:
+    """How the lock names the source: a folder as an absolute path (the user's lock) or, when
+    inside a project, relative to it (a project's lock, read on a teammate's machine)."""
+    if spec.kind != "local":
+        return spec.text
+    project = current_scope().project
+    if project is not None:
+        try:
+            return "./" + Path(spec.location).relative_to(project.resolve()).as_posix()
+        except ValueError:
+            pass
+    return spec.location
+
+
+def _remove_copy(record: dict[str, Any] | None) -> None:
+    """Delete a record's copy (its path was confined to the store by :func:`read_lock`)."""
+    path = str((record or {}).get("path") or "")
+    if path and Path(path).is_absolute():
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _keep_wheels(facts: dict[str, Any], name: str) -> None:
@@ -248,10 +271,15 @@ def _stage(
         if not source.is_dir():
             raise PackageError(f"the folder {source} is gone")
         _copy(source, staging / "copy")
-        return {"pin": "local-" + hashlib.sha256(spec.location.encode()).hexdigest()[:8]}
+        return {"pin": "local-" + hashlib.sha256(_source_text(spec).encode()).hexdigest()[:8]}
     wheels = None
     if locked is not None:
-        wheels = Path(str(locked.get("wheelsDir", "")))
+        wheels = Path(str(locked.get("wheelsDir") or ""))
+        if not locked.get("wheelsDir") or not wheels.is_dir():  # a teammate's clone: fetch them
+            wheels = staging / "wheels"
+            pinned = f"{spec.location}=={locked.get('version')}"
+            _pip("download", "--quiet", "--only-binary", ":all:", "--dest", str(wheels), pinned)
+            spec = Spec(spec.kind, spec.location, str(locked.get("version")), spec.text)
         if _wheel_hashes(wheels) != locked.get("wheels"):
             raise PackageError(
                 f"the wheels of {spec.location} in {wheels} differ from the lock; refused "
@@ -266,7 +294,7 @@ def install(text: str, cwd: Path) -> tuple[dict[str, Any], list[str]]:
     record = _install(spec)
     packages = read_lock()
     old = packages.get(record["name"])
-    if old is not None and old.get("source") != spec.text:
+    if old is not None and old.get("source") != record["source"]:
         notes = [f"replaces {record['name']} from {old.get('source')}"]
     else:
         notes = []
@@ -282,7 +310,7 @@ def _commit(
     packages[record["name"]] = record
     write_lock(packages)
     if old is not None and old.get("path") != record["path"]:
-        shutil.rmtree(str(old.get("path")), ignore_errors=True)
+        _remove_copy(old)
 
 
 def reinstall() -> list[str]:
@@ -293,7 +321,8 @@ def reinstall() -> list[str]:
         return ["No packages in the lock file (pi install SOURCE)."]
     lines = []
     for name, locked in sorted(packages.items()):
-        changed = verify(Path(str(locked.get("path"))), locked.get("files") or {})
+        path = str(locked.get("path") or "")
+        changed = verify(Path(path), locked.get("files") or {}) if path else "no copy in the store"
         if changed is None:
             lines.append(f"{name}: as locked")
             continue
@@ -315,7 +344,7 @@ def _location(locked: dict[str, Any]) -> str:
         return str(locked.get("url"))
     if locked.get("kind") == "pypi":
         return str(locked.get("name"))
-    return str(parse_spec(str(locked.get("source")), Path("/")).location)
+    return str(parse_spec(str(locked.get("source")), current_scope().project or Path("/")).location)
 
 
 def update(names: list[str]) -> list[str]:
@@ -362,7 +391,7 @@ def remove(name: str) -> str:
         raise PackageError(f"{name} is not installed (pi list)")
     record = packages.pop(key)
     write_lock(packages)
-    shutil.rmtree(str(record.get("path")), ignore_errors=True)
+    _remove_copy(record)
     folder = packages_home() / "store" / key
     if folder.is_dir() and not any(os.scandir(folder)):
         folder.rmdir()

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pi_cli.shell.packages.lock import KINDS
+from pi_cli.shell.packages.lock import KINDS, valid_name
 
-_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?$")
+__all__ = ["PackageError", "Spec", "package_name", "parse_spec", "resources", "valid_name"]
+
 _URL = re.compile(r"^(?:https?|ssh|git|file)://|^[\w.-]+@[\w.-]+:")
 _HOST_PATH = re.compile(r"^[\w.-]+\.[a-z]{2,}/[\w.-]+/[\w.-]+")
 _REF = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./+-]{0,200}$")
@@ -51,11 +52,6 @@ class Spec:
     def pinned(self) -> bool:
         """Whether the source names its version (``pi update`` leaves it alone)."""
         return self.ref is not None
-
-
-def valid_name(name: object) -> bool:
-    """A name usable as a folder and in listings."""
-    return isinstance(name, str) and bool(_NAME.match(name)) and ".." not in name
 
 
 def _split_ref(text: str) -> tuple[str, str | None]:

@@ -75,7 +75,8 @@ class PromptSources:
         """Read them all from disk (``skill_paths``: ``--skill`` and the ``skills`` setting;
         the project's rules only if ``trusted``)."""
         context_files, rules, import_notices = load_memory(cwd, trusted)
-        packaged, package_problems = package_resources(fresh=True)  # first in a build
+        # first in a build: checks the copies again, and names this project for the later calls
+        packaged, package_problems = package_resources(fresh=True, project=(cwd, trusted))
         skills = load_skills(cwd, [*skill_paths, *map(str, packaged.get("skills", []))])
         templates, template_problems = load_templates(cwd)
         problems = [*map(str, skills.problems), *template_problems, *import_notices]
