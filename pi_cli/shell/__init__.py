@@ -100,10 +100,12 @@ if TYPE_CHECKING:
         TodoUpdated,
     )
     from pi_cli.shell.events.dialogs import (
+        CustomMessageShown,
         DialogKind,
         DialogOption,
         DialogRequested,
         DialogResolved,
+        MessageView,
         UiChanged,
         UiSlot,
     )
@@ -358,6 +360,8 @@ __all__ = [
     "TodoUpdated",
     "TrustCheck",
     "UiChanged",
+    "CustomMessageShown",
+    "MessageView",
     "UiSlot",
     "trusted_folders",
     "UnknownCommand",

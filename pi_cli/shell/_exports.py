@@ -107,6 +107,8 @@ EXPORTS: dict[str, str] = {
     "DialogRequested": "pi_cli.shell.events.dialogs",
     "DialogResolved": "pi_cli.shell.events.dialogs",
     "UiChanged": "pi_cli.shell.events.dialogs",
+    "CustomMessageShown": "pi_cli.shell.events.dialogs",
+    "MessageView": "pi_cli.shell.events.dialogs",
     "UiSlot": "pi_cli.shell.events.dialogs",
     # dialogs
     "DialogAnswer": "pi_cli.shell.dialogs",

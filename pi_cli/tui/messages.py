@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.message import Message
 
-from pi_cli.shell import REDACTOR
+from pi_cli.shell import REDACTOR, MessageView
 from pi_cli.shell import clean as terminal_clean
 
 
@@ -156,6 +156,14 @@ class NoticeShown(Message):
     """What to show."""
     level: str = "info"
     """``info``, ``warning`` or ``error``."""
+
+
+@dataclass
+class CustomMessageDrawn(Message):
+    """An extension's message for the transcript, as its renderer's view (text cleaned)."""
+
+    view: MessageView
+    custom_type: str
 
 
 @dataclass

@@ -126,3 +126,17 @@ async def test_editor_text_and_the_title_from_an_extension(
         await type_text(pilot, " more")
         await pilot.press("f7")
         await wait_until(pilot, lambda: "editor holds: draft red reply more" in screen_text(app))
+
+
+async def test_an_extensions_message_is_drawn_by_its_renderer(
+    tmp_path: Path, pi_home: Path
+) -> None:
+    with_examples(pi_home, "message_renderer")
+    shell = make_shell(tmp_path, ScriptedStream(), tools=[], approvals="interactive")
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/status error disk full")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "[ERROR] disk full" in screen_text(app))
+        row = next(r for r in screen_text(app).splitlines() if "[ERROR] disk full" in r)
+        assert row.lstrip().startswith("▎ [ERROR]"), row  # its bar on the left

@@ -42,6 +42,7 @@ from pi_cli.shell import (
     BudgetExceeded,
     CompactionEnd,
     CompactionStart,
+    CustomMessageShown,
     DiagnosticsReported,
     DialogRequested,
     DialogResolved,
@@ -258,6 +259,7 @@ class AcpSession:
                 | BackgroundAgentChanged()
                 | StructuredOutput()
                 | UiChanged()
+                | CustomMessageShown()  # an extension's transcript message: the TUI's and REPL's
                 | GoalChanged()
                 | SchedulesChanged()
                 | MonitorDelivered()  # the lines reach the model with the client's turns

@@ -53,6 +53,7 @@ from pi_cli.shell import (
     BudgetExceeded,
     CompactionEnd,
     CompactionStart,
+    CustomMessageShown,
     DiagnosticsReported,
     DialogRequested,
     DialogResolved,
@@ -188,7 +189,7 @@ class PlainRenderer:
                 | StructuredOutput()
             ):
                 self.agents(event)
-            case DialogRequested() | DialogResolved() | UiChanged():
+            case DialogRequested() | DialogResolved() | UiChanged() | CustomMessageShown():
                 self.ui(event)
             case ScheduleFired():
                 self.console.print(Text(safe(event.line()), style="cyan"))

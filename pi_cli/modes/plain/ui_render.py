@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from pi_cli.shell import DialogRequested, DialogResolved, UiChanged, clean, strip_sgr
+from pi_cli.shell import (
+    CustomMessageShown,
+    DialogRequested,
+    DialogResolved,
+    MessageView,
+    UiChanged,
+    clean,
+    strip_sgr,
+)
 
 if TYPE_CHECKING:
     from pi_cli.shell import FrontShell, StatusLine
@@ -26,6 +34,30 @@ if TYPE_CHECKING:
     from pi_cli.shell import FrontShell
 
 MAX_PANEL_LINES = 8
+VIEW_STYLES = {  # an extension's message view: theme roles -> rich styles
+    "muted": "dim",
+    "dim": "dim",
+    "accent": "cyan",
+    "success": "green",
+    "warning": "yellow",
+    "error": "red",
+    "bold": "bold",
+    "italic": "italic",
+    "code": "yellow",
+}
+
+
+def view_text(view: MessageView) -> Text:
+    """An extension's message view as rich text (the shell cleaned and capped it)."""
+    text = Text()
+    if view.title:
+        text.append(view.title, style="bold")
+    for line in view.lines:
+        if text:
+            text.append("\n")
+        for span in line:
+            text.append(span.text, style=VIEW_STYLES.get(span.role, ""))
+    return text
 
 
 class PlainUi:
@@ -64,8 +96,12 @@ class PlainUi:
         if self.status_line is not None:
             await self.status_line.aclose()
 
-    def __call__(self, event: DialogRequested | DialogResolved | UiChanged) -> None:
-        if isinstance(event, UiChanged) and event.slot == "title":
+    def __call__(
+        self, event: DialogRequested | DialogResolved | UiChanged | CustomMessageShown
+    ) -> None:
+        if isinstance(event, CustomMessageShown):
+            self.console.print(view_text(event.view))
+        elif isinstance(event, UiChanged) and event.slot == "title":
             self.set_title(event.text)
         elif isinstance(event, UiChanged) and event.slot == "editor":
             if self.on_editor is not None:

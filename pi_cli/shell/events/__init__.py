@@ -37,6 +37,7 @@ from pi_cli.shell.events.agent_tools import (
 )
 from pi_cli.shell.events.dialogs import (
     DIALOG_EVENT_TYPES,
+    CustomMessageShown,
     DialogRequested,
     DialogResolved,
     UiChanged,
@@ -325,6 +326,7 @@ OwnEvent = (
     | DialogRequested
     | DialogResolved
     | UiChanged
+    | CustomMessageShown
     | LspStatusChanged
     | DiagnosticsReported
     | TodoUpdated

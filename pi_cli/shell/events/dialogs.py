@@ -94,4 +94,54 @@ class UiChanged(WireModel):
         return self.text is None and self.lines is None
 
 
-DIALOG_EVENT_TYPES = (DialogRequested, DialogResolved, UiChanged)
+ViewRole = Literal[
+    "text", "muted", "dim", "accent", "success", "warning", "error", "bold", "italic", "code"
+]
+"""A theme role a view's span is drawn in (each front end maps it to its own styles)."""
+
+
+class ViewSpan(WireModel):
+    """A piece of a line in one theme role."""
+
+    text: str
+    role: ViewRole = "text"
+
+
+class MessageView(WireModel):
+    """What an extension's message renderer returns: a title and lines of styled spans.
+
+    The shell's own description of a block, never a Textual object: the TUI draws it as a block
+    in the transcript, the plain REPL prints :meth:`plain`, JSON and RPC carry it as data.
+    """
+
+    title: str | None = None
+    lines: list[list[ViewSpan]] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, text: str, *, title: str | None = None, role: ViewRole = "text") -> MessageView:
+        """A view of plain ``text`` (one line per line of it, all in ``role``)."""
+        return cls(
+            title=title, lines=[[ViewSpan(text=line, role=role)] for line in text.split("\n")]
+        )
+
+    def plain(self) -> str:
+        """The view as plain text (its title first)."""
+        body = ["".join(span.text for span in line) for line in self.lines]
+        return "\n".join(([self.title] if self.title else []) + body)
+
+
+class CustomMessageShown(WireModel):
+    """An extension sent a message for the transcript (``pi.send_message``): the entry as
+    stored (``custom_type``, ``content``, ``details``) and ``view``, how it is drawn (its
+    extension renderer's, or the default one's)."""
+
+    type: Literal["custom_message"] = "custom_message"
+    entry_id: str | None = None
+    custom_type: str
+    content: str
+    details: object = None
+    view: MessageView
+    source: str | None = None
+
+
+DIALOG_EVENT_TYPES = (DialogRequested, DialogResolved, UiChanged, CustomMessageShown)

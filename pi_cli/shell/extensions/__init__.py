@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_cli.shell.dialogs import DialogAnswer
+    from pi_cli.shell.events.dialogs import MessageView, ViewSpan
     from pi_cli.shell.extensions.api import (
         AgentStartEvent,
         Answer,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     )
     from pi_cli.shell.extensions.context import ExtensionContext, ExtensionUI
     from pi_cli.shell.extensions.control import CommandInfo, ExecResult, ToolInfo
+    from pi_cli.shell.extensions.messages import CustomMessage
     from pi_cli.shell.extensions.registry import ExtensionAPI
 
 _API = "pi_cli.shell.extensions.api"
@@ -51,6 +53,9 @@ _EXPORTS: dict[str, str] = {
     "CommandInfo": "pi_cli.shell.extensions.control",
     "ExecResult": "pi_cli.shell.extensions.control",
     "ToolInfo": "pi_cli.shell.extensions.control",
+    "CustomMessage": "pi_cli.shell.extensions.messages",
+    "MessageView": "pi_cli.shell.events.dialogs",
+    "ViewSpan": "pi_cli.shell.events.dialogs",
     **{
         name: _API
         for name in (
@@ -79,6 +84,9 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "CustomMessage",
+    "MessageView",
+    "ViewSpan",
     "AgentStartEvent",
     "BeforeAgentStart",
     "ModelSelectEvent",

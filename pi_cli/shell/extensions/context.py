@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.context import Level
     from pi_cli.shell.dialogs import DialogBroker
     from pi_cli.shell.events import ShellEvent
+    from pi_cli.shell.extensions.messages import CustomMessage
     from pi_cli.shell.input_policy import Intent
     from pi_cli.shell.options import ShellOptions
     from pi_cli.shell.session.store import SessionStore
@@ -270,6 +271,8 @@ class ExtensionContext(ShellControls):
         self.name = name
         self.bridge = bridge
         self.ui = ui
+        self.show_message: Callable[[CustomMessage], str] | None = None
+        """Keeps and shows a custom message, on pi's loop (set by the runtime)."""
 
     def _bridge(self) -> HostBridge:
         return self.bridge
@@ -338,6 +341,22 @@ class ExtensionContext(ShellControls):
         return self.bridge.call(
             lambda: session.append("custom", customType=custom_type, data=plain)
         )
+
+    def send_message(self, custom_type: str, content: str, *, details: Any = None) -> str:
+        """Show a message in the transcript, kept as a ``custom_message`` entry (see
+        :meth:`~.registry.ExtensionAPI.send_message`); returns its id."""
+        from pi_cli.shell.extensions.messages import MAX_CONTENT_CHARS, CustomMessage
+
+        if not isinstance(custom_type, str) or not custom_type.strip():
+            raise ValueError("custom_type must be a non-empty string")
+        try:
+            plain = json.loads(json.dumps(details))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"message details must be JSON: {exc}") from None
+        if self.show_message is None:
+            raise RuntimeError("messages are for handlers, not register()")
+        message = CustomMessage(custom_type, clean(str(content))[:MAX_CONTENT_CHARS], plain)
+        return self.bridge.call(self.show_message, message)
 
     def entries(self, custom_type: str | None = None) -> list[Any]:
         """The data of the custom entries on the current branch (``custom_type``: only those)."""

@@ -25,6 +25,7 @@ from pi_cli.shell.extensions.names import DECISION_EVENTS, DERIVED_EVENTS, EVENT
 if TYPE_CHECKING:
     from agent_core import FileEffect
     from pi_cli.shell.extensions.context import ExtensionContext, ExtensionUI, HostBridge
+    from pi_cli.shell.extensions.messages import CustomMessage
 
 F = TypeVar("F", bound=Callable[..., Any])
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
@@ -92,6 +93,7 @@ class Registration:
     payloads: dict[str, type] = field(default_factory=dict)
     flags: list[dict[str, Any]] = field(default_factory=list)
     providers: dict[str, ProviderSpec] = field(default_factory=dict)
+    renderers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     """Command-line flags: ``name``, ``description``, ``type`` (``boolean``/``string``), ``default``."""
     """``pi.events`` names -> the payload type their handlers take."""
 
@@ -336,6 +338,25 @@ class ExtensionAPI(ProvidersAndFlags, ShellControls):
     def entries(self, custom_type: str | None = None) -> list[Any]:
         """The data of the custom entries on the current branch, oldest first."""
         return self._live().entries(custom_type)
+
+    def send_message(self, custom_type: str, content: str, *, details: Any = None) -> str:
+        """Show a message in the transcript (pi-ts's ``sendMessage`` with ``display: true``),
+        kept in the session as a ``custom_message`` entry; drawn by the renderer registered
+        for ``custom_type`` (:meth:`register_message_renderer`). The model does not see it.
+        Returns the entry's id."""
+        return self._live().send_message(custom_type, content, details=details)
+
+    def register_message_renderer(
+        self, custom_type: str, renderer: Callable[[CustomMessage, bool], object]
+    ) -> None:
+        """Draw the messages of ``custom_type``: ``renderer(message, expanded)`` returns a
+        :class:`~pi_cli.shell.events.dialogs.MessageView` (or text). See
+        :mod:`pi_cli.shell.extensions.messages`."""
+        if not isinstance(custom_type, str) or not custom_type.strip():
+            raise ValueError("custom_type must be a non-empty string")
+        if not callable(renderer):
+            raise TypeError("a message renderer must be callable")
+        self._registration.renderers[custom_type] = renderer
 
     def _live(self) -> ExtensionContext:
         if self.context is None:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the API's classes load with the first extension loaded, not
         HostBridge,
         Invocation,
     )
+    from pi_cli.shell.extensions.messages import CustomMessage
     from pi_cli.shell.extensions.registry import ExtensionAPI, Registration
 
 State = Literal["cached", "live", "failed", "disabled"]
@@ -176,6 +177,8 @@ class Extensions:
         self.manifests_changed = False
         self.deliver: Callable[[str, object], None] = lambda name, payload: None
         """``pi.events`` delivery, on pi's loop (set by the dispatcher)."""
+        self.show_message: Callable[[Extension, CustomMessage], str] = _no_messages
+        """Keeps and draws an extension's custom message, on pi's loop (set by the shell)."""
         output.install()
 
     @property
@@ -251,6 +254,7 @@ class Extensions:
         sink = LiveSink(ext.name, self.bridge)
         ext.ui.sink, ext.ui.bridge = sink, self.bridge
         ext.context = ExtensionContext(ext.name, self.bridge, ext.ui)
+        ext.context.show_message = lambda message: self.show_message(ext, message)
         ext.api.context = ext.context
         for text, level in ext.registration.notices:
             self.notify(text, level)  # type: ignore[arg-type]
@@ -359,6 +363,10 @@ class Extensions:
 
 
 _TASKS: set[asyncio.Task[None]] = set()
+
+
+def _no_messages(sender: Extension, message: CustomMessage) -> str:
+    raise RuntimeError("custom messages are not shown here")
 
 
 def _describe(exc: BaseException) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pi_cli.shell import extension_sources as discovery
 from pi_cli.shell.commands import CommandResult, SlashCommand
 from pi_cli.shell.extension_sources import read_cache, write_cache
+from pi_cli.shell.extensions import _showing
 from pi_cli.shell.extensions._util import candidates, user_keys
 from pi_cli.shell.extensions.dispatch import Dispatcher
 from pi_cli.shell.extensions.manifest import Manifest
@@ -75,6 +77,7 @@ class ShellExtensions:
         self.set_tools = set_tools
         self.notify = notify
         self.runtime = Extensions(host, notify, self._changed, timeout_s)
+        self.runtime.show_message = functools.partial(_showing.show, self.runtime)
         self.dispatcher = Dispatcher(self.runtime, host.cwd)
         self.provider = ProviderHooks(self.dispatcher, route)
         self.reserved_tools: frozenset[str] = frozenset()

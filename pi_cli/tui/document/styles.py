@@ -17,6 +17,19 @@ USER = "$user-message-text on $user-message-bg"
 STEER_BAR = "$queue-steer"
 NOTICE = {"info": "$notice-text", "warning": "$warning", "error": "$tool-error-text"}
 THINKING = "$thinking-text"
+CUSTOM_BAR = "$accent"
+VIEW_ROLES = {  # an extension's message view: theme roles -> theme variables
+    "text": "",
+    "muted": "$text-muted",
+    "dim": "dim",
+    "accent": "$text-accent",
+    "success": "$text-success",
+    "warning": "$text-warning",
+    "error": "$text-error",
+    "bold": "bold",
+    "italic": "italic",
+    "code": "$text-warning",
+}
 THINKING_BODY = "italic $thinking-text"
 # tool blocks
 TOOL_BG = {

@@ -123,6 +123,11 @@ class Transcript(VerticalScroll, can_focus=False):
     def on_notice_shown(self, message: m.NoticeShown) -> None:
         self.notice(message.text, message.level)
 
+    def on_custom_message_drawn(self, message: m.CustomMessageDrawn) -> None:
+        from pi_cli.tui.document.custom import CustomMessageBlock
+
+        self.view.add_entry(CustomMessageBlock(message.view, message.custom_type))
+
     def on_retry_shown(self, message: m.RetryShown) -> None:
         self._panel().add_note(message.text, message.level)
 
