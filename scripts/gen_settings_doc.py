@@ -89,10 +89,10 @@ def _nested_model(annotation: Any) -> tuple[str, type[BaseModel]] | None:
     """``("<name>", Model)`` for ``dict[str, Model]``, ``("[]", Model)`` for ``list[Model]``."""
     for candidate in (annotation, *_non_none(annotation)):
         args = get_args(candidate)
-        if get_origin(candidate) is dict and len(args) == 2 and _model_in(args[1]):
-            return ".<name>", args[1]
-        if get_origin(candidate) is list and args and _model_in(args[0]):
-            return "[]", args[0]
+        if get_origin(candidate) is dict and len(args) == 2 and (model := _model_in(args[1])):
+            return ".<name>", model
+        if get_origin(candidate) is list and args and (model := _model_in(args[0])):
+            return "[]", model  # list[Model] or list[str | Model]
     return None
 
 

@@ -65,6 +65,12 @@ class SettingsError(Exception):
     """A settings file is unreadable or invalid; the message names the file and the key."""
 
 
+class PackageDeclaration(SettingsSection):
+    """A declared package in the object form (the TypeScript pi's)."""
+
+    source: str = Field(description="The package's source, as `pi install` takes it.")
+
+
 class Settings(SettingsSection):
     """Every setting pi reads. Unknown keys are ignored (newer files stay loadable)."""
 
@@ -144,6 +150,14 @@ class Settings(SettingsSection):
         description="Installed Claude Code plugins on (`true`) or off, as `name@marketplace` "
         "(Claude Code's key and shape; also read from `.claude/settings.json`). A project's "
         "applies only in a trusted folder. See [Plugins](plugins.md).",
+    )
+    packages: list[str | PackageDeclaration] = Field(
+        default_factory=list,
+        description="Packages this scope should have installed, as `pi install` sources "
+        "(the TypeScript pi's key and shape: a string, or an object with `source`; its filter "
+        "keys are not applied). pi names the missing ones at start and never installs them "
+        "itself: `pi install` installs yours, `pi install -l` the project's (a project's "
+        "need trust). See [Packages](packages.md).",
     )
     extensions: list[str] = Field(
         default_factory=list,

@@ -76,8 +76,9 @@ def guarded_files(root: Path) -> list[Path]:
     for directory in (root / ".pi" / "hooks", root / ".pi" / "extensions"):
         if directory.is_dir():
             found.extend(p for p in directory.rglob("*") if p.is_file())
-    if (root / ".mcp.json").is_file():
-        found.append(root / ".mcp.json")
+    for single in (root / ".mcp.json", root / ".pi" / "packages.lock"):
+        if single.is_file():
+            found.append(single)
     found.extend(project_profile_files(root))
     return sorted(found)
 
@@ -113,6 +114,8 @@ def items_needing_trust(root: Path) -> list[str]:
     user = layers[0].data if layers else {}
     for layer in layers:
         items.extend(gate(layer, trusted=False, user=user)[1])
+    if (root / ".pi" / "packages.lock").is_file():  # pi install -l: their extensions are code
+        items.append(".pi/packages.lock (project packages: extensions, skills, prompts, agents)")
     servers = _mcp_servers(root / ".mcp.json")
     if servers:
         items.append(f"MCP servers in .mcp.json: {', '.join(servers)}")

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_cli.shell.packages import install as installer
+from pi_cli.shell.packages.declared import install_declared
 from pi_cli.shell.packages.files import exclusive
 from pi_cli.shell.packages.lock import (
+    Scope,
     in_scope,
     lock_file,
     packages_home,
@@ -20,7 +22,8 @@ __all__ = ["PACKAGE_USAGE", "PackageError", "package_accepts", "package_words"]
 from pi_cli.shell.text.terminal import one_line
 
 PACKAGE_USAGE = """usage: pi install [-l] SOURCE     git:URL[@REF], a folder, pypi:NAME[==VERSION]
-       pi install [-l]            put back every locked package, as locked (offline when it can)
+       pi install [-l]            install the declared packages (the `packages` setting) and put
+                                  back every locked one, as locked (offline when it can)
        pi list
        pi update [-l] [NAME...]   (none: all unpinned packages)
        pi remove [-l] NAME
@@ -86,12 +89,28 @@ def package_words(verb: str, words: list[str], cwd: Path) -> list[str]:
         )
     with in_scope(scope):
         with exclusive(packages_home() / ".lock"):
-            return _change(verb, words, cwd)
+            return _change(verb, words, cwd, scope)
 
 
-def _change(verb: str, words: list[str], cwd: Path) -> list[str]:
+def _declared(scope: Scope, cwd: Path) -> tuple[list[str], set[str]]:
+    """The settings' declared packages of ``scope`` not installed yet, installed."""
+    from pi_cli.shell.config.layers import read_layers
+    from pi_cli.shell.config.settings import SettingsError
+
+    try:
+        layers, _ = read_layers(cwd)
+    except SettingsError as exc:
+        raise PackageError(f"the settings cannot be read ({exc})") from None
+    return install_declared(scope, layers)
+
+
+def _change(verb: str, words: list[str], cwd: Path, scope: Scope) -> list[str]:
     if verb == "install" and not words:
-        return installer.reinstall()
+        declared, installed = _declared(scope, cwd)
+        locked = [line for line in installer.reinstall() if line.split(":")[0] not in installed]
+        if declared and locked == ["No packages in the lock file (pi install SOURCE)."]:
+            return declared
+        return declared + locked
     if verb == "install":
         record, notes = installer.install(words[0], cwd)
         pin = str(record.get("commit") or record.get("version") or "a copy")[:12]

@@ -19,20 +19,18 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from pi_cli.shell.packages.files import CopyTooLarge, copy_tree, file_records, sha256_of, verify
+from pi_cli.shell.packages._pypi import pip, stage_pypi, wheel_hashes
+from pi_cli.shell.packages.files import CopyTooLarge, copy_tree, file_records, verify
 from pi_cli.shell.packages.git import GitError, git
 from pi_cli.shell.packages.lock import current_scope, packages_home, read_lock, write_lock
 from pi_cli.shell.packages.sources import PackageError, Spec, package_name, parse_spec, resources
 
 MAX_FILES = 20000
 MAX_BYTES = 500 * 1024 * 1024
-PIP_TIMEOUT_S = 600.0
 
 
 def tree_hash(files: dict[str, list[Any]]) -> str:
@@ -77,54 +75,6 @@ def _checkout(mirror: Path, commit: str, dest: Path) -> None:
     git("checkout", "--quiet", "--detach", commit, "--", cwd=dest)
 
 
-def _pip(*args: str) -> None:
-    command = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=PIP_TIMEOUT_S, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise PackageError(f"pip could not run ({exc})") from None
-    if done.returncode != 0:
-        lines = [line for line in done.stderr.splitlines() if line.strip()]
-        tail = lines[-1] if lines else "no message"
-        if "No module named pip" in done.stderr:
-            tail = "pip is not installed in pi's Python"
-        raise PackageError(f"pip {args[0]} failed: {tail[:300]}")
-
-
-def _wheel_hashes(folder: Path) -> dict[str, str]:
-    return {p.name: sha256_of(str(p)) for p in sorted(folder.glob("*")) if p.is_file()}
-
-
-def _dist_info(site: Path, name: str) -> Path | None:
-    wanted = name.lower().replace("-", "_").replace(".", "_")
-    for info in sorted(site.glob("*.dist-info")):
-        if info.name.lower().split("-")[0].replace(".", "_") == wanted:
-            return info
-    return None
-
-
-def _python_resources(site: Path, info: Path) -> dict[str, list[str]]:
-    """A distribution's pi resources: its top-level packages' ``skills/``, ``prompts/``...
-    folders; its ``pi.extensions`` entry points' packages."""
-    tops: set[str] = set()
-    try:
-        record = (info / "RECORD").read_text(encoding="utf-8")
-    except OSError:
-        record = ""
-    for line in record.splitlines():
-        first = line.split(",", 1)[0].split("/", 1)[0]
-        if first and not first.endswith((".dist-info", ".data")) and (site / first).is_dir():
-            tops.add(first)
-    found: dict[str, list[str]] = {"python": ["."]}
-    for top in sorted(tops):
-        _, _, table, _ = resources(site / top)
-        for kind, paths in table.items():
-            found.setdefault(kind, []).extend(f"{top}/{p}".removesuffix("/.") for p in paths)
-    return found
-
-
 def _copy(source: Path, dest: Path) -> None:
     try:
         copy_tree(source, dest, MAX_FILES, MAX_BYTES)
@@ -151,31 +101,6 @@ def _has(mirror: Path, commit: str) -> bool:
     except GitError:
         return False
     return True
-
-
-def _stage_pypi(spec: Spec, staging: Path, wheels: Path | None) -> dict[str, Any]:
-    requirement = spec.location + (f"=={spec.ref}" if spec.ref else "")
-    binary = ("--only-binary", ":all:")
-    if wheels is None:
-        wheels = staging / "wheels"
-        _pip("download", "--quiet", *binary, "--dest", str(wheels), requirement)
-    site = staging / "copy"
-    _pip(
-        "install", "--quiet", "--no-index", "--find-links", str(wheels), *binary,
-        "--no-compile", "--target", str(site), requirement,
-    )  # fmt: skip
-    info = _dist_info(site, spec.location)
-    if info is None:
-        raise PackageError(f"{spec.location} installed no distribution of that name")
-    version = info.name.removesuffix(".dist-info").split("-", 1)[-1]
-    return {
-        "version": version,
-        "pin": version,
-        "wheels": _wheel_hashes(wheels),
-        "wheelsDir": str(wheels),
-        "resources": _python_resources(site, info),
-        "name": spec.location,
-    }
 
 
 def _install(
@@ -278,14 +203,14 @@ def _stage(
         if not locked.get("wheelsDir") or not wheels.is_dir():  # a teammate's clone: fetch them
             wheels = staging / "wheels"
             pinned = f"{spec.location}=={locked.get('version')}"
-            _pip("download", "--quiet", "--only-binary", ":all:", "--dest", str(wheels), pinned)
+            pip("download", "--quiet", "--only-binary", ":all:", "--dest", str(wheels), pinned)
             spec = Spec(spec.kind, spec.location, str(locked.get("version")), spec.text)
-        if _wheel_hashes(wheels) != locked.get("wheels"):
+        if wheel_hashes(wheels) != locked.get("wheels"):
             raise PackageError(
                 f"the wheels of {spec.location} in {wheels} differ from the lock; refused "
                 f"(pi update {locked.get('name')} downloads them again)"
             )
-    return _stage_pypi(spec, staging, wheels)
+    return stage_pypi(spec, staging, wheels)
 
 
 def install(text: str, cwd: Path) -> tuple[dict[str, Any], list[str]]:
@@ -327,7 +252,10 @@ def reinstall() -> list[str]:
             lines.append(f"{name}: as locked")
             continue
         spec = Spec(
-            str(locked.get("kind")), _location(locked), locked.get("ref"), str(locked.get("source"))
+            str(locked.get("kind")),
+            locked_location(locked),
+            locked.get("ref"),
+            str(locked.get("source")),
         )
         try:
             record = _install(spec, offline=True, locked=locked)
@@ -339,7 +267,9 @@ def reinstall() -> list[str]:
     return lines
 
 
-def _location(locked: dict[str, Any]) -> str:
+def locked_location(locked: dict[str, Any]) -> str:
+    """A locked package's source: a git URL, a distribution's name, a folder (resolved from the
+    current scope's project)."""
     if locked.get("kind") == "git":
         return str(locked.get("url"))
     if locked.get("kind") == "pypi":
@@ -358,7 +288,10 @@ def update(names: list[str]) -> list[str]:
     for name in names or sorted(packages):
         locked = packages[name]
         spec = Spec(
-            str(locked.get("kind")), _location(locked), locked.get("ref"), str(locked.get("source"))
+            str(locked.get("kind")),
+            locked_location(locked),
+            locked.get("ref"),
+            str(locked.get("source")),
         )
         if spec.pinned:
             lines.append(

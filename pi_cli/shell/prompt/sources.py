@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from pi_cli.shell.commands import SlashCommandRegistry
+from pi_cli.shell.packages.declared import declared_notice
 from pi_cli.shell.packages.lock import package_resources
 from pi_cli.shell.prompt._context_files import CONTEXT_FILE_NAMES, ContextFile, load_context
 from pi_cli.shell.prompt._skills import Skill, SkillSet, load_skills, skill_commands
@@ -24,6 +25,7 @@ from pi_cli.shell.prompt._templates import (
 from pi_cli.shell.prompt.rules import RuleSet, load_rules
 
 if TYPE_CHECKING:
+    from pi_cli.shell.config.layers import LoadedSettings
     from pi_cli.shell.config.settings import Settings
     from pi_cli.shell.options import ShellOptions
 
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
 class _Trust(Protocol):
     @property
     def trusted(self) -> bool: ...
+    @property
+    def loaded(self) -> LoadedSettings: ...
 
 
 class SourcesHost(Protocol):
@@ -87,7 +91,9 @@ class PromptSources:
     def of(cls, shell: SourcesHost) -> PromptSources:
         """A shell's: its ``--skill`` paths and ``skills`` setting, project rules if trusted."""
         skill_paths = [*shell.options.skill_paths, *shell.settings.skills]
-        return cls.load(shell.cwd, skill_paths, trusted=shell.safety.trusted)
+        sources = cls.load(shell.cwd, skill_paths, trusted=shell.safety.trusted)
+        sources.problems += declared_notice(shell.cwd, shell.safety.loaded.layers)
+        return sources
 
     def register(self, commands: SlashCommandRegistry) -> None:
         """``/skill:name`` per skill and ``/name`` per template (never over a built-in)."""

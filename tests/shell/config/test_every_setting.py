@@ -174,6 +174,14 @@ PROBES: dict[str, tuple[Any, Probe, Any]] = {
     ),
     "extensions": (["EXT_FILE"], lambda s: [e.name for e in s.extensions.runtime], ["probe_ext"]),
     "disabledExtensions": (["probe_ext"], lambda s: s.extensions, None),
+    "packages": (
+        ["pypi:probe-pkg", {"source": "pypi:probe-two==1.0"}],
+        lambda s: [n.text for n in s.startup_notices if "declared" in n.text],
+        [
+            "Packages declared in your settings are not installed: pypi:probe-pkg, "
+            "pypi:probe-two==1.0. Install them: pi install"
+        ],
+    ),
     "extensionTimeoutS": (2.5, lambda s: s.extensions.runtime.timeout_s, 2.5),
     "webFetch.allowPrivateHosts": (
         ["127.0.0.1:8080"],

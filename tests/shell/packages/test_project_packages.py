@@ -162,3 +162,12 @@ def test_a_hostile_committed_lock_names_folders_outside_the_store(
     with pytest.raises(PackageError, match="is a link"):
         package_words("remove", ["-l", "ship-pack"], project)
     assert (tmp_path / "store" / "ship-pack" / "x" / "prompts").is_dir()
+
+
+def test_the_project_lock_is_covered_by_folder_trust(project: Path) -> None:
+    from pi_cli.shell.config.trust import check_trust, digest_of
+
+    before = digest_of(project)
+    package_words("install", ["-l", "./vendor/ship-pack"], project)
+    assert digest_of(project) != before  # a pulled change to the lock asks for trust again
+    assert any(".pi/packages.lock" in item for item in check_trust(project).items)
