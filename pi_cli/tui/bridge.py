@@ -310,4 +310,5 @@ def dialog_shown(event: DialogRequested) -> m.DialogShown:
         _clean(event.placeholder or ""),
         _clean(event.default or ""),
         _clean(event.source or ""),
+        event.view,
     )

@@ -290,6 +290,8 @@ class DialogShown(Message):
     placeholder: str = ""
     default: str = ""
     source: str = ""
+    view: MessageView | None = None
+    """An extension's overlay: its lines, drawn instead of ``message`` (the shell cleaned them)."""
 
 
 @dataclass

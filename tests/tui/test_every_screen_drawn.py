@@ -37,6 +37,7 @@ DRAWN: dict[str, list[str]] = {
     "KeysScreen": [
         "test_snapshots_daily.py::test_the_keys_overlay",
     ],
+    "OverlayScreen": ["test_extensions_tui.py::test_an_extensions_overlay_is_drawn_and_answered"],
     "PickerScreen": [  # every picker built on it
         "test_pickers_drawn.py::test_the_model_picker_draws_its_rows_and_filters_what_is_drawn",
         "test_pickers_drawn.py::test_the_theme_and_history_pickers_draw_their_rows",

@@ -140,3 +140,37 @@ async def test_an_extensions_message_is_drawn_by_its_renderer(
         await wait_until(pilot, lambda: "[ERROR] disk full" in screen_text(app))
         row = next(r for r in screen_text(app).splitlines() if "[ERROR] disk full" in r)
         assert row.lstrip().startswith("▎ [ERROR]"), row  # its bar on the left
+
+
+OVERLAY = """
+from pi_cli.shell.extensions import ExtensionAPI, MessageView, ViewSpan
+
+def register(pi: ExtensionAPI) -> None:
+    @pi.command("deploy")
+    async def deploy(args: str, ctx) -> None:
+        lines = [[ViewSpan(text="3 files changed", role="warning")], [ViewSpan(text="api.py")]]
+        choice = await ctx.ui.overlay(MessageView(title="Deploy?", lines=lines), ["Ship", "Wait"])
+        ctx.ui.notify(f"chose {choice}")
+"""
+
+
+async def test_an_extensions_overlay_is_drawn_and_answered(tmp_path: Path, pi_home: Path) -> None:
+    from pi_cli.tui.screens.overlay import OverlayScreen
+
+    (pi_home / "extensions").mkdir()
+    (pi_home / "extensions" / "deployer.py").write_text(OVERLAY)
+    shell = make_shell(tmp_path, ScriptedStream(), tools=[], approvals="interactive")
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        for expected, keys in (("chose Wait", ["down", "enter"]), ("chose None", ["escape"])):
+            await type_text(pilot, "/deploy")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, OverlayScreen))
+            await wait_until(pilot, lambda: "api.py" in screen_text(app))
+            drawn = screen_text(app)
+            assert "Deploy?" in drawn and "3 files changed" in drawn
+            assert "Ship" in drawn and "Wait" in drawn and "Esc" in drawn
+            for key in keys:
+                await pilot.press(key)
+            await wait_until(pilot, lambda e=expected: e in screen_text(app))  # type: ignore[misc]
+            assert not isinstance(app.screen, OverlayScreen)

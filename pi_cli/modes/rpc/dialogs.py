@@ -57,6 +57,8 @@ def dialog_line(request: DialogRequested) -> dict[str, Any]:
         line["timeout"] = request.timeout_ms
     if request.source:
         line["source"] = request.source
+    if request.view is not None:  # an overlay: its lines as data (``message`` is their text)
+        line["view"] = request.view.model_dump(mode="json", by_alias=True)
     return line
 
 

@@ -20,6 +20,42 @@ DialogResolution = Literal["user", "timeout", "aborted", "no_user"]
 answered at once because no front end can ask (one-shot and JSON mode)."""
 
 
+ViewRole = Literal[
+    "text", "muted", "dim", "accent", "success", "warning", "error", "bold", "italic", "code"
+]
+"""A theme role a view's span is drawn in (each front end maps it to its own styles)."""
+
+
+class ViewSpan(WireModel):
+    """A piece of a line in one theme role."""
+
+    text: str
+    role: ViewRole = "text"
+
+
+class MessageView(WireModel):
+    """What an extension's message renderer returns: a title and lines of styled spans.
+
+    The shell's own description of a block, never a Textual object: the TUI draws it as a block
+    in the transcript, the plain REPL prints :meth:`plain`, JSON and RPC carry it as data.
+    """
+
+    title: str | None = None
+    lines: list[list[ViewSpan]] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, text: str, *, title: str | None = None, role: ViewRole = "text") -> MessageView:
+        """A view of plain ``text`` (one line per line of it, all in ``role``)."""
+        return cls(
+            title=title, lines=[[ViewSpan(text=line, role=role)] for line in text.split("\n")]
+        )
+
+    def plain(self) -> str:
+        """The view as plain text (its title first)."""
+        body = ["".join(span.text for span in line) for line in self.lines]
+        return "\n".join(([self.title] if self.title else []) + body)
+
+
 class DialogOption(WireModel):
     """One choice of a ``select`` dialog (``description``: a line under the label)."""
 
@@ -49,6 +85,9 @@ class DialogRequested(WireModel):
     default: str | None = None
     timeout_ms: int | None = None
     source: str | None = None
+    view: MessageView | None = None
+    """An extension's overlay (``ctx.ui.overlay``): a ``select`` whose body is this view
+    (``message`` holds its plain text, for front ends that draw no views)."""
 
 
 class DialogResolved(WireModel):
@@ -92,42 +131,6 @@ class UiChanged(WireModel):
     def cleared(self) -> bool:
         """The piece is removed."""
         return self.text is None and self.lines is None
-
-
-ViewRole = Literal[
-    "text", "muted", "dim", "accent", "success", "warning", "error", "bold", "italic", "code"
-]
-"""A theme role a view's span is drawn in (each front end maps it to its own styles)."""
-
-
-class ViewSpan(WireModel):
-    """A piece of a line in one theme role."""
-
-    text: str
-    role: ViewRole = "text"
-
-
-class MessageView(WireModel):
-    """What an extension's message renderer returns: a title and lines of styled spans.
-
-    The shell's own description of a block, never a Textual object: the TUI draws it as a block
-    in the transcript, the plain REPL prints :meth:`plain`, JSON and RPC carry it as data.
-    """
-
-    title: str | None = None
-    lines: list[list[ViewSpan]] = Field(default_factory=list)
-
-    @classmethod
-    def of(cls, text: str, *, title: str | None = None, role: ViewRole = "text") -> MessageView:
-        """A view of plain ``text`` (one line per line of it, all in ``role``)."""
-        return cls(
-            title=title, lines=[[ViewSpan(text=line, role=role)] for line in text.split("\n")]
-        )
-
-    def plain(self) -> str:
-        """The view as plain text (its title first)."""
-        body = ["".join(span.text for span in line) for line in self.lines]
-        return "\n".join(([self.title] if self.title else []) + body)
 
 
 class CustomMessageShown(WireModel):

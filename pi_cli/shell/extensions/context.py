@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from pi_cli.shell.dialogs import DialogAnswer, OptionSpec
 from pi_cli.shell.events import Notice
+from pi_cli.shell.extensions import messages
 from pi_cli.shell.extensions.control import ShellControls
 from pi_cli.shell.text.terminal import clean
 
@@ -205,7 +206,7 @@ class ExtensionUI:
         one's own). The answer's ``value`` is the choice (``None``: cancelled); ``values``
         the choices, ``other`` the own answer."""
         clean_options = [o if not isinstance(o, str) else _text(o, 400) for o in options]
-        return await self._ask(
+        return await self.ask(
             lambda d: d.select(
                 _text(title), clean_options, message=_text(message) if message else None,
                 multiple=multiple, allow_other=allow_other, timeout_s=timeout, source=self._who,
@@ -217,7 +218,7 @@ class ExtensionUI:
     ) -> bool:
         """Yes or no (``False`` when cancelled, timed out or nobody can answer)."""
         text = _text(message) if message else None
-        return await self._ask(
+        return await self.ask(
             lambda d: d.confirm(_text(title), text, timeout_s=timeout, source=self._who)
         )
 
@@ -230,7 +231,7 @@ class ExtensionUI:
         timeout: float | None = None,
     ) -> str | None:
         """One line of text (``None`` when cancelled)."""
-        return await self._ask(
+        return await self.ask(
             lambda d: d.input(
                 _text(title), placeholder=placeholder, default=default, timeout_s=timeout,
                 source=self._who,
@@ -241,15 +242,20 @@ class ExtensionUI:
         self, title: str, default: str | None = None, *, timeout: float | None = None
     ) -> str | None:
         """A longer text (``default`` fills it first); ``None`` when cancelled."""
-        return await self._ask(
+        return await self.ask(
             lambda d: d.editor(_text(title), default=default, timeout_s=timeout, source=self._who)
         )
+
+    overlay = messages.overlay
+    """``await overlay(view, options=("Close",), timeout=None)``: a modal of the extension's own
+    lines; the option chosen, ``None`` when dismissed (see ``docs/extensions.md``)."""
 
     @property
     def _who(self) -> str:
         return f"extension {self.name}"
 
-    async def _ask(self, ask: Callable[[DialogBroker], Awaitable[T]]) -> T:
+    async def ask(self, ask: Callable[[DialogBroker], Awaitable[T]]) -> T:
+        """Ask through the shell's dialogs (from a handler: no time limit while it waits)."""
         if self.bridge is None:
             raise RuntimeError("dialogs are for handlers, not register()")
         bridge = self.bridge

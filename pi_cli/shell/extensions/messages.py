@@ -10,11 +10,16 @@ extension disabled, and the message drawn by :func:`default_view`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.shell.events.dialogs import MessageView, ViewSpan
 from pi_cli.shell.text.terminal import clean
+
+if TYPE_CHECKING:
+    from pi_cli.shell.dialogs import DialogAnswer, DialogBroker
+    from pi_cli.shell.extensions.context import ExtensionUI
 
 MAX_VIEW_LINES = 200
 """Lines of a view kept (a last line says how many more there were)."""
@@ -90,3 +95,27 @@ def _cap_line(line: list[ViewSpan]) -> list[ViewSpan]:
         kept.append(ViewSpan(text=span.text[:room], role=span.role))
         room -= len(span.text)
     return kept
+
+
+async def overlay(
+    ui: ExtensionUI,
+    view: MessageView | str | list[str],
+    options: Sequence[str] = ("Close",),
+    *,
+    timeout: float | None = None,
+) -> str | None:
+    """``ctx.ui.overlay``: a ``select`` dialog whose body is ``view`` (cleaned and capped);
+    the option chosen, ``None`` when dismissed (Esc), timed out or nobody can answer."""
+    shown = to_view(view)
+    labels = [" ".join(clean(str(option)).split())[:200] for option in options] or ["Close"]
+    title = shown.title or f"{ui.name}"
+
+    async def ask(dialogs: DialogBroker) -> DialogAnswer:
+        request = dialogs.request(
+            "select", title, message=shown.plain(), options=labels, timeout_s=timeout,
+            source=f"extension {ui.name}",
+        )  # fmt: skip
+        return await dialogs.ask(request.model_copy(update={"view": shown}))
+
+    answer = await ui.ask(ask)
+    return None if answer.cancelled else answer.value

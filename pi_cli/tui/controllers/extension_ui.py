@@ -77,7 +77,12 @@ def open_dialog(app: App[Any], message: m.DialogShown, answer: Answer) -> None:
         except ValueError:  # cannot fit the question (it changed?): no answer, never a hang
             answer(message.request_id, CANCELLED)
 
-    app.push_screen(DialogScreen(message), callback=answered)
+    if message.view is not None:
+        from pi_cli.tui.screens.overlay import OverlayScreen
+
+        app.push_screen(OverlayScreen(message), callback=answered)
+    else:
+        app.push_screen(DialogScreen(message), callback=answered)
 
 
 def close_dialog(app: App[Any], request_id: str) -> None:

@@ -195,3 +195,68 @@ async def test_text_returned_by_a_renderer_is_a_view(project: Path, pi_home: Pat
     await shell.submit("/say hi")
     assert plain(await shown(events)).splitlines() == ["» hi", "(1)"]
     await shell.aclose()
+
+
+OVERLAY = """
+    from pi_cli.shell.extensions import ExtensionAPI, MessageView, ViewSpan
+
+    def register(pi: ExtensionAPI) -> None:
+        @pi.command("deploy")
+        async def deploy(args: str, ctx) -> None:
+            lines = [[ViewSpan(text="3 files changed", role="warning")]]
+            lines += [[ViewSpan(text=f"\\x1b[31mfile {i}")] for i in range(1000)]
+            view = MessageView(title="Deploy?", lines=lines)
+            choice = await ctx.ui.overlay(view, ["Ship it", "Not now"])
+            ctx.ui.notify(f"chose {choice}")
+"""
+
+
+async def test_an_overlay_is_a_select_with_a_view_answered_by_the_front_end(
+    project: Path, pi_home: Path
+) -> None:
+    from pi_cli.modes.rpc.dialogs import dialog_line
+    from pi_cli.shell import DialogAnswer, DialogRequested
+
+    write_extension(pi_home / "extensions", "deployer", OVERLAY)
+    notices: list[Notice] = []
+    shell = shell_with(project, notices=notices)
+    shell.dialogs.asking = "interactive"
+    asked: list[DialogRequested] = []
+
+    def answer(event: object) -> None:
+        if isinstance(event, DialogRequested):
+            asked.append(event)
+            asyncio.get_running_loop().call_soon(
+                shell.answer, event.id, DialogAnswer(values=("Ship it",))
+            )
+
+    shell.subscribe(answer)
+    await shell.submit("/deploy")
+    for _ in range(2000):
+        if "chose" in texts(notices):
+            break
+        await asyncio.sleep(0.01)
+    assert "chose Ship it" in texts(notices)
+    request = asked[0]
+    assert request.kind == "select" and request.title == "Deploy?"
+    assert [o.label for o in request.options] == ["Ship it", "Not now"]
+    assert request.view is not None and len(request.view.lines) == MAX_VIEW_LINES
+    assert request.view.lines[0][0].role == "warning"
+    assert request.message is not None and request.message.startswith("Deploy?\n3 files changed")
+    assert "\x1b" not in request.message
+    line = dialog_line(request)  # RPC: pi's select, with the view as data beside it
+    assert line["method"] == "select" and line["view"]["lines"][0][0]["role"] == "warning"
+    await shell.aclose()
+
+
+async def test_an_overlay_with_nobody_to_ask_returns_none(project: Path, pi_home: Path) -> None:
+    write_extension(pi_home / "extensions", "deployer", OVERLAY)
+    notices: list[Notice] = []
+    shell = shell_with(project, notices=notices)  # one-shot: nobody answers
+    await shell.submit("/deploy")
+    for _ in range(2000):
+        if "chose" in texts(notices):
+            break
+        await asyncio.sleep(0.01)
+    assert "chose None" in texts(notices)
+    await shell.aclose()
