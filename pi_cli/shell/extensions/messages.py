@@ -18,8 +18,20 @@ from pi_cli.shell.events.dialogs import MessageView, ViewSpan
 from pi_cli.shell.text.terminal import clean
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+    from typing import Protocol, TypeVar
+
     from pi_cli.shell.dialogs import DialogAnswer, DialogBroker
-    from pi_cli.shell.extensions.context import ExtensionUI
+
+    T = TypeVar("T")
+
+    class Asker(Protocol):
+        """What of ``ctx.ui`` an overlay uses (:class:`~.context.ExtensionUI`)."""
+
+        name: str
+
+        async def ask(self, ask: Callable[[DialogBroker], Awaitable[T]]) -> T: ...
+
 
 MAX_VIEW_LINES = 200
 """Lines of a view kept (a last line says how many more there were)."""
@@ -98,7 +110,7 @@ def _cap_line(line: list[ViewSpan]) -> list[ViewSpan]:
 
 
 async def overlay(
-    ui: ExtensionUI,
+    ui: Asker,
     view: MessageView | str | list[str],
     options: Sequence[str] = ("Close",),
     *,
