@@ -105,7 +105,7 @@ def _allowed(scope: Scope, source: str) -> None:
         return
     spec = parse_spec(source, project)
     root = project.resolve()
-    if spec.kind == "local":
+    if spec.kind == "local" or (spec.kind == "npm" and spec.location.startswith("/")):
         inside = Path(spec.location) == root or root in Path(spec.location).parents
         if not inside:
             raise PackageError("a project may declare only folders inside it")

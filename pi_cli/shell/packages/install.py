@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from pi_cli.shell.packages._npm import foreign_extensions, keep_tarball, stage_npm
 from pi_cli.shell.packages._pypi import pip, stage_pypi, wheel_hashes
 from pi_cli.shell.packages.files import CopyTooLarge, copy_tree, file_records, verify
 from pi_cli.shell.packages.git import GitError, git
@@ -114,6 +115,9 @@ def _install(
         facts = _stage(spec, staging, offline, locked)
         copy = staging / "copy"
         name, version, found, problems = resources(copy)
+        if spec.kind == "npm":
+            _, warning = foreign_extensions(copy, found)
+            problems += [warning] if warning else []
         if spec.kind == "pypi":
             found, problems = facts.pop("resources"), []
             name, version = facts.pop("name"), facts["version"]
@@ -135,6 +139,7 @@ def _install(
         dest.parent.mkdir(parents=True, exist_ok=True)
         copy.rename(dest)
         _keep_wheels(facts, final)
+        keep_tarball(facts, home, final)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     files = file_records(dest)
@@ -191,6 +196,9 @@ def _stage(
     if spec.kind == "git":
         commit = str(locked["commit"]) if locked and locked.get("commit") else None
         return _stage_git(spec, staging, offline, commit)
+    if spec.kind == "npm":
+        facts = stage_npm(spec, staging, packages_home(), locked)
+        return {**facts, "npmSource": spec.location, "ref": spec.ref}
     if spec.kind == "local":
         source = Path(spec.location)
         if not source.is_dir():
@@ -274,6 +282,8 @@ def locked_location(locked: dict[str, Any]) -> str:
         return str(locked.get("url"))
     if locked.get("kind") == "pypi":
         return str(locked.get("name"))
+    if locked.get("kind") == "npm":
+        return str(locked.get("npmSource"))
     return str(parse_spec(str(locked.get("source")), current_scope().project or Path("/")).location)
 
 

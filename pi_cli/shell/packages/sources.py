@@ -7,7 +7,9 @@ Sources (the TypeScript pi's spellings where they exist):
   default branch) resolves to;
 - a folder (``./pkg``, ``/abs/pkg``, ``~/pkg``): copied as it is;
 - ``pypi:NAME[==VERSION]`` (also ``pip:``): a Python distribution from the package index pip is
-  configured with, installed into pi's own environment under ``$PI_HOME`` (never the project's).
+  configured with, installed into pi's own environment under ``$PI_HOME`` (never the project's);
+- ``npm:NAME[@VERSION]`` (``npm:@scope/name``), or ``npm:`` and a tarball or folder path: the
+  TypeScript pi's package, fetched with ``npm pack`` (:mod:`._npm`).
 
 What a package carries: ``package.json``'s ``pi`` key (the TypeScript pi's manifest) or
 ``pyproject.toml``'s ``[tool.pi]`` with lists of relative paths for ``extensions``, ``skills``,
@@ -31,6 +33,8 @@ _URL = re.compile(r"^(?:https?|ssh|git|file)://|^[\w.-]+@[\w.-]+:")
 _HOST_PATH = re.compile(r"^[\w.-]+\.[a-z]{2,}/[\w.-]+/[\w.-]+")
 _REF = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./+-]{0,200}$")
 _PYPI = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:==([A-Za-z0-9.+!_-]+))?$")
+_NPM_NAME = re.compile(r"^(?:@[a-z0-9][a-z0-9._~-]{0,100}/)?[a-z0-9][a-z0-9._~-]{0,213}$")
+_NPM_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,100}$")
 MAX_MANIFEST_BYTES = 1024 * 1024
 
 
@@ -70,10 +74,7 @@ def parse_spec(text: str, cwd: Path) -> Spec:
     if not raw or raw.startswith("-"):
         raise PackageError(f"not a package source: {raw!r}")
     if raw.startswith("npm:"):
-        raise PackageError(
-            f"{raw}: npm packages are the TypeScript pi's (JavaScript); pi installs git "
-            "repositories, folders and Python packages (pypi:NAME)"
-        )
+        return _npm_spec(raw, cwd)
     for prefix in ("pypi:", "pip:"):
         if raw.startswith(prefix):
             match = _PYPI.match(raw[len(prefix) :])
@@ -95,6 +96,23 @@ def parse_spec(text: str, cwd: Path) -> Spec:
             raise PackageError(f"{raw!r} is neither a folder, a git URL nor pypi:NAME")
         url = str(path.resolve())
     return Spec("git", url, ref, raw)
+
+
+def _npm_spec(raw: str, cwd: Path) -> Spec:
+    """``npm:NAME[@VERSION]`` (``@scope/name`` too), or ``npm:`` and a tarball or folder path
+    (``npm pack`` takes it as it is)."""
+    rest = raw.removeprefix("npm:")
+    if rest.startswith((".", "/", "~")):
+        path = Path(rest).expanduser()
+        path = path if path.is_absolute() else cwd / path
+        if not path.exists():
+            raise PackageError(f"{raw!r}: no tarball or folder {path}")
+        return Spec("npm", str(path.resolve()), None, raw)
+    at = rest.find("@", 1)
+    name, version = (rest[:at], rest[at + 1 :]) if at > 0 else (rest, None)
+    if not _NPM_NAME.match(name) or (version is not None and not _NPM_VERSION.match(version)):
+        raise PackageError(f"{raw!r} is not npm:NAME, npm:@SCOPE/NAME or npm:NAME@VERSION")
+    return Spec("npm", name, version, raw)
 
 
 def _read_small(path: Path) -> bytes | None:

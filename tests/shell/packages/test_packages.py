@@ -135,8 +135,9 @@ def test_hostile_manifests_and_sources(tmp_path: Path) -> None:
     )
     copy = Path(read_lock()["evil"]["path"])
     assert not (copy / "outside").exists()  # a link out of the package is not copied
-    with pytest.raises(PackageError, match="npm packages are the TypeScript pi's"):
-        parse_spec("npm:pi-skills", tmp_path)
+    assert parse_spec("npm:pi-skills", tmp_path).kind == "npm"  # see test_npm_packages.py
+    with pytest.raises(PackageError, match="is not npm:NAME"):
+        parse_spec("npm:x/../../y", tmp_path)
     with pytest.raises(PackageError, match="bad ref"):
         parse_spec("git:https://example.com/a/b.git@--upload-pack=touch", tmp_path)
     with pytest.raises(PackageError, match="neither a folder"):
