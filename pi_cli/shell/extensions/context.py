@@ -119,6 +119,16 @@ class HostBridge:
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(run(), self.loop))
 
 
+def _checked(custom_type: object, data: object, what: str) -> Any:
+    """``data`` as plain JSON values, for an entry of ``custom_type`` (ValueError if not)."""
+    if not isinstance(custom_type, str) or not custom_type.strip():
+        raise ValueError("custom_type must be a non-empty string")
+    try:
+        return json.loads(json.dumps(data))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} must be JSON: {exc}") from None
+
+
 def _text(value: object, limit: int = MAX_UI_TEXT) -> str:
     return clean(str(value))[:limit]
 
@@ -337,12 +347,7 @@ class ExtensionContext(ShellControls):
 
     def append_entry(self, custom_type: str, data: Any) -> str:
         """Keep ``data`` (JSON) in the session as a custom entry; returns its id."""
-        if not isinstance(custom_type, str) or not custom_type.strip():
-            raise ValueError("custom_type must be a non-empty string")
-        try:
-            plain = json.loads(json.dumps(data))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"entry data must be JSON: {exc}") from None
+        plain = _checked(custom_type, data, "entry data")
         session = self.bridge.call(lambda: self.host.session)
         return self.bridge.call(
             lambda: session.append("custom", customType=custom_type, data=plain)
@@ -353,12 +358,7 @@ class ExtensionContext(ShellControls):
         :meth:`~.registry.ExtensionAPI.send_message`); returns its id."""
         from pi_cli.shell.extensions.messages import MAX_CONTENT_CHARS, CustomMessage
 
-        if not isinstance(custom_type, str) or not custom_type.strip():
-            raise ValueError("custom_type must be a non-empty string")
-        try:
-            plain = json.loads(json.dumps(details))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"message details must be JSON: {exc}") from None
+        plain = _checked(custom_type, details, "message details")
         if self.show_message is None:
             raise RuntimeError("messages are for handlers, not register()")
         message = CustomMessage(custom_type, clean(str(content))[:MAX_CONTENT_CHARS], plain)

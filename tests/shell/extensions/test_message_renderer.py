@@ -29,6 +29,13 @@ async def shown(events: list[CustomMessageShown], count: int = 1) -> CustomMessa
     return events[count - 1]
 
 
+async def noticed(notices: list[Notice], part: str) -> None:
+    for _ in range(2000):  # the handler runs on its extension's thread
+        if part in texts(notices):
+            return
+        await asyncio.sleep(0.01)
+
+
 def collect(shell: object) -> list[CustomMessageShown]:
     events: list[CustomMessageShown] = []
     shell.subscribe(  # type: ignore[attr-defined]
@@ -232,10 +239,7 @@ async def test_an_overlay_is_a_select_with_a_view_answered_by_the_front_end(
 
     shell.subscribe(answer)
     await shell.submit("/deploy")
-    for _ in range(2000):
-        if "chose" in texts(notices):
-            break
-        await asyncio.sleep(0.01)
+    await noticed(notices, "chose")
     assert "chose Ship it" in texts(notices)
     request = asked[0]
     assert request.kind == "select" and request.title == "Deploy?"
@@ -254,9 +258,27 @@ async def test_an_overlay_with_nobody_to_ask_returns_none(project: Path, pi_home
     notices: list[Notice] = []
     shell = shell_with(project, notices=notices)  # one-shot: nobody answers
     await shell.submit("/deploy")
-    for _ in range(2000):
-        if "chose" in texts(notices):
-            break
-        await asyncio.sleep(0.01)
+    await noticed(notices, "chose")
     assert "chose None" in texts(notices)
+    await shell.aclose()
+
+
+async def test_details_that_are_not_json_are_the_handlers_error(
+    project: Path, pi_home: Path
+) -> None:
+    source = """
+        from pi_cli.shell.extensions import ExtensionAPI
+
+        def register(pi: ExtensionAPI) -> None:
+            @pi.command("bad")
+            def bad(args: str, ctx) -> None:
+                ctx.send_message("note", "x", details={"when": object()})
+    """
+    write_extension(pi_home / "extensions", "bad", source)
+    notices: list[Notice] = []
+    shell = shell_with(project, notices=notices)
+    events = collect(shell)
+    await shell.submit("/bad")
+    await noticed(notices, "must be JSON")
+    assert "message details must be JSON" in texts(notices) and not events
     await shell.aclose()
