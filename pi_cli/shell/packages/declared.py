@@ -14,12 +14,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_cli.shell.packages import install as installer
-from pi_cli.shell.packages.git import GitError
 from pi_cli.shell.packages.lock import Scope, in_scope, project_scope, read_lock, user_scope
-from pi_cli.shell.packages.sources import PackageError, parse_spec
 from pi_cli.shell.paths import pi_home
 from pi_cli.shell.text.terminal import one_line
+
+# The installer, its sources and git are imported only when some package is declared: a start
+# without the setting reads nothing more than the settings it already has.
 
 if TYPE_CHECKING:
     from pi_cli.shell.config.layers import Layer
@@ -47,6 +47,9 @@ def _base(scope: Scope) -> Path:
 
 
 def _matches(source: str, record: dict[str, Any], base: Path) -> bool:
+    from pi_cli.shell.packages import install as installer
+    from pi_cli.shell.packages.sources import PackageError, parse_spec
+
     try:
         spec = parse_spec(source, base)
     except PackageError:
@@ -100,6 +103,8 @@ def _allowed(scope: Scope, source: str) -> None:
     """A project's settings may declare a folder inside the project, or a remote repository or
     distribution; never a folder or repository elsewhere on this machine (a cloned project
     naming ``~/.ssh`` would have it copied into its store)."""
+    from pi_cli.shell.packages.sources import PackageError, parse_spec
+
     project = scope.project
     if project is None:
         return
@@ -119,6 +124,10 @@ def install_declared(scope: Scope, layers: list[Layer]) -> tuple[list[str], set[
     """``pi install`` alone: each declared package of ``scope`` not yet installed (lines to show,
     the names installed; one that fails is named and the others go on). Call inside
     :func:`in_scope`."""
+    from pi_cli.shell.packages import install as installer
+    from pi_cli.shell.packages.git import GitError
+    from pi_cli.shell.packages.sources import PackageError
+
     lines: list[str] = []
     names: set[str] = set()
     for source in missing(scope, declared_sources(layers, scope.label)):
