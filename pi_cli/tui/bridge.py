@@ -248,8 +248,8 @@ class Bridge:
                 return m.DialogClosed(request_id)
             case Reloaded():
                 return m.ExtensionsReloaded()
-            case CustomMessageShown(view=view, custom_type=custom_type):
-                return m.CustomMessageDrawn(view, custom_type)  # cleaned and capped by the shell
+            case CustomMessageShown(view=view, custom_type=kind, expanded=expanded):
+                return m.CustomMessageDrawn(view, kind, expanded)  # cleaned and capped by the shell
             case UiChanged(slot=slot, key=key, text=text, lines=lines):
                 shown = [_clean(line) for line in lines] if lines is not None else None
                 return m.UiPieceChanged(

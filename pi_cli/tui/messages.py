@@ -164,6 +164,7 @@ class CustomMessageDrawn(Message):
 
     view: MessageView
     custom_type: str
+    expanded: MessageView | None = None
 
 
 @dataclass

@@ -174,3 +174,34 @@ async def test_an_extensions_overlay_is_drawn_and_answered(tmp_path: Path, pi_ho
                 await pilot.press(key)
             await wait_until(pilot, lambda e=expected: e in screen_text(app))  # type: ignore[misc]
             assert not isinstance(app.screen, OverlayScreen)
+
+
+UNFOLDING = """
+from pi_cli.shell.extensions import ExtensionAPI
+
+def register(pi: ExtensionAPI) -> None:
+    pi.register_message_renderer(
+        "report", lambda m, expanded: m.content + ("\\\\nthe whole report" if expanded else "")
+    )
+
+    @pi.command("report")
+    def report(args: str, ctx) -> None:
+        ctx.send_message("report", "3 failures")
+"""
+
+
+async def test_a_custom_message_unfolds_to_its_expanded_view(tmp_path: Path, pi_home: Path) -> None:
+    (pi_home / "extensions").mkdir()
+    (pi_home / "extensions" / "reporter.py").write_text(UNFOLDING)
+    shell = make_shell(tmp_path, ScriptedStream(), tools=[], approvals="interactive")
+    app = make_app(shell)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "/report")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "3 failures" in screen_text(app))
+        assert "the whole report" not in screen_text(app)
+        await pilot.press("ctrl+up")  # the cursor onto the block, then Ctrl+O unfolds it
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: "the whole report" in screen_text(app))
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: "the whole report" not in screen_text(app))

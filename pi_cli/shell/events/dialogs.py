@@ -144,6 +144,8 @@ class CustomMessageShown(WireModel):
     content: str
     details: object = None
     view: MessageView
+    expanded: MessageView | None = None
+    """The renderer's expanded view, when it differs (the TUI unfolds to it: Ctrl+O, a click)."""
     source: str | None = None
 
 

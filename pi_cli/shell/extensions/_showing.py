@@ -25,11 +25,12 @@ def show(extensions: Extensions, sender: Extension, message: CustomMessage) -> s
     )
 
     async def draw() -> None:
-        view = await render(extensions, message)
+        view, expanded = await render(extensions, message)
         host.emit(
             CustomMessageShown(
                 entry_id=entry_id, custom_type=message.custom_type, content=message.content,
-                details=message.details, view=view, source=f"extension {sender.name}",
+                details=message.details, view=view, expanded=expanded,
+                source=f"extension {sender.name}",
             )
         )  # fmt: skip
 
@@ -39,7 +40,9 @@ def show(extensions: Extensions, sender: Extension, message: CustomMessage) -> s
     return entry_id
 
 
-async def render(extensions: Extensions, message: CustomMessage) -> MessageView:
+async def render(
+    extensions: Extensions, message: CustomMessage
+) -> tuple[MessageView, MessageView | None]:
     """``message`` as its type's renderer draws it (the default view when none is live, or it
     fails: then its extension is reported and disabled)."""
     for ext in extensions.usable():
@@ -48,10 +51,12 @@ async def render(extensions: Extensions, message: CustomMessage) -> MessageView:
             continue
         label = f"message renderer {message.custom_type!r}"
         try:
-            return to_view(await extensions.call(ext, label, renderer, message, False))
+            view = to_view(await extensions.call(ext, label, renderer, message, False))
+            expanded = to_view(await extensions.call(ext, label, renderer, message, True))
+            return view, (expanded if expanded != view else None)
         except CallFailed:
             break
         except (TypeError, ValueError) as exc:
             extensions.fail(ext, f"{label} returned what is not a view ({exc})")
             break
-    return default_view(message)
+    return default_view(message), None

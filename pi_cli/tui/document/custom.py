@@ -29,9 +29,29 @@ class CustomMessageBlock(TextBlock):
     margin_top = 1
     pad_right = 1
 
-    def __init__(self, view: MessageView, custom_type: str) -> None:
+    def __init__(
+        self, view: MessageView, custom_type: str, expanded: MessageView | None = None
+    ) -> None:
         super().__init__(view_content(view))
         self.custom_type = custom_type
+        self.view = view
+        self.expanded_view = expanded
+        self.expanded = False
+
+    def set_cursor(self, on: bool) -> None:
+        """Show or hide the transcript cursor on this block (one that can unfold)."""
+        self.style = styles.CURSOR_BG if on else ""
+        self._rows = None
+        self.redrawn()
+
+    def hit(self, index: int) -> bool:
+        return self.expanded_view is not None
+
+    def toggle(self) -> None:
+        """Unfold to the renderer's expanded view, or fold back (Ctrl+O, a click)."""
+        if self.expanded_view is not None:
+            self.expanded = not self.expanded
+            self.update(view_content(self.expanded_view if self.expanded else self.view))
 
     def left(self) -> Content:
         return Content.styled(BAR, styles.CUSTOM_BAR) + Content(" ")

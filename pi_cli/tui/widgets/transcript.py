@@ -39,11 +39,12 @@ MAX_SHOWN = 32  # collapsed forms of sent prompts waiting for their message
 
 def is_cursor_item(block: Block) -> bool:
     """What the transcript cursor stops on: turns, tool calls, thinking, skills, summaries."""
+    from pi_cli.tui.document.custom import CustomMessageBlock
     from pi_cli.tui.document.turn import ThinkingBlock, TurnBlock
 
     return isinstance(
         block, TurnBlock | ToolBlock | ThinkingBlock | FoldedPromptBlock | SummaryBlock
-    )
+    ) or (isinstance(block, CustomMessageBlock) and block.expanded_view is not None)
 
 
 class Transcript(VerticalScroll, can_focus=False):
@@ -126,7 +127,8 @@ class Transcript(VerticalScroll, can_focus=False):
     def on_custom_message_drawn(self, message: m.CustomMessageDrawn) -> None:
         from pi_cli.tui.document.custom import CustomMessageBlock
 
-        self.view.add_entry(CustomMessageBlock(message.view, message.custom_type))
+        block = CustomMessageBlock(message.view, message.custom_type, message.expanded)
+        self.view.add_entry(block)
 
     def on_retry_shown(self, message: m.RetryShown) -> None:
         self._panel().add_note(message.text, message.level)

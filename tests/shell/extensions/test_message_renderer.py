@@ -68,6 +68,8 @@ async def test_the_status_example_draws_its_level_and_keeps_the_entry(
     ]
     assert event.details["level"] == "warn"  # type: ignore[index]
     assert plain(event).strip() == "[WARN] disk almost full"
+    assert event.expanded is not None  # the renderer's expanded view adds the time
+    assert "".join(s.text for s in event.expanded.lines[1]).startswith("  at ")
     await shell.submit("/status all good")
     second = await shown(events, 2)
     assert [(s.text, s.role) for s in second.view.lines[0]][0] == ("[INFO]", "success")
