@@ -9,6 +9,7 @@ from pi_cli.shell.packages.declared import install_declared
 from pi_cli.shell.packages.files import exclusive
 from pi_cli.shell.packages.lock import (
     Scope,
+    current_scope,
     in_scope,
     lock_file,
     packages_home,
@@ -62,7 +63,8 @@ def _list(cwd: Path) -> list[str]:
 def _listed() -> list[str]:
     packages = read_lock()
     if not packages:
-        return ["No packages installed (pi install SOURCE)."]
+        local = " -l" if current_scope().project is not None else ""
+        return [f"No packages installed (pi install{local} SOURCE)."]
     lines = []
     for name, record in sorted(packages.items()):
         pin = record.get("commit") or record.get("version") or record.get("hash") or "-"

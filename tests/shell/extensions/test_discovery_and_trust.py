@@ -117,3 +117,26 @@ async def test_an_installed_packages_entry_point(
 def test_no_extension_anywhere_means_no_extension_machinery(project: Path) -> None:
     shell = shell_with(project)
     assert shell.extensions is None
+
+
+async def test_a_project_packages_extension_loads_only_in_a_trusted_folder(
+    project: Path, pi_home: Path, tmp_path: Path
+) -> None:
+    from pi_cli.shell.packages.commands import package_words
+
+    source = project / "vendor" / "team-kit"
+    marker(source / "extensions", "teamext")
+    assert package_words("install", ["-l", "./vendor/team-kit"], project)[0].startswith(
+        "Installed team-kit"
+    )
+    assert ".pi/packages.lock (project packages" in " ".join(check_trust(project).items)
+    notices: list[Notice] = []
+    shell = shell_with(project, notices=notices)  # untrusted: named once, nothing imported
+    assert shell.extensions is None or "teamext" not in shell.extensions.runtime.items
+    assert not [m for m in sys.modules if "teamext" in m]
+    named = [n.text for n in notices if n.text.startswith("Project packages not loaded")]
+    assert len(named) == 1 and "team-kit" in named[0]
+    record_trust(project, True)
+    shell = shell_with(project)
+    assert shell.extensions is not None and "teamext" in shell.extensions.runtime.items
+    assert (await shell.submit("/teamext")).output == "teamext ran"
