@@ -7,8 +7,11 @@ process attaches one WebSocket client to each and prompts them all at once. Repo
 - events/s: lines received by all clients per second of the streaming phase;
 - latency to an attached client: receive time minus the send time of the newest chunk a line
   carries. ``message_end`` lines are sent as soon as the model's stream ends, so theirs is the
-  latency the server adds; ``message_update`` lines are coalesced to ~30/s by design (pi's RPC
-  shape), so theirs includes up to ~33 ms of that;
+  whole path from the model's last chunk: pi parsing all 50 streams on one event loop (a local
+  front end waits for that too), then the server; ``message_update`` lines are coalesced to
+  ~30/s by design (pi's RPC shape), so theirs includes up to ~33 ms of that;
+- the latency the server adds (in process, instrumented): from the shell's event to an attached
+  client's socket, every line;
 - the server's RSS: empty, with 50 idle sessions, at the streaming peak, after the runs, and
   after closing the sessions, twice (a second round must not grow it: nothing leaks), with its
   open file descriptors and threads.
@@ -409,7 +412,7 @@ def main() -> None:
             f"server CPU {r['cpu']:.2f} s = {1e6 * r['cpu'] / max(1, r['lines']):.0f} us per line"
         )
         print(
-            f"    latency, message_end (added by the server): p50 {1000 * statistics.median(r['end']):.1f} ms, "
+            f"    latency, the model stream's last chunk -> message_end at the client (parsing 50 streams included): p50 {1000 * statistics.median(r['end']):.1f} ms, "
             f"p99 {1000 * percentile(r['end'], 0.99):.1f} ms"
         )
         print(

@@ -84,6 +84,50 @@ async def test_a_client_too_far_behind_is_dropped_and_its_queue_freed() -> None:
     assert sent == []
 
 
+async def test_a_caught_up_client_gets_a_line_from_the_publishing_call_in_order() -> None:
+    """Nothing queued: the line is on the socket before the publisher returns (no wait for the
+    pump's turn). A write that would wait for the socket to drain has written nothing: the pump
+    sends it, then the lines published meanwhile, in order, and catches up again."""
+    channel = ClientChannel("rpc")
+    sent: list[str] = []
+    writable = asyncio.Event()
+    writable.set()
+
+    async def send(text: str) -> None:
+        await writable.wait()  # uvicorn's send: flow control first, then one write
+        sent.append(text)
+
+    pump = asyncio.ensure_future(channel.pump(send))
+    await asyncio.sleep(0)  # the pump is waiting: caught up
+    channel.send("a")
+    assert sent == ["a"]  # written by the call itself
+    writable.clear()  # the client stopped reading: the next write would wait
+    channel.send("b")
+    channel.send("c")
+    assert sent == ["a"] and channel.queued_bytes == 2
+    writable.set()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert sent == ["a", "b", "c"] and channel.queued_bytes == 0
+    channel.send("d")
+    assert sent == ["a", "b", "c", "d"]  # caught up again: at once
+    channel.close()
+    await asyncio.wait_for(pump, 1)
+
+
+async def test_a_write_that_fails_in_the_publishing_call_drops_the_client() -> None:
+    channel = ClientChannel("rpc")
+
+    async def send(text: str) -> None:
+        raise ConnectionResetError
+
+    pump = asyncio.ensure_future(channel.pump(send))
+    await asyncio.sleep(0)
+    channel.send("a")
+    assert channel.closed and channel.dropped == "write failed: ConnectionResetError"
+    await asyncio.wait_for(pump, 1)
+
+
 def _partial(*blocks: Any) -> AssistantMessage:
     return AssistantMessage(content=list(blocks))
 
