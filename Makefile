@@ -30,14 +30,15 @@ test: lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 # Formatting, lint rules, strict types for all of agent_core, tools and pi_cli, import contracts,
-# the docs' links and anchors, the generated settings reference. mypy and lint-imports keep caches
-# (.mypy_cache, .import_linter_cache), so a re-run takes seconds.
+# the docs' links and anchors, the generated settings reference. mypy keeps a cache (.mypy_cache),
+# so a re-run takes seconds; lint-imports runs without its cache (0.2 s each: a stale cache once
+# passed a broken layer that a clean clone refused).
 lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/lint-imports --no-logo $(IMPORT_CONTRACTS)
-	$(BIN)/lint-imports --no-logo $(SHELL_CONTRACTS)
+	$(BIN)/lint-imports --no-logo --no-cache $(IMPORT_CONTRACTS)
+	$(BIN)/lint-imports --no-logo --no-cache $(SHELL_CONTRACTS)
 	$(BIN)/python scripts/check_docs.py
 	$(BIN)/python scripts/gen_settings_doc.py --check
 
