@@ -38,8 +38,6 @@ HOOKS = {
     "write",
     "close",
     "resume_application_mode",
-    # TranscriptView's size is measured by the reflow that sets it: no second reflow (a repaint).
-    "virtual_size",
 }
 
 

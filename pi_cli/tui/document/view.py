@@ -22,7 +22,6 @@ from rich.segment import Segment
 from textual import events, on
 from textual.content import Content
 from textual.geometry import Region, Size
-from textual.reactive import Reactive
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
@@ -101,11 +100,6 @@ class TranscriptView(Widget, can_focus=False):
 
     ALLOW_SELECT = True
     DEFAULT_CSS = "TranscriptView { height: auto; width: 1fr; }"
-    # Textual's full reflow sets each widget's virtual size, a layout reactive: this one grows
-    # with every turn, so every frame asked for a second reflow of the whole screen that found
-    # nothing new (248 reflows for 120 frames in a 200-turn run). The transcript scrolls it,
-    # measured in that same reflow; a repaint is all a new size needs here.
-    virtual_size = Reactive(Size(0, 0), layout=False)
 
     def __init__(self) -> None:
         super().__init__(id="transcript-view")
