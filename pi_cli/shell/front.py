@@ -92,6 +92,11 @@ class BackgroundShellView(Protocol):
 
     @property
     def buffer(self) -> OutputBufferView: ...
+    @property
+    def eof(self) -> asyncio.Event:
+        """Set once its output has all been read (after it exits, the pipe may still hold some)."""
+        ...
+
     def info(self) -> ShellInfoView: ...
 
 

@@ -6,7 +6,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 import pytest
 from pydantic import BaseModel, Field
@@ -22,12 +23,31 @@ def _every_key(model: type[BaseModel], prefix: str = "") -> list[str]:
     keys = []
     for name, field in model.model_fields.items():
         key = prefix + (field.alias or name)
-        annotation = field.annotation
+        annotation = _unless_none(field.annotation)
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             keys += _every_key(annotation, key + ".")
         else:
             keys.append(key)
+            keys += [k for item in _list_models(annotation) for k in _every_key(item, key + "[].")]
     return keys
+
+
+def _unless_none(annotation: Any) -> Any:
+    """``Model | None`` (a section that may be left out, ``statusLine``): the model."""
+    if get_origin(annotation) in (Union, UnionType):
+        options = [o for o in get_args(annotation) if o is not type(None)]
+        if len(options) == 1:
+            return options[0]
+    return annotation
+
+
+def _list_models(annotation: Any) -> list[type[BaseModel]]:
+    """The models a list's items may be (``list[str | PackageSpec]``: PackageSpec)."""
+    if get_origin(annotation) is not list:
+        return []
+    (item,) = get_args(annotation)
+    options = get_args(item) if get_origin(item) in (Union, UnionType) else (item,)
+    return [o for o in options if isinstance(o, type) and issubclass(o, BaseModel)]
 
 
 def test_every_settings_key_is_documented_exactly_once() -> None:

@@ -45,12 +45,20 @@ class ShellOutputScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.poll()
-        if self._timer is None and self.shell.info().state == "running":
+        if self._timer is None and not self._ended(self.shell.info().state):
             self._timer = self.set_interval(POLL_S, self.poll, name="shell output")
 
+    def _ended(self, state: str) -> bool:
+        """Exited and its output all read (the pipe may still hold the last lines at exit)."""
+        return state != "running" and self.shell.eof.is_set()
+
     def poll(self) -> None:
-        """Draw what is new; once the shell has ended, draw it one last time and stop."""
+        """Draw what is new; once the shell has ended and its output is all read, draw it one
+        last time and stop (stopping at the exit itself lost the lines still in the pipe)."""
         info = self.shell.info()
+        ended = self._ended(info.state)
+        if info.state != "running" and not ended:
+            return  # exited with output still in the pipe: say so with its last lines, not before
         seen = (self.shell.buffer.total_bytes, info.state)
         if seen != self._seen:
             self._seen = seen
@@ -60,7 +68,7 @@ class ShellOutputScreen(ModalScreen[str | None]):
             self.query_one("#shell-output", Static).update(shell_output(self.shell))
             if following:  # tail-follow, unless the reader scrolled up
                 scroll.call_after_refresh(scroll.scroll_end, animate=False)
-        if info.state != "running" and self._timer is not None:
+        if ended and self._timer is not None:
             self._timer.stop()
             self._timer = None
 
