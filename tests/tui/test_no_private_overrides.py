@@ -38,6 +38,9 @@ HOOKS = {
     "write",
     "close",
     "resume_application_mode",
+    # The transcript's and its view's sizes are measured and painted by the reflow that sets
+    # them: no second reflow (the view) and no second paint of the whole transcript (both).
+    "virtual_size",
 }
 
 

@@ -22,6 +22,7 @@ from rich.segment import Segment
 from textual import events, on
 from textual.content import Content
 from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
@@ -100,6 +101,11 @@ class TranscriptView(Widget, can_focus=False):
 
     ALLOW_SELECT = True
     DEFAULT_CSS = "TranscriptView { height: auto; width: 1fr; }"
+    # Textual's reflow sets each widget's virtual size, a layout and repaint reactive: this one
+    # grows with every turn, so every frame asked for a second reflow and a second paint of the
+    # whole transcript that found nothing new. The reflow that sets it has measured it, and has
+    # marked the rows that moved for painting.
+    virtual_size = Reactive(Size(0, 0), layout=False, repaint=False)
 
     def __init__(self) -> None:
         super().__init__(id="transcript-view")

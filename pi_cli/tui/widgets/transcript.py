@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
+from textual.reactive import Reactive
 
 from pi_cli.tui import agent_messages as am
 from pi_cli.tui import messages as m
@@ -54,6 +56,11 @@ class Transcript(VerticalScroll, can_focus=False):
     status, queue) bubbles on to it after the transcript has drawn it. Stays at the bottom
     until scrolled. Never takes the focus: the editor keeps it.
     """
+
+    # Its virtual size (the view's height) grows with every frame of a run: the reflow that
+    # sets it has already marked what moved for painting, so no second paint of the whole
+    # transcript. The layout it asks for stays: without it, scrolling broke.
+    virtual_size = Reactive(Size(0, 0), layout=True, repaint=False)
 
     def __init__(self, clock: Callable[[], float]) -> None:
         super().__init__(id="transcript")
