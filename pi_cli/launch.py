@@ -23,6 +23,7 @@ def launch(args: LaunchArgs) -> int:
         return run_detach(args, prompt)
     interactive = args.mode == "text" and not prompt and not args.print_mode
     args.shell.offer_stored_queue = interactive or args.mode in ("rpc", "acp")
+    args.shell.one_shot = not interactive and args.mode in ("text", "json")
     misuse = _misuse(args, prompt, interactive)
     if misuse is not None:
         error(misuse)

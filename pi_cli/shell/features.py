@@ -50,7 +50,8 @@ def attach_session_parts(
     """Build them (after the hooks: checkpoints wrap their ``before_tool_call``, memory its
     ``after_tool_call``; after the agent tools, the compactor and the policy: a goal's rounds
     use them)."""
-    checkpoints = Checkpoints(shell)
+    options = shell.options
+    checkpoints = Checkpoints(shell, rewindable=options.persist_session or not options.one_shot)
     shell.subscribe(checkpoints.on_event)
 
     async def settled(text: str) -> str:

@@ -46,6 +46,9 @@ class ShellOptions:
     # A queue stored in the session (a run ended by abort, error or crash) is handed back at
     # start (QueueReturned "restored"): for front ends with an editor or a client, not -p.
     offer_stored_queue: bool = False
+    one_shot: bool = False
+    """The front end sends one prompt and exits (print and JSON modes): with no kept session,
+    nothing could ever rewind its run, so no checkpoint is taken."""
     stream_fn: StreamFn | None = None
     tool_objects: list[Tool] | None = None
     settings: Settings | None = None

@@ -145,3 +145,21 @@ def test_replay_matches_then_diverges(
 def test_resume_needs_the_interactive_ui(run_pi: RunPi) -> None:
     result = run_pi("--resume", "-p", "hi")
     assert result.returncode == 2 and "--resume opens the session picker" in result.stderr
+
+
+def test_a_one_shot_that_keeps_no_session_takes_no_checkpoint(
+    server: FakeProviderServer, run_pi: RunPi, project: Path, pi_home: Path
+) -> None:
+    """Nothing could rewind it (no session to resume): no snapshot, no git run for it. The
+    same run keeping its session is snapshotted (and so rewindable)."""
+    server.add(write_turn("hello.mjs", 'console.log("v2");\n'), Turn(text="wrote it"))
+    done = run_pi(*openai_args(server), "--no-session", "-p", "make v2")
+    assert done.returncode == 0, done.stderr
+    assert (project / "hello.mjs").read_text() == 'console.log("v2");\n'
+    assert not (pi_home / "checkpoints").exists()
+
+    server.add(write_turn("hello.mjs", 'console.log("v3");\n'), Turn(text="wrote it"))
+    assert run_pi(*openai_args(server), "-p", "make v3").returncode == 0
+    assert any((pi_home / "checkpoints").iterdir())
+    listed = run_pi("rewind", "--json")
+    assert [p["text"] for p in json.loads(listed.stdout)["points"]] == ["make v3"]

@@ -10,15 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_cli.shell.checkpoints.rewind import (
-    NeedsConfirmation,
-    RewindError,
-    RewindPoint,
-    RewindResult,
-)
 from pi_cli.shell.commands import CommandResult, SlashCommand, split_args
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the rewind machinery loads when /rewind is used, not with every shell
+    from pi_cli.shell.checkpoints.rewind import RewindPoint, RewindResult
     from pi_cli.shell.commands import ShellAPI
 
 MODES = {"both": (True, True), "code": (True, False), "conversation": (False, True)}
@@ -67,6 +62,8 @@ def resolve_point(points: list[RewindPoint], ref: str) -> str:
     if ref.isdigit():
         index = int(ref)
         if not 1 <= index <= len(points):
+            from pi_cli.shell.checkpoints.rewind import RewindError
+
             raise RewindError(f"No prompt {index}: the list has {len(points)}")
         return points[index - 1].entry_id
     matches = [p.entry_id for p in points if p.entry_id.startswith(ref)]
@@ -76,6 +73,8 @@ def resolve_point(points: list[RewindPoint], ref: str) -> str:
 
 
 async def _rewind(shell: ShellAPI, args: str) -> CommandResult:
+    from pi_cli.shell.checkpoints.rewind import NeedsConfirmation, RewindError
+
     words = split_args(args)
     overwrite = True if "--yes" in words else (False if "--keep" in words else None)
     words = [w for w in words if w not in ("--yes", "--keep")]

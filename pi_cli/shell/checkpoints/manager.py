@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_core import AgentEnd, TurnStart
 from pi_cli.shell.checkpoints import _policy as policy
-from pi_cli.shell.checkpoints import rewind as rewinding
 from pi_cli.shell.checkpoints.git import GitError, ShadowGit, git_available
 from pi_cli.shell.checkpoints.snapshot import Limits, Snapshot, SnapshotSkipped, take_snapshot
 from pi_cli.shell.events import SessionChanged
@@ -30,6 +29,7 @@ from pi_cli.shell.session.entries import CHECKPOINT
 if TYPE_CHECKING:
     from agent_core import AbortSignal
     from agent_core.tool import BeforeToolCall, BeforeToolCallResult, ToolCallContext
+    from pi_cli.shell.checkpoints import rewind as rewinding
     from pi_cli.shell.config.settings import CheckpointSettings
     from pi_cli.shell.context import Level, ShellContext
     from pi_cli.shell.session.store import SessionStore
@@ -62,10 +62,12 @@ def why_off(cwd: Path, settings: CheckpointSettings) -> str | None:
 class Checkpoints:
     """Snapshots of one shell's workspace, tied to its session (see the module docstring)."""
 
-    def __init__(self, shell: ShellContext) -> None:
+    def __init__(self, shell: ShellContext, *, rewindable: bool = True) -> None:
         self.shell = shell
         self.git = ShadowGit(shell.cwd)
         self.off = why_off(shell.cwd, shell.settings.checkpoints)
+        if not rewindable:  # a one-shot run that keeps no session: nothing could rewind it
+            self.off = "nothing can rewind this run (a one-shot run that keeps no session)"
         self._executor: ThreadPoolExecutor | None = None
         self._trees: dict[str, str] = {}  # session id -> tree of its index's last snapshot
         self._pins: dict[str, str] = {}  # session id -> newest commit of its ref
@@ -314,10 +316,14 @@ class Checkpoints:
 
     async def points(self) -> list[rewinding.RewindPoint]:
         """The prompts of the current branch with what changed after each (``/rewind``)."""
+        from pi_cli.shell.checkpoints import rewind as rewinding
+
         return await rewinding.rewind_points(self.shell.session, self)
 
     async def plan(self, entry_id: str) -> rewinding.RewindPlan:
         """What rewinding the code to ``entry_id`` would do."""
+        from pi_cli.shell.checkpoints import rewind as rewinding
+
         return await rewinding.plan_rewind(self.shell.session, self, entry_id)
 
     async def rewind(
@@ -330,6 +336,8 @@ class Checkpoints:
         summarize: bool = False,
     ) -> rewinding.RewindResult:
         """Rewind code and/or conversation (see :func:`.rewind.rewind`)."""
+        from pi_cli.shell.checkpoints import rewind as rewinding
+
         return await rewinding.rewind(
             self.shell,
             self,
@@ -342,4 +350,6 @@ class Checkpoints:
 
     async def undo(self, overwrite: bool | None = None) -> rewinding.RewindResult:
         """Undo the last rewind or restore."""
+        from pi_cli.shell.checkpoints import rewind as rewinding
+
         return await rewinding.undo_rewind(self.shell, self, overwrite)

@@ -15,7 +15,10 @@ from pydantic.alias_generators import to_camel
 class SettingsSection(BaseModel):
     """A settings object: camelCase keys as users write them, unknown keys ignored."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    # Built on first validation: with no settings file nothing validates (settings.defaults).
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True
+    )
 
 
 class CompactionSettings(SettingsSection):

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_cli.shell.commands import CommandResult, SlashCommand, split_args
-from pi_cli.shell.export_html import ExportError, export_session
 from pi_cli.shell.paths import pi_home
 
 if TYPE_CHECKING:
@@ -22,6 +21,8 @@ async def _export(shell: ShellAPI, args: str) -> CommandResult:
     target = Path(words[0]).expanduser() if words else export_path(shell)
     if not target.is_absolute():
         target = shell.cwd / target
+    from pi_cli.shell.export_html import ExportError, export_session
+
     try:
         path = export_session(session, target, theme=shell.settings.theme)
     except ExportError as exc:

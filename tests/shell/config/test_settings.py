@@ -76,3 +76,37 @@ def test_save_global_setting_keeps_other_keys(tmp_path: Path, pi_home: Path) -> 
     save_global_setting("model", "openai/gpt-4o")
     data = json.loads((pi_home / "settings.json").read_text())
     assert data == {"theme": "light", "model": "openai/gpt-4o"}
+
+
+def _tree(model: object) -> object:
+    """A model as (class, fields set, each field's value), nested sections included."""
+    from pydantic import BaseModel
+
+    if isinstance(model, BaseModel):
+        fields = sorted(type(model).model_fields)
+        values = {name: _tree(getattr(model, name)) for name in fields}
+        return (type(model).__name__, sorted(model.model_fields_set), values)
+    return model
+
+
+def test_defaults_made_without_validation_are_what_validation_makes() -> None:
+    """With no settings file nothing is validated (pydantic's validators are built on first
+    use): the defaults so made are the validated defaults, field for field, section for
+    section, with nothing marked as set (``exclude_unset`` dumps nothing)."""
+    from pi_cli.shell.config.settings import Settings, defaults
+
+    made = defaults()
+    assert _tree(made) == _tree(Settings.model_validate({}))
+    assert made.model_dump(exclude_unset=True) == {}
+    assert made.model_dump() == Settings.model_validate({}).model_dump()
+    assert made.checkpoints is not defaults().checkpoints  # no section shared between shells
+
+
+def test_an_empty_file_gives_the_defaults_and_any_key_is_validated(
+    tmp_path: Path, pi_home: Path
+) -> None:
+    (pi_home / "settings.json").write_text("{}")
+    assert load_settings(tmp_path).model_dump() == load_settings(tmp_path / "x").model_dump()
+    (pi_home / "settings.json").write_text('{"retry": {"maxRetries": "many"}}')
+    with pytest.raises(SettingsError, match="retry.maxRetries"):
+        load_settings(tmp_path)
