@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import marshal
 import os
 import sys
 import threading
@@ -15,6 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
+
+from agent_core.providers._catalog_index import (
+    indexed_entry,
+    providers_of,
+    read_header,
+    write_index,
+)
 
 _COST_MAP_FILES = (
     "model_prices_and_context_window_backup.json",
@@ -84,53 +90,13 @@ def _load_cost_map() -> dict[str, dict[str, Any]]:
     return {}
 
 
-# One model's entry without parsing the whole 3.4 MB map (~30 ms and ~15 MiB) or scanning it
-# (a regex over 3.4 MB: ~20 ms a start). The map is indexed once per installed version (the
-# file's size and mtime): a file beside pi's other caches holds each entry as its own JSON
-# text, with a header (marshal) giving where each one lies and the providers the map names. A
-# lookup reads the header (~0.5 ms) and decodes the one entry. Without a usable index (an
-# unwritable cache) the whole map is read, as before.
-_INDEX_VERSION: Final = 2
+# One model's entry without parsing the whole 3.4 MB map: see :mod:`._catalog_index`.
 _index: dict[str, Any] | None = None
 
 
 def _index_path(stat: os.stat_result) -> Path:
     tag = f"{stat.st_size}-{stat.st_mtime_ns}-{sys.version_info[0]}{sys.version_info[1]}"
     return pi_home() / "cache" / f"model-catalog-{tag}.index"
-
-
-def _write_index(path: Path, table: dict[str, dict[str, Any]]) -> None:
-    """The index file: 8 bytes giving the header's size, the header, the entries' JSON."""
-    offsets: dict[str, tuple[int, int]] = {}
-    chunks: list[bytes] = []
-    size = 0
-    for key, entry in table.items():
-        chunk = json.dumps(entry, separators=(",", ":")).encode()
-        offsets[key] = (size, size + len(chunk))
-        chunks.append(chunk)
-        size += len(chunk)
-    header = {
-        "version": _INDEX_VERSION,
-        "offsets": offsets,
-        "providers": sorted(_providers_of(table)),
-    }
-    raw = marshal.dumps(header)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_bytes(len(raw).to_bytes(8, "big") + raw + b"".join(chunks))
-    os.replace(partial, path)  # whole or not at all, also with two pi starting at once
-
-
-def _read_header(path: Path) -> dict[str, Any] | None:
-    try:
-        with open(path, "rb") as file:
-            size = int.from_bytes(file.read(8), "big")
-            header = marshal.loads(file.read(size))
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
-    if not isinstance(header, dict) or header.get("version") != _INDEX_VERSION:
-        return None
-    return {**header, "file": path, "base": 8 + size}
 
 
 def _load_index() -> dict[str, Any] | None:
@@ -144,25 +110,14 @@ def _load_index() -> dict[str, Any] | None:
         return None
     try:
         path = _index_path(files[0].stat())
-        header = _read_header(path)
+        header = read_header(path)
         if header is None:
-            _write_index(path, cost_map())
-            header = _read_header(path)
+            write_index(path, cost_map())
+            header = read_header(path)
         _index = header or {}
     except OSError:
         pass  # no index: the whole map
     return _index or None
-
-
-def _indexed_entry(index: dict[str, Any], key: str) -> dict[str, Any] | None:
-    span = index["offsets"].get(key)
-    if span is None:
-        return None
-    start, end = span
-    with open(index["file"], "rb") as file:
-        file.seek(index["base"] + start)
-        value = json.loads(file.read(end - start))
-    return value if isinstance(value, dict) else None
 
 
 def _entries_for(keys: tuple[str, ...]) -> list[dict[str, Any] | None]:
@@ -171,7 +126,7 @@ def _entries_for(keys: tuple[str, ...]) -> list[dict[str, Any] | None]:
             index = _load_index()
         if index is not None:
             try:
-                return [_indexed_entry(index, key) for key in keys]
+                return [indexed_entry(index, key) for key in keys]
             except (OSError, ValueError):
                 pass  # the file changed under us: read it whole
     table = cost_map()
@@ -201,20 +156,7 @@ def known_providers() -> frozenset[str]:
             index = _load_index()
         if index is not None:
             return frozenset(index["providers"])
-    return frozenset(_providers_of(cost_map()))
-
-
-def _providers_of(table: Mapping[str, Any]) -> set[str]:
-    names: set[str] = set()
-    for key, entry in table.items():
-        if not isinstance(entry, dict) or key == "sample_spec":
-            continue
-        owner = str(entry.get("litellm_provider") or "").split("-")[0]
-        if owner:
-            names.add(owner)
-        if "/" in key:
-            names.add(key.partition("/")[0])
-    return names
+    return frozenset(providers_of(cost_map()))
 
 
 def provider_of_bare_name(name: str) -> str | None:

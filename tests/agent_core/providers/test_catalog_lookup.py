@@ -106,7 +106,7 @@ def test_the_index_is_built_once_and_read_after(
 
     monkeypatch.setattr(catalog, "_index", None)
     monkeypatch.setattr(catalog, "_cost_map", None)
-    monkeypatch.setattr(catalog, "_write_index", no_build)
+    monkeypatch.setattr(catalog, "write_index", no_build)
     assert catalog.known_providers() == frozenset({"a"})
     assert catalog.provider_of_bare_name("a/m") == "a"
     assert catalog._cost_map is None
