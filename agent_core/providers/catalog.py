@@ -10,12 +10,14 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from agent_core.providers._catalog_index import (
+    chat_owner,
+    indexed_entries,
     indexed_entry,
     providers_of,
     read_header,
@@ -131,6 +133,29 @@ def _entries_for(keys: tuple[str, ...]) -> list[dict[str, Any] | None]:
                 pass  # the file changed under us: read it whole
     table = cost_map()
     return [table.get(key) for key in keys]
+
+
+def chat_entries(
+    providers: Collection[str] | None = None,
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """The map's chat models as (key, provider, entry), in the map's order; only ``providers``'
+    when given (then read through the index: their entries alone, not the whole map)."""
+    if providers is not None and _cost_map is None:
+        with _lock:
+            index = _load_index()
+        if index is not None:
+            keys = [(k, p) for p in sorted(providers) for k in index["chat"].get(p, ())]
+            try:
+                entries = indexed_entries(index, (key for key, _ in keys))
+                return [(k, p, e) for (k, p), e in zip(keys, entries, strict=True)]
+            except (OSError, ValueError):
+                pass  # the file changed under us: read it whole
+    return [
+        (key, owner, entry)
+        for key, entry in cost_map().items()
+        if (owner := chat_owner(key, entry)) is not None
+        and (providers is None or owner in providers)
+    ]
 
 
 def lookup_metadata(provider: str, name: str) -> dict[str, Any] | None:

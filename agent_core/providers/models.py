@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from agent_core.providers.catalog import (
     CustomProvider,
     ModelConfigError,
     ModelMetadata,
-    cost_map,
+    chat_entries,
     cost_map_metadata,
     custom_metadata,
     load_models_file,
@@ -339,8 +339,10 @@ def list_models(
     *,
     models_file: Path | Sequence[Path] | None = None,
     env: Mapping[str, str] | None = None,
+    providers: Collection[str] | None = None,
 ) -> list[ResolvedModel]:
-    """Known chat models (litellm's cost map + models.json), optionally filtered by substring."""
+    """Known chat models (litellm's cost map + models.json), optionally filtered by substring;
+    with ``providers``, the cost map's models of those providers only (models.json's all)."""
     env = os.environ if env is None else env
     needle = (filter or "").lower()
     rows: dict[str, ResolvedModel] = {}
@@ -357,12 +359,7 @@ def list_models(
                 base_url=prov.base_url,
             )
             rows[row.id] = row
-    for key, entry in cost_map().items():
-        if entry.get("mode", "chat") != "chat":
-            continue
-        owner = str(entry.get("litellm_provider") or "").split("-")[0] or key.partition("/")[0]
-        if not owner or owner == key:
-            continue  # no provider known: not a model anyone can pick
+    for key, owner, entry in chat_entries(providers):
         row_id = key if key.startswith(owner + "/") else f"{owner}/{key}"
         if row_id in rows or (needle and needle not in row_id.lower()):
             continue

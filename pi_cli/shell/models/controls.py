@@ -124,7 +124,8 @@ def available_models(
     usable = _keyed_providers(env, current["provider"]) | set(load_models_file(models_file))
     rows = [current]
     seen = {(current["provider"], current["id"])}
-    for model in list_models(None, models_file=models_file, env=env):
+    # Only the usable providers' models are read (through the catalogue's index when it has one).
+    for model in list_models(None, models_file=models_file, env=env, providers=usable):
         key = (model.provider, model.name)
         if key not in seen and model.provider in usable:
             seen.add(key)

@@ -129,3 +129,50 @@ def test_an_unwritable_cache_reads_the_whole_map(
     path.write_text(json.dumps({"m": {"max_tokens": 1}}, indent=4))
     use_file(monkeypatch, path)
     assert catalog._entries_for(("m", "x")) == [{"max_tokens": 1}, None]
+
+
+def _listed(providers: set[str] | None) -> list[tuple[str, str, str, int | None]]:
+    from agent_core.providers import list_models
+
+    rows = list_models(None, models_file=[], env={}, providers=providers)
+    return [(r.id, r.provider, r.api, r.context_window) for r in rows]
+
+
+def test_a_providers_models_come_from_the_index_alone(fresh: None) -> None:
+    whole = catalog._load_cost_map()
+    if not whole:
+        pytest.skip("litellm's cost map is not installed")
+    every = _listed(None)
+    wanted = {"openai", "anthropic", "no-such-provider"}
+    catalog._cost_map, catalog._index = None, None
+    catalog._load_index()
+    catalog._cost_map, catalog._index = None, None
+    assert _listed(wanted) == [row for row in every if row[1] in wanted]
+    assert any(row[1] == "openai" for row in every)
+    assert catalog._cost_map is None  # their entries were read, not the whole map
+    assert _listed(set()) == []
+
+
+def test_a_providers_models_in_unusual_maps(
+    fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    table = {
+        "a/m": {"litellm_provider": "a", "max_input_tokens": 1},
+        "m2": {"litellm_provider": "a-region", "max_input_tokens": 2},  # owner "a"
+        "b/m": {"max_input_tokens": 3},  # owner from the key
+        "bare": {"max_input_tokens": 4},  # no provider known: never listed
+        "a/embed": {"litellm_provider": "a", "mode": "embedding"},
+        "c/m": {"litellm_provider": "c", "mode": "chat"},
+    }
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps(table, indent=4))
+    use_file(monkeypatch, path)
+    expected = [("a/m", "a", "litellm", 1), ("a/m2", "a", "litellm", 2), ("b/m", "b", "litellm", 3)]
+    assert _listed({"a", "b"}) == expected  # the index is built here
+    catalog._cost_map, catalog._index = None, None
+    assert _listed({"a", "b"}) == expected  # through the index
+    assert catalog._cost_map is None
+    catalog._index = None
+    monkeypatch.setattr(catalog, "_load_index", lambda: None)  # no usable index
+    assert _listed({"a", "b"}) == expected
+    assert _listed(None) == [*expected, ("c/m", "c", "litellm", 128_000)]  # the default
