@@ -2,8 +2,9 @@
 each run, recorded as ``checkpoint`` entries of the session.
 
 git runs in one worker thread per shell, never on the event loop. A turn's snapshot starts when
-the turn starts, so it is taken while the model streams; a tool call that may change files
-(:mod:`.policy`) waits for it (at most ``checkpoints.waitMs``, then runs without one and says
+the model starts a call of a tool that is not a known reader, so it is taken while the model
+streams the call's arguments (a turn that only reads or answers takes none); a tool call that
+may change files (:mod:`.policy`) waits for it (at most ``checkpoints.waitMs``, then runs without one and says
 so), and the first such call of the turn records it. After a run, its snapshot is recorded
 before the next input is handled (:meth:`Checkpoints.settle`), so hand edits between runs are
 told apart from the agent's.
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agent_core import AgentEnd, TurnStart
+from agent_core import AgentEnd, MessageUpdate, ToolCallStart, TurnStart
 from pi_cli.shell.checkpoints import _policy as policy
 from pi_cli.shell.checkpoints.git import GitError, ShadowGit, git_available
 from pi_cli.shell.checkpoints.snapshot import Limits, Snapshot, SnapshotSkipped, take_snapshot
@@ -189,8 +190,9 @@ class Checkpoints:
         return future
 
     def on_event(self, event: object) -> None:
-        """(A shell listener.) A turn starts: snapshot now (the model streams meanwhile). A run
-        ended: snapshot. A fork keeps the snapshots its entries name."""
+        """(A shell listener.) The model starts a call of a tool that may change files:
+        snapshot now (it streams the arguments meanwhile). A run ended: snapshot. A fork keeps
+        the snapshots its entries name."""
         if isinstance(event, SessionChanged):
             old, self._session_id = self._session_id, event.session_id
             if event.reason == "fork":
@@ -202,7 +204,9 @@ class Checkpoints:
             return
         try:
             if isinstance(event, TurnStart):
-                self._turn, self._turn_done = self._start(), False
+                self._turn, self._turn_done = None, False
+            elif isinstance(event, MessageUpdate):
+                self._maybe_start(event)
             elif isinstance(event, AgentEnd):
                 self._turn = None
                 store = self.shell.session
@@ -212,6 +216,16 @@ class Checkpoints:
                 task.add_done_callback(lambda t: self._pending.pop(t, None))
         except RuntimeError:  # no running loop (a synchronous test driver): nothing to snapshot
             log.debug("checkpoint event outside a loop", exc_info=True)
+
+    def _maybe_start(self, event: MessageUpdate) -> None:
+        # The model names a tool that may change files: the snapshot starts while it streams
+        # the arguments. A turn that only reads or answers takes none (a snapshot per turn
+        # ran git and stat'ed the workspace even when nothing could change).
+        if self._turn is not None or self._turn_done:
+            return
+        call = event.assistant_message_event
+        if isinstance(call, ToolCallStart) and call.name not in policy.READ_ONLY_TOOLS:
+            self._turn = self._start()
 
     async def _finish_run(self, pending: _PendingRun) -> None:
         try:

@@ -149,9 +149,35 @@ async def test_read_only_turns_take_no_turn_snapshot(repo: Path) -> None:
         reply(text("read it")),
         tools=TOOLS,
     )
+    taken: list[str] = []
+    snapshot_now = shell.checkpoints.snapshot_now
+    shell.checkpoints.snapshot_now = lambda sid: taken.append(sid) or snapshot_now(sid)  # type: ignore[method-assign]
     await shell.submit("look")
     await shell.wait_idle()
     assert checkpoint_kinds(shell.session.path) == ["run_end"]
+    assert len(taken) == 1  # the run's end: no turn took one (git never ran for them)
+
+
+async def test_a_turn_snapshot_starts_when_a_changing_call_streams(repo: Path) -> None:
+    """Not at the turn's start: a read, then a write in the next turn, then an answer take
+    one snapshot for the write's turn (recorded before it ran) and one at the run's end."""
+    shell, _, _ = make_shell(
+        repo,
+        reply(tool_call("r1", "read", {"path": "app.py"})),
+        write("w1", "app.py", "changed\n"),
+        reply(text("done")),
+        tools=TOOLS,
+    )
+    taken: list[str] = []
+    snapshot_now = shell.checkpoints.snapshot_now
+    shell.checkpoints.snapshot_now = lambda sid: taken.append(sid) or snapshot_now(sid)  # type: ignore[method-assign]
+    await shell.submit("change it")
+    await shell.wait_idle()
+    assert checkpoint_kinds(shell.session.path) == ["turn", "run_end"]
+    assert len(taken) == 2
+    points = await shell.checkpoints.points()
+    await shell.checkpoints.rewind(points[0].entry_id, conversation=False)
+    assert (repo / "app.py").read_text() == "def main():\n    return 1\n"
 
 
 async def test_a_slow_snapshot_never_stalls_the_tool(repo: Path) -> None:
