@@ -72,6 +72,7 @@ class Checkpoints:
         self._executor: ThreadPoolExecutor | None = None
         self._trees: dict[str, str] = {}  # session id -> tree of its index's last snapshot
         self._pins: dict[str, str] = {}  # session id -> newest commit of its ref
+        self._pinned_trees: dict[str, str] = {}  # session id -> the tree of that commit
         self._turn: asyncio.Future[Snapshot] | None = None
         self._turn_done = False  # this turn's snapshot was recorded (or given up)
         self._pending: dict[asyncio.Task[None], _PendingRun] = {}
@@ -120,7 +121,10 @@ class Checkpoints:
         return snap
 
     def _pin(self, session_id: str, tree: str, message: str) -> None:
-        """(Worker thread.) Keep ``tree`` alive: a commit on the session's ref."""
+        """(Worker thread.) Keep ``tree`` alive: a commit on the session's ref (none when the
+        ref's newest commit, made here, already holds it: most turns change nothing)."""
+        if self._pinned_trees.get(session_id) == tree:
+            return
         ref = self.git.ref(session_id)
         try:
             parent = self._pins.get(session_id)
@@ -131,6 +135,7 @@ class Checkpoints:
             commit = self.git.run(*args).strip().decode()
             self.git.run("update-ref", ref, commit)
             self._pins[session_id] = commit
+            self._pinned_trees[session_id] = tree
         except GitError:
             log.warning("could not keep checkpoint %s", tree, exc_info=True)
 

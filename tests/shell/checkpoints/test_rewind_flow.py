@@ -245,3 +245,35 @@ async def test_slash_rewind_lists_and_rewinds_by_number(repo: Path) -> None:
     assert bad.error and "No prompt 7" in bad.output
     undone = await shell.submit("/rewind undo")
     assert not undone.error and (repo / "app.py").read_text() == "v2\n"
+
+
+async def test_a_tree_already_kept_is_not_committed_again(repo: Path) -> None:
+    """Each recorded snapshot stays alive through a commit on the session's ref; turns that
+    change nothing record the same tree, which the newest commit already holds."""
+    shell, _, _ = make_shell(
+        repo,
+        bash("b1", "true"),
+        bash("b2", "ls > /dev/null"),
+        reply(text("nothing changed")),
+        bash("b3", "echo new > new.txt"),
+        reply(text("one file")),
+        tools=TOOLS,
+    )
+    await shell.submit("look around")
+    await shell.wait_idle()
+    await shell.submit("add a file")
+    await shell.wait_idle()
+    await shell.checkpoints.aclose()
+    git = shell.checkpoints.git
+    ref = git.ref(shell.session.session_id)
+    commits = git.run("rev-list", ref).decode().split()
+    trees = [git.run("rev-parse", f"{c}^{{tree}}").decode().strip() for c in commits]
+    kinds = checkpoint_kinds(shell.session.path)
+    assert kinds == ["turn", "turn", "run_end", "turn", "run_end"]
+    assert len(commits) == 2 and len(set(trees)) == 2  # the start's tree, then new.txt's
+    recorded = [
+        json.loads(line)["tree"]
+        for line in shell.session.path.read_text().splitlines()[1:]
+        if json.loads(line)["type"] == "checkpoint"
+    ]
+    assert set(recorded) == set(trees)  # every recorded tree is kept by a commit
