@@ -1,4 +1,5 @@
-"""Textual messages for the agent tools' events: the todo list and sub-agents (plain data)."""
+"""Textual messages for the agent tools' events: the todo list and sub-agents (plain data; the
+sub-agents' ones are the transcript's only and do not bubble)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ class TodosShown(Message):
 
 
 @dataclass
-class SubagentOpened(Message):
+class SubagentOpened(Message, bubble=False):
     """A ``task`` call started a sub-agent: open its panel inside the call's tool block."""
 
     task_id: str
@@ -32,7 +33,7 @@ class SubagentOpened(Message):
 
 
 @dataclass
-class SubagentMessage(Message):
+class SubagentMessage(Message, bubble=False):
     """One message of a sub-agent's own run, for its panel."""
 
     task_id: str
@@ -42,7 +43,7 @@ class SubagentMessage(Message):
 
 
 @dataclass
-class SubagentClosed(Message):
+class SubagentClosed(Message, bubble=False):
     """A sub-agent finished: write its summary title and fold its panel."""
 
     task_id: str

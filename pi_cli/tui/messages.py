@@ -1,7 +1,9 @@
 """Textual messages the bridge posts for agent and shell events (small dataclasses).
 
 They carry plain data only (strings, ints, dicts): never a live agent_core object, because
-assistant partial messages keep changing after the event was emitted.
+assistant partial messages keep changing after the event was emitted. The ones only the
+transcript draws do not bubble (``bubble=False``): a long run posts thousands, and each would
+be dispatched twice more (screen, app) for nothing.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ class RunEnded(Message):
 
 
 @dataclass
-class TurnStarted(Message):
+class TurnStarted(Message, bubble=False):
     """A turn (``turn_start``) began."""
 
 
@@ -64,7 +66,7 @@ class TurnEnded(Message):
 
 
 @dataclass
-class UserMessageShown(Message):
+class UserMessageShown(Message, bubble=False):
     """A user message reached the model (the prompt, or a delivered steer/follow-up)."""
 
     text: str
@@ -74,7 +76,7 @@ class UserMessageShown(Message):
 
 
 @dataclass
-class AssistantText(Message):
+class AssistantText(Message, bubble=False):
     """A text delta of the assistant message."""
 
     index: int
@@ -87,7 +89,7 @@ class AssistantText(Message):
 
 
 @dataclass
-class AssistantThinking(Message):
+class AssistantThinking(Message, bubble=False):
     """A thinking delta of the assistant message."""
 
     index: int
@@ -99,7 +101,7 @@ class AssistantThinking(Message):
 
 
 @dataclass
-class AssistantEnded(Message):
+class AssistantEnded(Message, bubble=False):
     """The assistant message is final."""
 
     stop_reason: str
@@ -109,7 +111,7 @@ class AssistantEnded(Message):
 
 
 @dataclass
-class ToolStarted(Message):
+class ToolStarted(Message, bubble=False):
     """A tool call started executing."""
 
     call_id: str
@@ -123,7 +125,7 @@ class ToolStarted(Message):
 
 
 @dataclass
-class ToolProgress(Message):
+class ToolProgress(Message, bubble=False):
     """A running tool reported output (accumulated, not a delta)."""
 
     call_id: str
@@ -133,7 +135,7 @@ class ToolProgress(Message):
 
 
 @dataclass
-class ToolFinished(Message):
+class ToolFinished(Message, bubble=False):
     """A tool call finished."""
 
     call_id: str
@@ -149,7 +151,7 @@ class ToolFinished(Message):
 
 
 @dataclass
-class NoticeShown(Message):
+class NoticeShown(Message, bubble=False):
     """A line of information for the transcript (shell notices, retries, compaction)."""
 
     text: str
@@ -159,7 +161,7 @@ class NoticeShown(Message):
 
 
 @dataclass
-class CustomMessageDrawn(Message):
+class CustomMessageDrawn(Message, bubble=False):
     """An extension's message for the transcript, as its renderer's view (text cleaned)."""
 
     view: MessageView
@@ -180,7 +182,7 @@ class RetryShown(Message):
 
 
 @dataclass
-class CompactionShown(Message):
+class CompactionShown(Message, bubble=False):
     """An automatic compaction finished: a collapsed block with its summary."""
 
     title: str

@@ -219,8 +219,11 @@ class TranscriptView(Widget, can_focus=False):
     @property
     def width(self) -> int:
         """The width the rows are drawn at."""
-        if self.size.width:
-            return self.size.width
+        # The size the last reflow gave the view (``size`` would look the view up in the
+        # screen's map: a cost on every row painted).
+        width = self.outer_size.width - self.styles.gutter.width
+        if width > 0:
+            return width
         parent = self.parent
         return max(1, parent.size.width if isinstance(parent, Widget) else 80)
 

@@ -205,9 +205,10 @@ class StatusFooter(Widget):
             self.refresh(layout=True)
 
     def show(self, status: Status) -> None:
-        """New shell status (line 2)."""
-        self.state.status = status
-        self.refresh()
+        """New shell status (line 2); the same one draws nothing again."""
+        if status != self.state.status:
+            self.state.status = status
+            self.refresh()
 
     def set_activity(self, activity: Item | None) -> None:
         """What pi is doing now (line 1, left); ``None`` when idle."""
@@ -223,10 +224,13 @@ class StatusFooter(Widget):
 
     def set_item(self, name: str, item: Item | None) -> None:
         """Add, change or (``None``) remove an extra item of line 1 (mode, background shells)."""
+        extras = self.state.extras
+        if extras.get(name) == item:
+            return  # every turn sets them: most turns change none
         if item is None:
-            self.state.extras.pop(name, None)
+            del extras[name]
         else:
-            self.state.extras[name] = item
+            extras[name] = item
         self.refresh()
 
     def lines(self, width: int) -> list[Content]:
