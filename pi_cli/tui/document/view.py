@@ -101,9 +101,8 @@ class TranscriptView(Widget, can_focus=False):
 
     ALLOW_SELECT = True
     DEFAULT_CSS = "TranscriptView { height: auto; width: 1fr; }"
-    # Textual's reflow sets each widget's virtual size, a layout and repaint reactive: this one
-    # grows with every turn, so every frame asked for a second reflow and a second paint of the
-    # whole transcript that found nothing new. The reflow that sets it has measured it, and has
+    # Textual's reflow sets it (a layout and repaint reactive): growing every frame, it asked
+    # for a second reflow and paint of the transcript, though that reflow had measured it and
     # marked the rows that moved for painting.
     virtual_size = Reactive(Size(0, 0), layout=False, repaint=False)
 
@@ -219,8 +218,7 @@ class TranscriptView(Widget, can_focus=False):
     @property
     def width(self) -> int:
         """The width the rows are drawn at."""
-        # The size the last reflow gave the view (``size`` would look the view up in the
-        # screen's map: a cost on every row painted).
+        # As laid out (``size`` looks the view up in the screen's map: a cost per row painted).
         width = self.outer_size.width - self.styles.gutter.width
         if width > 0:
             return width
