@@ -128,7 +128,7 @@ def test_the_todo_list_is_an_acp_plan(
 def test_prompt_blocks_become_pi_input(tmp_path: Path) -> None:
     from acp import schema
 
-    from pi_cli.modes.acp.mode import prompt_input
+    from pi_cli.modes.acp.content import prompt_input
 
     blocks = [
         schema.TextContentBlock(type="text", text="look at"),
