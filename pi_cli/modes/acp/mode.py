@@ -6,6 +6,11 @@ pi session (and replays it as updates). Permission modes are the session modes, 
 ``model`` config option, slash commands / skills / templates are available commands; approvals
 go to the client as ``session/request_permission`` (:mod:`.acp_updates`); edits go through the
 client's buffers when it offers ``fs`` (:mod:`.acp_fs`); client terminals are never used.
+
+Start-up (issue 25): only what answers ``initialize`` is imported with this module (the SDK and
+the transport). The session machinery (agent_core, pi's shell and tools, the updates) is
+imported right after that answer is written (:meth:`PiAgent.warm_up`), while the client reads it and
+sends ``session/new``; the methods that use it import it where they do.
 """
 
 from __future__ import annotations
@@ -16,29 +21,30 @@ import gc
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_core import AssistantMessage
 from pi_cli import __version__
 from pi_cli.args import ExitCode, LaunchArgs
-from pi_cli.modes.acp import sessions as acp_sessions
-from pi_cli.modes.acp.content import client_servers, prompt_input, replay
-from pi_cli.modes.acp.fs import ClientEditTool, ClientFiles, ClientWriteTool
 from pi_cli.modes.acp.sdk import PROTOCOL_VERSION, RequestError, helpers, run_agent, schema
-from pi_cli.modes.acp.sessions import Listed, local_sessions
 from pi_cli.modes.acp.transport import checked_stdio
-from pi_cli.modes.acp.updates import AcpSession, available_commands
-from pi_cli.modes.common import try_build_shell
-from pi_cli.shell import MODE_DESCRIPTIONS, MODES
 
 if TYPE_CHECKING:
+    from pi_cli.modes.acp.sessions import Listed
+    from pi_cli.modes.acp.updates import AcpSession
     from pi_cli.shell import CodingAgent
+
+_FIRST_MESSAGES = (
+    schema.NewSessionRequest,
+    schema.NewSessionResponse,
+    schema.SessionNotification,
+    schema.PromptRequest,
+    schema.PromptResponse,
+)
+"""The SDK's models every session uses (their validators are built on first use)."""
 
 _STOP = {"refusal": "refusal", "length": "max_tokens", "aborted": "cancelled"}
 
 
 def run_acp(args: LaunchArgs) -> int:
     """Serve ACP on stdin/stdout until the client closes it."""
-    gc.freeze()  # what the imports made lives as long as the process (see pi_cli.cli)
-    gc.enable()
     try:
         asyncio.run(_serve(args))
     except KeyboardInterrupt:
@@ -66,6 +72,7 @@ class PiAgent:
         self.client_caps: schema.ClientCapabilities | None = None
         self.sessions: dict[str, AcpSession] = {}
         self.shells: dict[str, CodingAgent] = {}  # the shells run here, by session id
+        self.warmed = False
 
     def on_connect(self, conn: Any) -> None:
         """The SDK hands over the client connection."""
@@ -81,6 +88,9 @@ class PiAgent:
         """Capabilities: load, list, resume, close and fork sessions, images, embedded context,
         MCP servers from the client (stdio, http, sse; they join pi's configured ones)."""
         self.client_caps = client_capabilities
+        if not self.warmed:
+            # Runs once this answer is written: the answer goes out without waiting for it.
+            asyncio.get_running_loop().call_soon(self.warm_up)
         return schema.InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=schema.AgentCapabilities(
@@ -103,10 +113,36 @@ class PiAgent:
 
     # ------------------------------------------------------------------ sessions
 
+    def warm_up(self) -> None:
+        """Import what sessions use and build the SDK validators they need (once).
+
+        Start-up ends here: what it made lives as long as the process, out of the collector's
+        way (see :mod:`pi_cli.cli`, which turned collection off for it).
+        """
+        if self.warmed:
+            return
+        self.warmed = True
+        try:
+            self._import_session_machinery()
+            for model in _FIRST_MESSAGES:
+                model.model_rebuild()
+        finally:
+            gc.freeze()
+            gc.enable()
+
+    def _import_session_machinery(self) -> None:
+        """pi's shell, tools and the ACP session modules (the shells run in this process)."""
+        from pi_cli.modes.acp import fs, sessions, updates  # noqa: F401
+        from pi_cli.modes.common import try_build_shell  # noqa: F401
+        from pi_cli.shell import CodingAgent  # noqa: F401
+
     async def _open(self, cwd: str, session: str | None, servers: Any = None) -> AcpSession:
         return self._host(self._build(cwd, session, servers))
 
     def _build(self, cwd: str, session: str | None, servers: Any) -> CodingAgent:
+        from pi_cli.modes.acp.content import client_servers
+        from pi_cli.modes.common import try_build_shell
+
         options = dataclasses.replace(
             self.args.shell,
             mcp_servers=client_servers(servers),
@@ -123,6 +159,10 @@ class PiAgent:
         return shell
 
     def _host(self, shell: CodingAgent) -> AcpSession:
+        from pi_cli.modes.acp.fs import ClientEditTool, ClientFiles, ClientWriteTool
+        from pi_cli.modes.acp.updates import AcpSession
+
+        self.warm_up()  # a client that opens a session without initialize (done after it)
         session_id = shell.session.session_id
         acp_session = AcpSession(session_id, shell, self.conn)
         fs = getattr(self.client_caps, "fs", None)
@@ -143,6 +183,8 @@ class PiAgent:
         return self._host(shell)
 
     async def _listed(self, cwd: str | None) -> list[Listed]:
+        from pi_cli.modes.acp.sessions import local_sessions
+
         return await asyncio.to_thread(local_sessions, cwd)
 
     async def _release(self, session: AcpSession) -> None:
@@ -165,6 +207,8 @@ class PiAgent:
         self.shells[session.session_id].set_model(spec)
 
     def _state(self, session: AcpSession, models: list[str] | None = None) -> dict[str, Any]:
+        from pi_cli.shell import MODE_DESCRIPTIONS, MODES
+
         shell = session.shell
         choices = list(dict.fromkeys([shell.model_id, *(models or session.models)]))
         modes = schema.SessionModeState(
@@ -185,6 +229,8 @@ class PiAgent:
         return {"modes": modes, "config_options": [model]}
 
     def _commands(self, session: AcpSession) -> None:
+        from pi_cli.modes.acp.updates import available_commands
+
         commands = available_commands(session.shell)
         session.update(helpers.update_available_commands(commands))
 
@@ -225,6 +271,8 @@ class PiAgent:
         if session.session_id != session_id:
             await self._release(session)
             raise RequestError.invalid_params({"message": f"no pi session {session_id}"})
+        from pi_cli.modes.acp.content import replay
+
         replay(session)
         self._ready(session)
         await session.flush()
@@ -256,23 +304,31 @@ class PiAgent:
         self, cwd: str | None = None, cursor: str | None = None, **_: Any
     ) -> schema.ListSessionsResponse:
         """``session/list``: pi's sessions of ``cwd`` (of every workspace without), newest first."""
-        return await acp_sessions.list_page(self, cwd, cursor)
+        from pi_cli.modes.acp import sessions
+
+        return await sessions.list_page(self, cwd, cursor)
 
     async def resume_session(
         self, session_id: str, cwd: str, mcp_servers: Any = None, **_: Any
     ) -> schema.ResumeSessionResponse:
         """``session/resume``: open a session without replaying it."""
-        return await acp_sessions.resume(self, session_id, cwd, mcp_servers)
+        from pi_cli.modes.acp import sessions
+
+        return await sessions.resume(self, session_id, cwd, mcp_servers)
 
     async def close_session(self, session_id: str, **_: Any) -> schema.CloseSessionResponse:
         """``session/close``."""
-        return await acp_sessions.close(self, session_id)
+        from pi_cli.modes.acp import sessions
+
+        return await sessions.close(self, session_id)
 
     async def fork_session(
         self, session_id: str, cwd: str, mcp_servers: Any = None, **_: Any
     ) -> schema.ForkSessionResponse:
         """``session/fork``: a new session with ``session_id``'s conversation."""
-        return await acp_sessions.fork(self, session_id, cwd, mcp_servers)
+        from pi_cli.modes.acp import sessions
+
+        return await sessions.fork(self, session_id, cwd, mcp_servers)
 
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
@@ -284,6 +340,9 @@ class PiAgent:
 
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> schema.PromptResponse:
         """Run one prompt to its end; updates stream meanwhile."""
+        from agent_core import AssistantMessage
+        from pi_cli.modes.acp.content import prompt_input
+
         session = self._session(session_id)
         shell = session.shell
         text, images = prompt_input(prompt, shell.cwd)

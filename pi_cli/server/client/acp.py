@@ -60,6 +60,9 @@ class RemoteAcpAgent(PiAgent):
         self.http = http
         self.remote: dict[str, RemoteShell] = {}
 
+    def _import_session_machinery(self) -> None:
+        """Nothing: the shells run in the server (this module imported what sessions use)."""
+
     async def _call(self, method: str, path: str, body: Any = None) -> Any:
         try:
             return await asyncio.to_thread(self.http.request, method, path, body)
