@@ -21,9 +21,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv is None and not _informational(args):
         # Keys out of reach of tools: exec again without them in environ and argv (or return).
-        from pi_cli.secret_env import reexec_without_secrets
+        from pi_cli.secret_env import hide_secrets
 
-        reexec_without_secrets(args)
+        args = hide_secrets(args)
     # One try around the imports and the run: Ctrl+C while start-up still imports must exit
     # quietly (130), and a bug anywhere is one line unless PI_DEBUG asks for the traceback.
     from pi_cli.args import ExitCode, error

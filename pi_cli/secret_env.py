@@ -1,12 +1,16 @@
-"""Keys out of reach of tools: pi re-executes itself without them in its environment and argv.
+"""Keys out of reach of tools: not in pi's ``/proc/<pid>/environ`` nor ``/proc/<pid>/cmdline``.
 
 A tool can read ``/proc/<pi's pid>/environ`` and ``/proc/<pi's pid>/cmdline``; removing keys
 from the tool's own environment is not enough. So, when a provider key is in the environment
-or ``--api-key`` is on the command line, :func:`reexec_without_secrets` (called first thing by
-``pi_cli.cli.main``, before any heavy import) hands them to a fresh ``exec`` of the same command
-through an inherited pipe and leaves them out of its environment and argv. The new process
-(same pid) reads the pipe, closes it and keeps the keys in :data:`HELD` only: they are passed to
-the provider layer explicitly, never put back into ``os.environ``.
+or ``--api-key`` is on the command line, :func:`hide_secrets` (called first thing by
+``pi_cli.cli.main``, before any heavy import) keeps them in :data:`HELD` only (passed to the
+provider layer explicitly, never put back into ``os.environ``) and wipes them where the kernel
+shows them from: the process's own argument and environment strings, overwritten with NUL bytes
+through ``/proc/self/mem`` at the addresses ``/proc/self/stat`` gives, then read back through
+``/proc/self/environ`` and ``cmdline`` to prove they are gone. Where that cannot be done or
+proved (no ``/proc``, a kernel refusing the write), pi execs itself again without them, handing
+them over through an inherited pipe (``PI_SECRETS_FD``): the slower way, ~35 ms of a second
+interpreter start, that was the only way before.
 
 A leaf module: standard library only.
 """
@@ -17,6 +21,8 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
+from typing import BinaryIO
 
 HANDOVER_ENV = "PI_SECRETS_FD"
 SKIP_ENV = "PI_NO_REEXEC"
@@ -41,6 +47,7 @@ KEY_ENV_NAMES: tuple[str, ...] = (
 )
 """The key variables pi reads: the providers' and web_search's."""
 KEY_FLAGS = ("--api-key",)
+KEY_BYTES = frozenset(flag.encode() for flag in KEY_FLAGS)
 _MAX_PIPE = 60_000  # stays below the pipe buffer, so writing before exec never blocks
 
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*\Z")
@@ -151,6 +158,69 @@ def interpreter_prefix() -> list[str]:
     if not orig or keep < 1:
         return [sys.executable, *sys.argv[:1]]
     return orig[:keep]
+
+
+def hide_secrets(argv: list[str]) -> list[str]:
+    """Take the keys out of this process's environment and ``argv``; the arguments to use.
+
+    The keys go to :data:`HELD` / :data:`HELD_API_KEY`; their strings are wiped in place (see
+    the module doc) or, when that cannot be proved, this process execs itself without them.
+    """
+    adopt_handover()
+    if os.environ.get(SKIP_ENV):
+        return argv
+    names = [name for name in secret_names(argv, os.environ) if os.environ.get(name)]
+    new_argv, key = strip_key_args(argv)
+    if not names and key is None:
+        return argv
+    held = {name: os.environ[name] for name in names}
+    if not _wipe_in_place(names, key):
+        reexec_without_secrets(argv)  # returns only when exec failed: keep going as we are
+        return argv
+    HELD.update(held)
+    if key is not None:
+        HELD_API_KEY[:] = [key]
+    for name in names:
+        os.environ.pop(name, None)
+    sys.argv[1:] = new_argv
+    return new_argv
+
+
+def _wipe_in_place(names: list[str], key: str | None) -> bool:
+    """NUL over the environment strings of ``names`` and over the ``--api-key`` arguments
+    (flag and value); True when ``/proc/self`` then shows none of them."""
+    prefixes = tuple(name.encode() + b"=" for name in names)
+    value = key.encode() if key is not None else None
+
+    def secret_env(entry: bytes) -> bool:
+        return entry.startswith(prefixes)
+
+    def secret_arg(word: bytes) -> bool:
+        return word in KEY_BYTES or word.startswith(b"--api-key=") or word == value
+
+    try:
+        with open("/proc/self/stat", "rb") as stat_file:
+            fields = stat_file.read().rsplit(b")", 1)[1].split()
+        arg_start, arg_end, env_start, env_end = (int(f) for f in fields[45:49])
+        with open("/proc/self/mem", "r+b", buffering=0) as mem:
+            _wipe(mem, arg_start, arg_end, secret_arg)
+            _wipe(mem, env_start, env_end, secret_env)
+        with open("/proc/self/environ", "rb") as env_file, open("/proc/self/cmdline", "rb") as cmd:
+            environ, cmdline = env_file.read().split(b"\0"), cmd.read().split(b"\0")
+    except (OSError, ValueError):
+        return False
+    return not any(map(secret_env, environ)) and not any(map(secret_arg, cmdline))
+
+
+def _wipe(mem: BinaryIO, start: int, end: int, secret: Callable[[bytes], bool]) -> None:
+    mem.seek(start)
+    area = mem.read(end - start)
+    offset = 0
+    for word in area.split(b"\0"):
+        if word and secret(word):
+            mem.seek(start + offset)
+            mem.write(b"\0" * len(word))
+        offset += len(word) + 1
 
 
 def reexec_without_secrets(argv: list[str]) -> None:
