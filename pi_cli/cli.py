@@ -19,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["--version"], ["-v"]):  # fast path: no typer, no pydantic
         print(f"pi {__version__}")
         return 0
+    _keep_dataclass_code()
     if argv is None and not _informational(args):
         # Keys out of reach of tools: exec again without them in environ and argv (or return).
         from pi_cli.secret_env import hide_secrets
@@ -170,6 +171,16 @@ def write_crash_log(exc: BaseException, args: list[str]) -> str | None:
 
 def _before_dashes(args: list[str]) -> list[str]:
     return args[: args.index("--")] if "--" in args else args
+
+
+def _keep_dataclass_code() -> None:
+    """Dataclasses built from code compiled at an earlier start (see :mod:`._dataclass_code`)."""
+    if os.environ.get("PI_NO_CODE_CACHE"):
+        return
+    from pi_cli._dataclass_code import install
+    from pi_cli.shell import pi_home
+
+    install(str(pi_home() / "cache"))
 
 
 def _informational(args: list[str]) -> bool:
