@@ -70,7 +70,7 @@ def _load(path: str) -> dict[str, CodeType]:
                 or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
             ):
                 return {}
-            data = marshal.load(file)
+            data = marshal.loads(file.read())  # one read: load() reads item by item
     except (OSError, ValueError, EOFError, TypeError):
         return {}
     if not isinstance(data, dict) or len(data) > _MAX_ENTRIES:
