@@ -252,6 +252,25 @@ def message_from_wire(data: dict[str, Any]) -> UserMessage | AssistantMessage | 
     return _message_adapter.validate_python(data)
 
 
+_models_built: list[bool] = []
+
+
+def build_message_models() -> None:
+    """Build the message models' validators now, blocks first, if not done yet (pydantic builds
+    a model at its first use). The event models holding a message, built at their first use
+    too, then reuse them instead of generating every message schema again inside each event's:
+    a run's first events cost ~9 ms of building instead of ~15."""
+    if _models_built:
+        return
+    _models_built.append(True)
+    blocks_first: tuple[type[BaseModel], ...] = (
+        TextContent, ImageContent, ThinkingContent, ToolCall, Cost, Usage,
+        UserMessage, AssistantMessage, ToolResultMessage, ToolResult,
+    )  # fmt: skip
+    for model in blocks_first:
+        model.model_rebuild()
+
+
 def user_message(text: str, images: list[ImageContent] | None = None) -> UserMessage:
     """Build a user message from text and optional images."""
     blocks: list[Any] = [TextContent(text=text)]
