@@ -15,7 +15,6 @@ block in order (:meth:`blocks`), where one is (:meth:`region_of`), unfolding and
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator, Sequence
 
 from rich.segment import Segment
@@ -26,15 +25,14 @@ from textual.reactive import Reactive
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
-from textual.timer import Timer
 from textual.widget import Widget
 
 from pi_cli.tui.document import styles
+from pi_cli.tui.document.frames import FramePacer
 from pi_cli.tui.document.panel import Panel
 from pi_cli.tui.document.rows import Block, Row, Stack, blank
 
 NO_CHANGE = 1 << 62
-FRAME_S = 0.04  # while a run streams: at most 25 layouts of the transcript a second
 MAX_STRIPS = 4000  # painted rows kept (a few screens); more are painted again when shown
 
 
@@ -112,9 +110,7 @@ class TranscriptView(Widget, can_focus=False):
         self._strips: dict[int, Strip] = {}  # painted rows, for ``_strip_width``
         self._strip_width = 0
         self._dirty_entry = NO_CHANGE  # first top-level entry changed since the last paint
-        self.throttled = False
-        self._frame_timer: Timer | None = None
-        self._last_frame = 0.0
+        self.frames = FramePacer(self)
         self._styles: dict[str, Style] = {}
         self._hovered: Panel | None = None
         self._query: re.Pattern[str] | None = None
@@ -163,16 +159,8 @@ class TranscriptView(Widget, can_focus=False):
             self._strips.clear()
         else:
             self._dirty_entry = min(self._dirty_entry, entry)
-        if not self.is_attached:
-            return
-        if not self.throttled:
-            self.refresh(layout=True)
-        elif self._frame_timer is None:
-            wait = self._last_frame + FRAME_S - time.monotonic()
-            if wait <= 0:
-                self._frame()
-            else:
-                self._frame_timer = self.set_timer(wait, self._frame, name="transcript frame")
+        if self.is_attached:
+            self.frames.changed()
 
     def entry_redrawn(self, entry: Block) -> None:
         """A top-level entry looks different at the same height: paint its rows again."""
@@ -187,19 +175,11 @@ class TranscriptView(Widget, can_focus=False):
         if self.is_attached and width:
             self.refresh(Region(0, top, width, height))
 
-    def _frame(self) -> None:
-        self._frame_timer = None
-        self._last_frame = time.monotonic()
-        self.refresh(layout=True)
-
     def set_throttled(self, throttled: bool) -> None:
-        """While a run streams (``True``), lay out and paint at most every :data:`FRAME_S`:
-        a fast run changes the transcript far more often than anyone reads it, and every
-        frame repaints the rows that moved. Off, a change is drawn in the next frame."""
-        self.throttled = throttled
-        if not throttled and self._frame_timer is not None:
-            self._frame_timer.stop()
-            self._frame()
+        """While a run streams (``True``), lay out and paint at the pace of :mod:`.frames`: a
+        fast run changes the transcript far more often than anyone reads it, and every frame
+        repaints the rows that moved. Off, a change is drawn in the next frame."""
+        self.frames.set_throttled(throttled)
 
     def _forget_changed_rows(self, width: int) -> None:
         """Drop the strips of rows at or below the first changed entry (known once measured)."""

@@ -153,6 +153,7 @@ class Transcript(VerticalScroll, can_focus=False):
         panel = TurnBlock(self.turn_count, self.clock)
         self.turns.append(panel)
         self.current = panel
+        self.view.frames.turn_started()  # turns faster than frames: fewer frames (frames.py)
         self.view.add_entry(panel)
         return panel
 
