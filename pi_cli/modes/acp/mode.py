@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from pi_cli import __version__
 from pi_cli.args import ExitCode, LaunchArgs
-from pi_cli.modes.acp.sdk import PROTOCOL_VERSION, RequestError, helpers, run_agent, schema
+from pi_cli.modes.acp.sdk import (
+    PROTOCOL_VERSION,
+    RequestError,
+    build_validators,
+    helpers,
+    run_agent,
+    schema,
+)
 from pi_cli.modes.acp.transport import checked_stdio
 
 if TYPE_CHECKING:
@@ -37,8 +44,12 @@ _FIRST_MESSAGES = (
     schema.SessionNotification,
     schema.PromptRequest,
     schema.PromptResponse,
+    schema.AvailableCommand,
+    schema.SessionModeState,
+    schema.SessionConfigOptionSelect,
 )
-"""The SDK's models every session uses (their validators are built on first use)."""
+"""The SDK's models every session uses (their validators are built on first use), with the
+updates a session sends (``SessionNotification``'s): :func:`~.sdk.build_validators`."""
 
 _STOP = {"refusal": "refusal", "length": "max_tokens", "aborted": "cancelled"}
 
@@ -124,8 +135,7 @@ class PiAgent:
         self.warmed = True
         try:
             self._import_session_machinery()
-            for model in _FIRST_MESSAGES:
-                model.model_rebuild()
+            build_validators(_FIRST_MESSAGES)
         finally:
             gc.freeze()
             gc.enable()

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, get_args
+
+from pydantic import BaseModel
 
 import agent_core  # noqa: F401 - before the first pydantic model: see the docstring
 
@@ -38,8 +40,7 @@ def _cheap_sdk_models() -> Iterator[None]:
 
     def for_model(cls: Any, bases: Any, namespace: Any, kwargs: Any) -> Any:
         wrapper = build(cls, bases, namespace, kwargs)
-        module = str(namespace.get("__module__", ""))
-        if module == "acp" or module.startswith("acp."):
+        if _from_sdk(str(namespace.get("__module__", ""))):
             wrapper.config_dict["defer_build"] = True
             wrapper.config_dict["use_attribute_docstrings"] = False
         return wrapper
@@ -51,10 +52,46 @@ def _cheap_sdk_models() -> Iterator[None]:
         _config.ConfigWrapper.for_model = original  # type: ignore[method-assign]
 
 
+def build_validators(models: Iterable[type[BaseModel]]) -> None:
+    """Build the validators of ``models``, those of the SDK models their fields use first.
+
+    A deferred model used inside another is generated again inside it when that one is built,
+    and once more when it is used alone (a chunk inside ``SessionNotification``, then sent):
+    built from the leaves up, each is built once and then reused by those containing it.
+    Measured: a session's first messages 23 -> 15 ms of CPU.
+    """
+    seen: set[type[BaseModel]] = set()
+
+    def build(model: type[BaseModel]) -> None:
+        if model in seen:
+            return
+        seen.add(model)
+        for field in model.model_fields.values():
+            for inner in _sdk_models_in(field.annotation):
+                build(inner)
+        model.model_rebuild(raise_errors=False)  # one that cannot be built yet is, when used
+
+    for model in models:
+        build(model)
+
+
+def _sdk_models_in(annotation: Any) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type):
+        if issubclass(annotation, BaseModel) and _from_sdk(annotation.__module__):
+            yield annotation
+        return
+    for argument in get_args(annotation):  # unions, lists, Annotated, Optional...
+        yield from _sdk_models_in(argument)
+
+
+def _from_sdk(module: str) -> bool:
+    return module == "acp" or module.startswith("acp.")
+
+
 if "acp" not in sys.modules:
     with _cheap_sdk_models():
         import acp  # noqa: F401
 
 from acp import PROTOCOL_VERSION, RequestError, helpers, run_agent, schema  # noqa: E402
 
-__all__ = ["PROTOCOL_VERSION", "RequestError", "helpers", "run_agent", "schema"]
+__all__ = ["PROTOCOL_VERSION", "RequestError", "build_validators", "helpers", "run_agent", "schema"]

@@ -29,6 +29,10 @@ async def main():
     await asyncio.sleep(0)  # the loop's next turn: after the answer was written
     seen["after"] = [m for m in HEAVY if m in sys.modules]
     seen["gc_after"] = gc.isenabled()
+    from acp import schema  # the updates inside SessionNotification were built on their own
+    seen["built"] = [m.__name__ for m in (schema.SessionNotification, schema.AgentMessageChunk,
+        schema.ToolCallStart, schema.ToolCallProgress, schema.PromptRequest)
+        if m.__pydantic_complete__]
     await agent.initialize(1)  # a second initialize warms nothing again
     await asyncio.sleep(0)
 
@@ -52,6 +56,13 @@ def test_initialize_is_answered_before_the_session_machinery_is_imported() -> No
         "pi_cli.modes.acp.updates",
     ]
     assert seen["gc_after"] is True
+    assert seen["built"] == [
+        "SessionNotification",
+        "AgentMessageChunk",
+        "ToolCallStart",
+        "ToolCallProgress",
+        "PromptRequest",
+    ]
     capabilities = seen["answer"]["agentCapabilities"]
     assert capabilities["loadSession"] is True
     assert capabilities["promptCapabilities"] == {
