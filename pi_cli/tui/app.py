@@ -344,7 +344,7 @@ class PiApp(App[int], inherit_bindings=False):
         self.activity.retrying(message.text, message.delay_s)
 
     def on_turn_ended(self, message: m.TurnEnded) -> None:
-        self.refresh_status()
+        self.activity.status_stale = True  # the footer's tokens: drawn at the next tick
 
     def on_status_changed(self, message: m.StatusChanged) -> None:
         self.refresh_status()

@@ -47,6 +47,9 @@ class Activity:
         self.clock = clock
         self.started: float | None = None
         self.retry: Retry | None = None
+        # A turn ended: the footer's token counts are drawn at the next tick, not at every
+        # turn (a burst of quick tool turns would repaint the footer at every screen update).
+        self.status_stale = False
 
     def run_started(self) -> None:
         """A run began: the clock starts."""
@@ -88,6 +91,9 @@ class Activity:
     def tick(self, app: ActivityHost) -> None:
         """Animate ``app``: the live turn, the footer's activity, the new-output marker, and
         mount older resumed turns when the view reached the top."""
+        if self.status_stale:
+            self.status_stale = False
+            app.refresh_status()
         transcript = app.transcript
         transcript.tick(self.clock())
         current = transcript.current
