@@ -1,8 +1,9 @@
 """Cost per turn as the conversation grows: a 200-turn scripted one-shot run of the real ``pi``.
 
-Each of the first 199 turns streams a sentence and one tool call, alternating ``bash``
-(``echo marker-k; ls -la``) and ``read``; turn 200 answers (the scenario perf-3 measured the
-peers with). The fake server samples the agent's CPU time (``/proc/<pid>/task/*/schedstat``:
+Each of the first 199 turns streams a sentence and one tool call, alternating ``read`` and
+``bash`` (``echo marker-k; ls -la``); turn 200 answers (the scenario perf-3 measured the peers
+with, the read first: so the first bash call comes in the run's second turn, and the run's
+first turn, which pays what any first turn does, is reported apart). The fake server samples the agent's CPU time (``/proc/<pid>/task/*/schedstat``:
 nanoseconds, summed over its threads; load-independent) and the wall clock when each request
 arrives, so turn k costs the CPU the agent spent between request k and request k+1: reading
 answer k, running its tool, saving it, building and sending request k+1. The gap is the wall
@@ -68,8 +69,8 @@ class SamplingServer(FakeProviderServer):
 
 
 def is_bash(turn: int) -> bool:
-    """Turn ``turn`` (0-based) calls bash (even) or read (odd)."""
-    return turn % 2 == 0
+    """Turn ``turn`` (0-based) calls read (even) or bash (odd)."""
+    return turn % 2 == 1
 
 
 def script() -> list[Turn]:
@@ -120,8 +121,8 @@ def report(label: str, runs: list[Run]) -> dict[str, float]:
     cpu, gaps = per_turn(runs, "cpu"), per_turn(runs, "gaps")
     blocks = [block(cpu, lo, min(lo + 19, TURNS - 1)) for lo in range(1, TURNS, 20)]
     first, last = block(cpu, 1, 10), block(cpu, 190, 199)
-    bash = block(gaps, 2, TURNS - 1, is_bash)  # turn 1 (the first bash call) apart
-    reads = block(gaps, 1, TURNS - 1, lambda k: not is_bash(k))
+    bash = block(gaps, 3, TURNS - 1, is_bash)  # turn 2 (the first bash call) apart
+    reads = block(gaps, 2, TURNS - 1, lambda k: not is_bash(k))  # turn 1: the run's first
     status = "" if all(r.ok for r in runs) else "   [FAILED: wrong answer or missing turns]"
     print(f"  {label}{status}")
     print("    CPU per turn by blocks of 20 (ms): " + ", ".join(f"{b:.2f}" for b in blocks))
@@ -131,9 +132,10 @@ def report(label: str, runs: list[Run]) -> dict[str, float]:
     )
     print(
         f"    gap (answer's last byte -> next request): bash turn {bash:.2f} ms, read turn "
-        f"{reads:.2f} ms; the first bash turn {gaps[0]:.2f} ms"
+        f"{reads:.2f} ms; the first bash turn {gaps[1]:.2f} ms; the run's first turn (a read) "
+        f"{gaps[0]:.2f} ms"
     )
-    return {"first": first, "last": last, "bash": bash, "first_bash": gaps[0]}
+    return {"first": first, "last": last, "bash": bash, "first_bash": gaps[1]}
 
 
 def main() -> None:
