@@ -26,6 +26,7 @@ from importlib._bootstrap_external import MAGIC_NUMBER
 from types import CodeType
 
 _MAX_ENTRIES = 20_000  # a runaway (generated classes): start over rather than grow forever
+_MAX_BYTES = 32 << 20  # pi's own start keeps ~0.7 MB
 _codes: dict[str, CodeType] = {}
 _state = {"new": 0}
 
@@ -68,6 +69,7 @@ def _load(path: str) -> dict[str, CodeType]:
                 not stat.S_ISREG(info.st_mode)
                 or info.st_uid != os.getuid()
                 or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+                or info.st_size > _MAX_BYTES
             ):
                 return {}
             data = marshal.loads(file.read())  # one read: load() reads item by item

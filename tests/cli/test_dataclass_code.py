@@ -71,6 +71,10 @@ def test_a_damaged_or_foreign_file_is_ignored_and_replaced(tmp_path: Path) -> No
     assert _start(tmp_path)["kept"] > 0
     saved.chmod(0o620)  # others may write it: it could be anyone's code
     assert _start(tmp_path)["kept"] == 0
+    saved.chmod(0o600)
+    with saved.open("r+b") as grown:  # huge: not read at all
+        grown.truncate(40 << 20)
+    assert _start(tmp_path)["kept"] == 0
     saved.unlink()
     saved.mkdir()  # not a file at all: nothing kept, nothing breaks
     assert _start(tmp_path)["compiled"] > 0
