@@ -1,6 +1,7 @@
 """The transcript's frames while a run streams: 25 a second while turns come at a model's pace,
-10 a second while turns come faster than frames show them (a burst of quick tool calls); a
-change waiting for its frame is drawn as soon as the run ends."""
+10 a second while turns come faster than frames show them (a burst of quick tool calls: drawn
+with the app's tick, a timer as the fallback); a change waiting for its frame is drawn as soon
+as the run ends."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 
 from pi_cli.tui.document import frames
 from pi_cli.tui.document.frames import BURST_FRAME_S, FRAME_S, FramePacer
+
+FALLBACK_S = BURST_FRAME_S + FRAME_S  # a burst's frame when no tick draws it first
 
 
 class FakeTimer:
@@ -93,9 +96,9 @@ def test_turns_faster_than_frames_get_10_frames_a_second_until_they_slow(
     pacer.turn_started()
     pacer.turn_started()
     pacer.changed()
-    assert fire(view, clock) == pytest.approx(BURST_FRAME_S)  # the burst goes on
+    assert fire(view, clock) == pytest.approx(FALLBACK_S)  # the burst goes on
     pacer.changed()  # no new turn since: the pace is back
-    assert fire(view, clock) == pytest.approx(BURST_FRAME_S)
+    assert fire(view, clock) == pytest.approx(FALLBACK_S)
     pacer.changed()
     assert fire(view, clock) == pytest.approx(FRAME_S)
 
@@ -116,3 +119,27 @@ def test_the_end_of_a_run_draws_the_waiting_change_now(clock: list[float]) -> No
     pacer.changed()
     pacer.changed()
     assert view.timers[-1].wait == pytest.approx(FRAME_S)
+
+
+def test_in_a_burst_the_tick_draws_the_waiting_frame(clock: list[float]) -> None:
+    view = FakeView()
+    pacer = FramePacer(view)  # type: ignore[arg-type]
+    pacer.set_throttled(True)
+    pacer.draw_pending()  # nothing waits: no frame
+    assert view.layouts == 0
+    pacer.changed()
+    pacer.turn_started()
+    pacer.turn_started()
+    pacer.changed()
+    fire(view, clock)  # the frame that finds the burst
+    assert view.layouts == 2
+    clock[0] += 0.01
+    pacer.turn_started()
+    pacer.changed()
+    timer = view.timers[-1]
+    assert timer.wait > BURST_FRAME_S  # the tick (every BURST_FRAME_S) comes first
+    clock[0] += BURST_FRAME_S - 0.01
+    pacer.draw_pending()  # the tick
+    assert timer.stopped and view.layouts == 3
+    pacer.draw_pending()
+    assert view.layouts == 3

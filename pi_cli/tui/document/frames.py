@@ -6,7 +6,10 @@ run streams, changes are drawn at most every :data:`FRAME_S` (25 frames a second
 streaming answer needs to read smoothly). When turns finish faster than frames show them (more
 than one new turn since the last frame: a burst of quick tool calls, too fast to read), the
 next frame waits :data:`BURST_FRAME_S` instead, until turns slow down again; a run at a model's
-pace (one turn in many frames) is drawn at 25 frames a second throughout.
+pace (one turn in many frames) is drawn at 25 frames a second throughout. The app's tick (10 a
+second: spinners, elapsed times, the footer's activity) draws a waiting frame with its own
+changes (:meth:`FramePacer.draw_pending`), so that in a burst they share one screen update
+instead of two; the frame's timer is the fallback when no tick comes.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
 FRAME_S = 0.04  # while a run streams: at most 25 layouts of the transcript a second
-BURST_FRAME_S = 0.1  # while turns come faster than frames: 10 a second
+BURST_FRAME_S = 0.1  # while turns come faster than frames: 10 a second (the app's tick)
+_BURST_FALLBACK_S = BURST_FRAME_S + FRAME_S  # the timer, should the tick not draw it first
 
 
 class FramePacer:
@@ -53,14 +57,19 @@ class FramePacer:
         """Lay the view out now; the next frame comes after the interval this one sets."""
         self._timer = None
         self._last = time.monotonic()
-        self._interval = BURST_FRAME_S if self._turns > 1 else FRAME_S
+        self._interval = _BURST_FALLBACK_S if self._turns > 1 else FRAME_S
         self._turns = 0
         self.view.refresh(layout=True)
+
+    def draw_pending(self) -> None:
+        """A change waiting for its frame (throttled): draw it now."""
+        if self._timer is not None:
+            self._timer.stop()
+            self.frame()
 
     def set_throttled(self, throttled: bool) -> None:
         """Throttle while a run streams; off, a change waiting for its frame is drawn now."""
         self.throttled = throttled
         self._interval, self._turns = FRAME_S, 0
-        if not throttled and self._timer is not None:
-            self._timer.stop()
-            self.frame()
+        if not throttled:
+            self.draw_pending()

@@ -240,9 +240,11 @@ class Transcript(VerticalScroll, can_focus=False):
         self.view.add_entry(NoticeBlock(text, level))
 
     def tick(self, now: float) -> None:
-        """Animate the live turn (spinner, elapsed time)."""
+        """Animate the live turn (spinner, elapsed time); a change waiting for its frame is
+        drawn now, in the same screen update as the tick's (frames.py)."""
         if self.current is not None:
             self.current.tick(now)
+        self.view.frames.draw_pending()
 
     def cursor_items(self) -> list[Block]:
         """What the transcript cursor can stop on, top to bottom (not inside folded panels)."""
