@@ -59,7 +59,8 @@ class Transcript(VerticalScroll, can_focus=False):
 
     # Its virtual size (the view's height) grows with every frame of a run: the reflow that
     # sets it has already marked what moved for painting, so no second paint of the whole
-    # transcript. The layout it asks for stays: without it, scrolling broke.
+    # transcript. The layout it asks for stays: without it, a resize while scrolled up lands
+    # elsewhere.
     virtual_size = Reactive(Size(0, 0), layout=True, repaint=False)
 
     def __init__(self, clock: Callable[[], float]) -> None:
