@@ -255,3 +255,31 @@ async def test_a_stall_mid_answer_says_so_in_the_turn_title(tmp_path: Path) -> N
             assert expected in title() and "waiting for the model" not in title(), title()
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.is_settled)
+
+
+async def test_the_footer_counts_a_finished_turns_tokens_while_the_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    from agent_core import Usage
+
+    quick, gate = GateTool("read"), GateTool("bash")
+    quick.release.set()
+    stream = ScriptedStream(
+        reply(tool_call("c1", "read", {"command": "a"}), usage=Usage(input=1234, output=56)),
+        reply(tool_call("c2", "bash", {"command": "b"}), usage=Usage(input=2000, output=7)),
+        reply(text("done")),
+    )
+    app = make_app(make_shell(tmp_path, stream, tools=[quick, gate]))
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        await gate.started.wait()  # turn 1 is over; turn 2's answer is in, its tool waits
+        app.tick()  # the footer's tokens are drawn with the tick
+        await pilot.pause()
+        footer = app.footer.text.splitlines()
+        assert "↑3.2k ↓63" in footer[-1], footer  # both model calls, before the run's end
+        assert "running bash" in footer[0]  # the run goes on
+        gate.release.set()
+        await wait_until(pilot, lambda: app.is_settled)
+        await pilot.pause()
+        assert "↑3.2k ↓63" in app.footer.text.splitlines()[-1]
