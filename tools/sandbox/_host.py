@@ -366,9 +366,7 @@ class ProcessHost:
         # EOF on the control socket: the helper kills everything (or drains the kept jobs).
         self._close_socket()
         if not self.keep:
-            deadline = time.monotonic() + timeout
-            while self._proc.poll() is None and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
+            await processes.exited(self._proc, timeout)
         self._discard()
 
     def _close_socket(self) -> None:

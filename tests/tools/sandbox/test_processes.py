@@ -95,3 +95,17 @@ def test_a_killed_pi_takes_its_direct_children_down() -> None:
     finally:
         for pid in tagged(tag):
             os.kill(pid, signal.SIGKILL)
+
+
+async def test_exited_wakes_when_the_process_ends_and_gives_up_at_the_timeout() -> None:
+    quick = subprocess.Popen(["sleep", "0.2"])
+    await processes.exited(quick, timeout=10)
+    assert quick.poll() == 0  # woken by the exit itself, not by the timeout
+    slow = subprocess.Popen(["sleep", "30"])
+    try:
+        await processes.exited(slow, timeout=0.1)
+        assert slow.poll() is None  # still running: the wait gave up
+    finally:
+        slow.kill()
+        slow.wait()
+    await processes.exited(slow, timeout=10)  # reaped already: returns at once
