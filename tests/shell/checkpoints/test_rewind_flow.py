@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,19 @@ def write(call: str, path: str, content: str):  # a scripted response
 
 def bash(call: str, command: str):
     return reply(tool_call(call, "bash", {"command": command}))
+
+
+def count_snapshots(shell: Any) -> list[str]:
+    """The session ids of the snapshots ``shell``'s checkpoints take from now on."""
+    taken: list[str] = []
+    snapshot_now = shell.checkpoints.snapshot_now
+
+    def counted(session_id: str) -> Any:
+        taken.append(session_id)
+        return snapshot_now(session_id)
+
+    shell.checkpoints.snapshot_now = counted
+    return taken
 
 
 def checkpoint_kinds(path: Path) -> list[str]:
@@ -149,9 +163,7 @@ async def test_read_only_turns_take_no_turn_snapshot(repo: Path) -> None:
         reply(text("read it")),
         tools=TOOLS,
     )
-    taken: list[str] = []
-    snapshot_now = shell.checkpoints.snapshot_now
-    shell.checkpoints.snapshot_now = lambda sid: taken.append(sid) or snapshot_now(sid)  # type: ignore[method-assign]
+    taken = count_snapshots(shell)
     await shell.submit("look")
     await shell.wait_idle()
     assert checkpoint_kinds(shell.session.path) == ["run_end"]
@@ -168,9 +180,7 @@ async def test_a_turn_snapshot_starts_when_a_changing_call_streams(repo: Path) -
         reply(text("done")),
         tools=TOOLS,
     )
-    taken: list[str] = []
-    snapshot_now = shell.checkpoints.snapshot_now
-    shell.checkpoints.snapshot_now = lambda sid: taken.append(sid) or snapshot_now(sid)  # type: ignore[method-assign]
+    taken = count_snapshots(shell)
     await shell.submit("change it")
     await shell.wait_idle()
     assert checkpoint_kinds(shell.session.path) == ["turn", "run_end"]
