@@ -6,8 +6,9 @@ The scenario (:func:`scenario`): turn k calls ``bash`` with ``echo marker-k; ls 
 prompt's Enter -> the answer on screen with the run over (the footer's "Esc to abort" gone),
 the agent's CPU meanwhile (its process and children), the per-turn gap (the fake server's last
 byte of answer k -> request k+1, median per block of 20 turns), and the memory of the agent's
-process before the prompt and after the run (growth per turn). The one-shot (``pi -p``) runs the
-same script for the ratio the issue sets (TUI <= 1.3x one-shot).
+process before the prompt and after the run (growth per turn). The one-shot (``pi -p``, its
+session kept: it then takes the checkpoints the TUI takes) runs the same script for the ratio
+the issue sets (TUI <= 1.3x one-shot).
 
 Run: ``.venv/bin/python bench/bench_tui_turns.py`` (``make bench``; ``BENCH_RUNS=n`` runs).
 Prints numbers next to their targets; asserts nothing. Skipped without tmux.
@@ -128,7 +129,10 @@ def one_shot(top: Path, index: int) -> tuple[float, float, bool]:
     cwd = make_project(top / f"oneshot{index}")
     env = bench_env(top / f"oneshot-home{index}")
     with FakeProviderServer(scenario()) as server:
-        argv = fake_pi_argv(server.openai_base_url, "--no-session", "-p", "read the files")
+        # Its session kept, as a TUI's is in effect: a TUI can rewind its session's files, so
+        # it snapshots them before each call that may change them, and a one-shot keeping its
+        # session does the same; one keeping none skips checkpoints (nothing could rewind it).
+        argv = fake_pi_argv(server.openai_base_url, "-p", "read the files")
         start = time.perf_counter()
         process = subprocess.Popen(
             argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
