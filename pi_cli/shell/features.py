@@ -28,6 +28,7 @@ from pi_cli.shell.session.commands import session_commands
 from pi_cli.shell.session.durable_queue import DurableQueue
 
 if TYPE_CHECKING:
+    from pi_cli.shell.permissions import PermissionControl
     from pi_cli.shell.plugins import PluginHost
     from pi_cli.shell.plugins.attach import Plugins
 
@@ -41,6 +42,8 @@ class FeatureHost(GoalShell, MemoryHost, MonitorShell, Protocol):
     def input_transforms(self) -> list[Callable[[str], Awaitable[str | None]]]: ...
     @property
     def options(self) -> ShellOptions: ...
+    @property
+    def permissions(self) -> PermissionControl: ...
     def subscribe(self, listener: Callable[[ShellEvent], None]) -> Callable[[], None]: ...
 
 
@@ -51,7 +54,11 @@ def attach_session_parts(
     ``after_tool_call``; after the agent tools, the compactor and the policy: a goal's rounds
     use them)."""
     options = shell.options
-    checkpoints = Checkpoints(shell, rewindable=options.persist_session or not options.one_shot)
+    checkpoints = Checkpoints(
+        shell,
+        rewindable=options.persist_session or not options.one_shot,
+        read_only_bash=lambda command: shell.permissions.engine.proves_read_only(command),
+    )
     shell.subscribe(checkpoints.on_event)
 
     async def settled(text: str) -> str:

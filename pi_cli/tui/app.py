@@ -335,6 +335,8 @@ class PiApp(App[int], inherit_bindings=False):
     def on_run_ended(self, message: m.RunEnded) -> None:
         self.transcript.view.set_throttled(False)
         self.activity.run_ended()
+        state = self.shell.state if self.shell is not None else "idle"
+        self.footer.set_activity(self.activity.item(state, 0, []))  # now, not at the next tick
         self.refresh_status()
         self.runs_rendered += 1
         if self.attention is not None:

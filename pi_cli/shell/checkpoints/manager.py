@@ -63,8 +63,16 @@ def why_off(cwd: Path, settings: CheckpointSettings) -> str | None:
 class Checkpoints:
     """Snapshots of one shell's workspace, tied to its session (see the module docstring)."""
 
-    def __init__(self, shell: ShellContext, *, rewindable: bool = True) -> None:
+    def __init__(
+        self,
+        shell: ShellContext,
+        *,
+        rewindable: bool = True,
+        read_only_bash: Callable[[str], bool] | None = None,
+    ) -> None:
         self.shell = shell
+        self.read_only_bash = read_only_bash
+        """Proves a bash command read-only (the permissions' classifier): it needs no snapshot."""
         self.git = ShadowGit(shell.cwd)
         self.off = why_off(shell.cwd, shell.settings.checkpoints)
         if not rewindable:  # a one-shot run that keeps no session: nothing could rewind it
@@ -291,6 +299,9 @@ class Checkpoints:
         """Before a tool call: if it may change files, make sure this turn's snapshot is in."""
         if self.off is not None or self._turn_done:
             return
+        command = args.get("command") if name == "bash" else None
+        if isinstance(command, str) and self.read_only_bash and self.read_only_bash(command):
+            return  # proved read-only: nothing to snapshot before it (one in flight is kept)
         tool = next((t for t in self.shell.tools if t.name == name), None)
         if not policy.CHANGE_PREDICATE[0](tool, name, args):
             return

@@ -1,12 +1,10 @@
-"""The permission engine: rules and mode -> allow, ask or deny for one tool call.
-
-Policy only; asking the user is :mod:`.approvals`, the order with hooks is :mod:`.gate`.
-In every mode but ``bypassPermissions``: deny rules win, then ask rules; a call with
-``sandbox: false`` asks; edits of protected paths ask; allow rules allow; then the mode decides
-(reads inside the workspace run; edits inside it run in ``acceptEdits``/``auto``; bash commands
-proven read-only run, others ask, or run in ``auto`` when the sandbox contains them; ``plan``
-denies edits and non-read-only bash; ``dontAsk`` turns every ask into a deny).
-"""
+"""The permission engine: rules and mode -> allow, ask or deny for one tool call (policy only;
+asking is :mod:`.approvals`, the order with hooks :mod:`.gate`). In every mode but
+``bypassPermissions``: deny rules win, then ask rules; a call with ``sandbox: false`` asks; edits
+of protected paths ask; allow rules allow; then the mode decides (reads inside the workspace run;
+edits inside it run in ``acceptEdits``/``auto``; bash commands proven read-only run, others ask,
+or run in ``auto`` when the sandbox contains them; ``plan`` denies edits and non-read-only bash;
+``dontAsk`` turns every ask into a deny)."""
 
 from __future__ import annotations
 
@@ -20,7 +18,7 @@ from typing import Any, Literal
 from agent_core import FileEffect
 from pi_cli.shell.permissions import _web as web_rules
 from pi_cli.shell.permissions._bash_parse import ParseError, SimpleCommand, parse
-from pi_cli.shell.permissions._readonly import Context, classify_commands
+from pi_cli.shell.permissions._readonly import Context, classify, classify_commands
 from pi_cli.shell.permissions._suggest import Suggestion, bash_suggestions
 from pi_cli.shell.permissions._web import AGENT_TOOLS, WEB_TOOL, TypedHosts, host_of, rule_hits
 from pi_cli.shell.permissions.modes import DEFAULT_MODE, Mode
@@ -67,8 +65,7 @@ class Decision:
         behavior: allow, ask or deny.
         reason: why, in words the user and the model read.
         arguments: rewritten arguments to run instead (pi's git overrides), if any.
-        suggestions: what "allow for this session" / "always" would allow (empty: only
-            once or deny).
+        suggestions: what "allow for this session" / "always" allow (empty: once or deny).
         no_sandbox: ``auto`` asks only because no sandbox is available.
     """
 
@@ -108,8 +105,7 @@ class PermissionEngine:
         mode: the starting mode.
         sandbox_active: whether bash commands run inside the sandbox now.
         effects_of: the files a call reads or writes (the tool's ``file_effects``).
-        builtin: names of pi's own tools; others (an embedder's, MCP) are judged by rules and
-            their declared file effects only.
+        builtin: names of pi's own tools (others: by rules and declared file effects only).
         search_path: ``PATH`` of the tools' environment.
         git_filters: whether a repository configures git filter programs.
         read_only: whether a tool declares itself read-only (an MCP server's ``readOnlyHint``).
@@ -262,6 +258,10 @@ class PermissionEngine:
             f"it fetches from {host}, a domain no rule allows",
             suggestions=[Suggestion("WebFetch", "domain", host)],
         )
+
+    def proves_read_only(self, command: str) -> bool:
+        """Whether the classifier proves the bash ``command`` read-only (as a call is judged)."""
+        return classify(command, self.context).read_only
 
     def result_denied(self, host: str) -> bool:
         """A web_search result on ``host`` is hidden (:func:`.web.denied_host`)."""

@@ -262,7 +262,7 @@ async def test_a_tree_already_kept_is_not_committed_again(repo: Path) -> None:
     change nothing record the same tree, which the newest commit already holds."""
     shell, _, _ = make_shell(
         repo,
-        bash("b1", "true"),
+        bash("b1", "pwd > /dev/null"),  # not proven read-only (a redirection): snapshotted
         bash("b2", "ls > /dev/null"),
         reply(text("nothing changed")),
         bash("b3", "echo new > new.txt"),
@@ -287,3 +287,26 @@ async def test_a_tree_already_kept_is_not_committed_again(repo: Path) -> None:
         if json.loads(line)["type"] == "checkpoint"
     ]
     assert set(recorded) == set(trees)  # every recorded tree is kept by a commit
+
+
+async def test_a_bash_command_proved_read_only_waits_for_no_snapshot(repo: Path) -> None:
+    """The permissions' classifier proves ``ls``/``cat`` read-only: no turn checkpoint before
+    them (a snapshot started while the call streamed is not waited for). A command it cannot
+    prove (a redirection) still gets one."""
+    shell, _, _ = make_shell(
+        repo,
+        bash("b1", "ls -la && cat app.py"),
+        reply(text("looked")),
+        bash("b2", "echo new > new.txt"),
+        reply(text("wrote")),
+        tools=TOOLS,
+    )
+    await shell.submit("look")
+    await shell.wait_idle()
+    assert checkpoint_kinds(shell.session.path) == ["run_end"]
+    await shell.submit("write")
+    await shell.wait_idle()
+    assert checkpoint_kinds(shell.session.path) == ["run_end", "turn", "run_end"]
+    points = await shell.checkpoints.points()
+    await shell.checkpoints.rewind(points[-1].entry_id, conversation=False)
+    assert not (repo / "new.txt").exists()
