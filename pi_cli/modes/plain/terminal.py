@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import shutil
 import sys
 import threading
@@ -152,8 +153,14 @@ class TerminalWriter:
                 await previous  # in order
 
         def write() -> None:
-            self._output.write_raw(text)
-            self._output.flush()
+            self._output.flush()  # what prompt-toolkit queued (erasing the prompt) goes first
+            try:
+                fd = self._output.fileno()
+            except (OSError, ValueError, NotImplementedError):  # no descriptor (a test double)
+                self._output.write_raw(text)
+                self._output.flush()
+                return
+            write_all(fd, text.encode(self._output.encoding() or "utf-8", "replace"))
 
         app = get_app_session().app
         if app is not None and app.is_running:
@@ -168,6 +175,21 @@ class TerminalWriter:
         if self._last is not None:
             with contextlib.suppress(Exception):
                 await self._last
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd``. prompt-toolkit writes a whole answer with one call to
+    ``stdout.buffer.write``, and under ``PYTHONUNBUFFERED`` that is one ``write(2)``, which a
+    signal (a child's SIGCHLD) can cut short: the rest of the answer was never printed. Here a
+    short write goes on from where it stopped, and a descriptor left non-blocking waits."""
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(fd, view)
+        except BlockingIOError:
+            select.select([], [fd], [])
+            continue
+        view = view[written:]
 
 
 @contextmanager
