@@ -4,8 +4,6 @@ shape instead, through :mod:`pi_cli.modes.pi_events`)."""
 
 from __future__ import annotations
 
-import os
-import select
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -17,6 +15,7 @@ from pi_cli.shell import (
     ShellStateChanged,
     SubagentEvent,
     dumps_line,
+    write_all,
 )
 
 
@@ -101,7 +100,7 @@ def write_whole(buffer: Any, line: bytes) -> None:
         buffer.write(line)
         buffer.flush()
     else:
-        _write_all(fd, line)
+        write_all(fd, line)
 
 
 def _fileno(buffer: Any) -> int | None:
@@ -109,17 +108,3 @@ def _fileno(buffer: Any) -> int | None:
         return int(buffer.fileno())
     except (OSError, ValueError, AttributeError):  # an in-memory stream
         return None
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write every byte to ``fd``, waiting when it is non-blocking and full.
-
-    A descriptor another process set O_NONBLOCK on (flags are shared through an inherited
-    stdout) makes a buffered write fail half-way with BlockingIOError: the line would be cut.
-    """
-    view = memoryview(data)
-    while view:
-        try:
-            view = view[os.write(fd, view) :]
-        except BlockingIOError:
-            select.select([], [fd], [])

@@ -5,9 +5,8 @@ few subpackage APIs listed in ``.importlinter-cli``: :mod:`.permissions`, :mod:`
 :mod:`.export_html`), never from the shell's modules: an import-linter contract in ``make lint``
 holds that line. Names load lazily on first use, as ``textual.widgets`` does, so importing this
 package costs nothing at start-up; the ``TYPE_CHECKING`` block gives type checkers the same
-names, and :mod:`pi_cli.shell._exports` holds the table of where each lives
-(``tests/shell/test_front_door.py`` checks the lists agree).
-"""
+names, and :mod:`pi_cli.shell._exports` where each lives (``tests/shell/test_front_door.py``
+checks the lists agree)."""
 
 from __future__ import annotations
 
@@ -172,7 +171,7 @@ if TYPE_CHECKING:
     from pi_cli.shell.session.tree import TreeEntry, text_of
     from pi_cli.shell.status_line import StatusLine, strip_sgr
     from pi_cli.shell.text.redaction import REDACTOR, redact
-    from pi_cli.shell.text.terminal import clean, json_text, one_line, say
+    from pi_cli.shell.text.terminal import clean, json_text, one_line, say, write_all
     from pi_cli.shell.wire.jsonl import dumps_line
     from pi_cli.shell.wire.jsonrpc import check_frame, encode, valid_id
     from pi_cli.shell.worktrees import (
@@ -369,6 +368,7 @@ __all__ = [
     "valid_id",
     "one_line",
     "say",
+    "write_all",
     "json_text",
     "FrontShell",
     "BackgroundShellView",

@@ -124,6 +124,7 @@ EXPORTS: dict[str, str] = {
     "one_line": "pi_cli.shell.text.terminal",
     "json_text": "pi_cli.shell.text.terminal",
     "say": "pi_cli.shell.text.terminal",
+    "write_all": "pi_cli.shell.text.terminal",
     "redact": "pi_cli.shell.text.redaction",
     "REDACTOR": "pi_cli.shell.text.redaction",
     "dumps_line": "pi_cli.shell.wire.jsonl",

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import select
 import shutil
 import sys
 import threading
@@ -30,6 +29,8 @@ from prompt_toolkit.application import Application, get_app_session, run_in_term
 from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.output import Output
 from rich.console import Console, ConsoleDimensions
+
+from pi_cli.shell import write_all
 
 
 def is_dumb() -> bool:
@@ -175,21 +176,6 @@ class TerminalWriter:
         if self._last is not None:
             with contextlib.suppress(Exception):
                 await self._last
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to ``fd``. prompt-toolkit writes a whole answer with one call to
-    ``stdout.buffer.write``, and under ``PYTHONUNBUFFERED`` that is one ``write(2)``, which a
-    signal (a child's SIGCHLD) can cut short: the rest of the answer was never printed. Here a
-    short write goes on from where it stopped, and a descriptor left non-blocking waits."""
-    view = memoryview(data)
-    while view:
-        try:
-            written = os.write(fd, view)
-        except BlockingIOError:
-            select.select([], [fd], [])
-            continue
-        view = view[written:]
 
 
 @contextmanager

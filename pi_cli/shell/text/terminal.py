@@ -14,7 +14,9 @@ from what it is (``\\u202e``: "Trojan Source").
 
 from __future__ import annotations
 
+import os
 import re
+import select
 import sys
 
 _SEQUENCES = re.compile(
@@ -53,7 +55,31 @@ def json_text(value: object, indent: int | None = None) -> str:
 
 
 def say(text: object = "", *, err: bool = False) -> None:
-    """Print ``text`` (cleaned) and a newline to stdout, or stderr; flushed."""
+    """Print ``text`` (cleaned) and a newline to stdout, or stderr; flushed, all of it."""
     stream = sys.stderr if err else sys.stdout
-    stream.write(clean(str(text)) + "\n")
-    stream.flush()
+    line = clean(str(text)) + "\n"
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # an in-memory stream (io.UnsupportedOperation)
+        stream.write(line)
+        stream.flush()
+        return
+    stream.flush()  # what was written through the stream goes first
+    write_all(fd, line.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd``.
+
+    Python's text streams ignore a short write of their binary layer, and under
+    ``PYTHONUNBUFFERED`` that layer is one ``write(2)``, which a signal (a child's SIGCHLD) cuts
+    short: the rest of a long answer was lost. A short write goes on from where it stopped; a
+    descriptor another process left non-blocking (flags are shared through an inherited
+    terminal or pipe) waits until it can take more.
+    """
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            select.select([], [fd], [])

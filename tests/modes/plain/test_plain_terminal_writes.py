@@ -1,5 +1,6 @@
-"""The plain REPL's output reaches the terminal whole: a long answer is written with write(2)
-calls that a signal can cut short, or that a non-blocking descriptor refuses for a while."""
+"""Output reaches the terminal whole (the plain REPL's writer, and ``say``, which prints a
+one-shot's answer): a long answer is written with write(2) calls that a signal can cut short,
+or that a non-blocking descriptor refuses for a while."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import signal
 import threading
 import time
 
+import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from pi_cli.modes.plain.terminal import TerminalWriter, write_all
+from pi_cli.modes.plain.terminal import TerminalWriter
+from pi_cli.shell import write_all
 
 ANSWER = "".join(f"line {i}: " + "word " * 30 + "\n" for i in range(12_000))  # ~2 MB
 
@@ -69,3 +72,26 @@ def test_write_all_waits_on_a_descriptor_left_non_blocking() -> None:
     os.close(write_fd)
     reader.join(30)
     assert bytes(received) == data
+
+
+def test_say_prints_a_long_answer_whole_while_signals_cut_its_writes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``pi -p``'s answer through ``say`` on an unbuffered stdout (PYTHONUNBUFFERED)."""
+    from pi_cli.shell import say
+
+    read_fd, write_fd = os.pipe()
+    received = bytearray()
+    reader = _slow_reader(read_fd, received)
+    stdout = io.TextIOWrapper(io.FileIO(write_fd, "w"), encoding="utf-8", write_through=True)
+    monkeypatch.setattr("sys.stdout", stdout)
+    previous = signal.signal(signal.SIGALRM, lambda *_: None)
+    signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
+    try:
+        say(ANSWER.rstrip("\n"))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        stdout.close()
+    reader.join(30)
+    assert bytes(received) == ANSWER.encode()
