@@ -10,6 +10,8 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from prompt_toolkit.data_structures import Size
@@ -33,30 +35,40 @@ def _slow_reader(fd: int, into: bytearray) -> threading.Thread:
     return thread
 
 
+@contextmanager
+def unbuffered_pipe_under_signals() -> Iterator[tuple[io.TextIOWrapper, bytearray]]:
+    """A text stream as stdout is under PYTHONUNBUFFERED (one write(2) per write) on a pipe a
+    slow reader drains, with a signal every millisecond cutting write(2) calls short (as a
+    child's SIGCHLD does); yields the stream and what the reader has received (all of it once
+    the block ends)."""
+    read_fd, write_fd = os.pipe()
+    received = bytearray()
+    reader = _slow_reader(read_fd, received)
+    stream = io.TextIOWrapper(io.FileIO(write_fd, "w"), encoding="utf-8", write_through=True)
+    previous = signal.signal(signal.SIGALRM, lambda *_: None)
+    signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
+    try:
+        yield stream, received
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        stream.close()
+        reader.join(30)
+
+
 def test_an_answer_reaches_the_terminal_whole_while_signals_cut_its_writes() -> None:
     """As under PYTHONUNBUFFERED (stdout's binary layer unbuffered: one write(2) per write)
     with children exiting meanwhile (SIGCHLD): a write(2) cut short by a signal returns what it
     wrote, and the rest must still be written (it was lost: the answer's tail never shown)."""
-    read_fd, write_fd = os.pipe()
-    received = bytearray()
-    reader = _slow_reader(read_fd, received)
-    stdout = io.TextIOWrapper(io.FileIO(write_fd, "w"), encoding="utf-8", write_through=True)
-    output = Vt100_Output(stdout, lambda: Size(rows=40, columns=120))
-    previous = signal.signal(signal.SIGALRM, lambda *_: None)
-    signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)  # interrupts keep coming
+    with unbuffered_pipe_under_signals() as (stdout, received):
+        output = Vt100_Output(stdout, lambda: Size(rows=40, columns=120))
 
-    async def run() -> None:
-        writer = TerminalWriter(output, asyncio.get_running_loop())
-        writer.write(ANSWER)
-        await writer.drain()
+        async def run() -> None:
+            writer = TerminalWriter(output, asyncio.get_running_loop())
+            writer.write(ANSWER)
+            await writer.drain()
 
-    try:
         asyncio.run(run())
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        stdout.close()
-    reader.join(30)
     assert bytes(received) == ANSWER.encode()
 
 
@@ -80,18 +92,7 @@ def test_say_prints_a_long_answer_whole_while_signals_cut_its_writes(
     """``pi -p``'s answer through ``say`` on an unbuffered stdout (PYTHONUNBUFFERED)."""
     from pi_cli.shell import say
 
-    read_fd, write_fd = os.pipe()
-    received = bytearray()
-    reader = _slow_reader(read_fd, received)
-    stdout = io.TextIOWrapper(io.FileIO(write_fd, "w"), encoding="utf-8", write_through=True)
-    monkeypatch.setattr("sys.stdout", stdout)
-    previous = signal.signal(signal.SIGALRM, lambda *_: None)
-    signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
-    try:
+    with unbuffered_pipe_under_signals() as (stdout, received):
+        monkeypatch.setattr("sys.stdout", stdout)
         say(ANSWER.rstrip("\n"))
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        stdout.close()
-    reader.join(30)
     assert bytes(received) == ANSWER.encode()
