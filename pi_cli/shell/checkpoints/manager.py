@@ -299,12 +299,9 @@ class Checkpoints:
         """Before a tool call: if it may change files, make sure this turn's snapshot is in."""
         if self.off is not None or self._turn_done:
             return
-        command = args.get("command") if name == "bash" else None
-        if isinstance(command, str) and self.read_only_bash and self.read_only_bash(command):
-            return  # proved read-only: nothing to snapshot before it (one in flight is kept)
         tool = next((t for t in self.shell.tools if t.name == name), None)
-        if not policy.CHANGE_PREDICATE[0](tool, name, args):
-            return
+        if not policy.may_change_files(tool, name, args, self.read_only_bash):
+            return  # nothing to snapshot before it (one already in flight is kept)
         future = self._turn or self._start()
         self._turn = future
         wait = self.shell.settings.checkpoints.wait_ms / 1000
