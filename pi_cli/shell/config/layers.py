@@ -20,13 +20,12 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from pi_cli.shell.config._files import merge, read_json
 from pi_cli.shell.config.pi_ts import read_pi_ts_settings
 from pi_cli.shell.config.settings import (
     PermissionSettings,
     Settings,
     SettingsError,
-    _merge,
-    _read_json,
     _validate,
 )
 from pi_cli.shell.config.untrusted import gate_untrusted
@@ -103,13 +102,13 @@ def read_layers(cwd: Path) -> tuple[list[Layer], list[str]]:
         if data:
             layers.append(Layer(pi_ts / "settings.json", "user", "pi", data))
     user_path = pi_home() / "settings.json"
-    layers.append(Layer(user_path, "user", "pi", _read_json(user_path)))
+    layers.append(Layer(user_path, "user", "pi", read_json(user_path)))
     for path, kind in project_layer_paths(cwd):
         if kind == "pi":
-            layers.append(Layer(path, "project", "pi", _read_json(path)))
+            layers.append(Layer(path, "project", "pi", read_json(path)))
             continue
         try:
-            data = _read_json(path)
+            data = read_json(path)
         except SettingsError as exc:  # Claude Code's file: a warning, never fatal for pi
             problems.append(f"{exc}; ignoring it")
             continue
@@ -153,7 +152,7 @@ def load_layered(cwd: Path, trusted: bool, injected: Settings | None = None) -> 
     merged: dict[str, Any] = {}
     for layer in layers:
         if layer.kind == "pi":
-            merged = _merge(merged, layer.data)
+            merged = merge(merged, layer.data)
     merged["hooks"] = hooks_config(layers)
     settings = _validate(merged, " + ".join(str(x.path) for x in layers if x.kind == "pi"))
     for layer in layers:
@@ -188,7 +187,7 @@ def permissions_of(layer: Layer) -> dict[str, Any]:
 
 def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
     """Append ``rule`` to ``permissions.<behavior>`` of the settings file at ``path``."""
-    data = _read_json(path)
+    data = read_json(path)
     permissions = data.setdefault("permissions", {})
     if not isinstance(permissions, dict):
         raise SettingsError(f'{path}: "permissions" is not an object')

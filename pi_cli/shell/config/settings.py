@@ -12,14 +12,20 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from pi_cli.shell.config._defaults import unvalidated_defaults
+from pi_cli.shell.config._files import MAX_DEPTH, SettingsError, merge, read_json
 from pi_cli.shell.config._server_settings import ServerSettings
+from pi_cli.shell.config.connections import (
+    LspSettings,
+    McpSettings,
+    NetworkSettings,
+    TelemetrySettings,
+    WebFetchSettings,
+    WebSearchSettings,
+)
 from pi_cli.shell.config.long_running import GoalSettings, MonitorSettings
 from pi_cli.shell.config.sections import (
     CheckpointSettings,
     CompactionSettings,
-    LspSettings,
-    McpSettings,
-    NetworkSettings,
     PermissionSettings,
     RetrySettings,
     ReviewSettings,
@@ -27,11 +33,8 @@ from pi_cli.shell.config.sections import (
     SettingsSection,
     StatusLineSettings,
     SubagentSettings,
-    TelemetrySettings,
     TimeoutSettings,
     ToolEnvSettings,
-    WebFetchSettings,
-    WebSearchSettings,
 )
 from pi_cli.shell.paths import pi_home, project_dir
 
@@ -60,10 +63,6 @@ __all__ = [
     "save_global_setting",
     "settings_paths",
 ]
-
-
-class SettingsError(Exception):
-    """A settings file is unreadable or invalid; the message names the file and the key."""
 
 
 class PackageDeclaration(SettingsSection):
@@ -271,70 +270,6 @@ class Settings(SettingsSection):
     )
 
 
-MAX_DEPTH = 64
-"""Deeper nesting than this is no settings file (and would exhaust the parser's stack)."""
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        # utf-8-sig: a byte-order mark (Windows editors) is not an error.
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise SettingsError(f"Cannot read settings file {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise SettingsError(
-            f"Settings file {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8"
-        ) from None
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SettingsError(
-            f"Settings file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
-        ) from None
-    except RecursionError:
-        raise SettingsError(_too_deep(path)) from None
-    if not isinstance(data, dict):
-        raise SettingsError(
-            f"Settings file {path} must contain a JSON object, not {type(data).__name__}"
-        )
-    if _depth(data) > MAX_DEPTH:
-        raise SettingsError(_too_deep(path))
-    return data
-
-
-def _too_deep(path: Path) -> str:
-    return f"Settings file {path} is nested more than {MAX_DEPTH} levels deep: not a settings file"
-
-
-def _depth(data: Any) -> int:
-    """How deeply ``data`` nests (iterative: a deep value must not exhaust the stack here)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        value, level = stack.pop()
-        if level > MAX_DEPTH:
-            return level
-        deepest = max(deepest, level)
-        children = value.values() if isinstance(value, dict) else value
-        if isinstance(value, dict | list):
-            stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
-    return deepest
-
-
-def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
 def defaults() -> Settings:
     """The settings no file changed, made without validating (pydantic builds a model's
     validator on its first use, ~10 ms for these 23 sections): defaults are valid by type."""
@@ -373,18 +308,18 @@ def settings_paths(cwd: Path) -> tuple[Path, Path]:
 def load_settings(cwd: Path) -> Settings:
     """Load and merge the global and project settings; raise :class:`SettingsError` if bad."""
     global_path, project_path = settings_paths(cwd)
-    global_data = _read_json(global_path)
-    project_data = _read_json(project_path)
+    global_data = read_json(global_path)
+    project_data = read_json(project_path)
     # Validate each file alone first so the error names the file that holds the bad key.
     _validate(global_data, str(global_path))
     _validate(project_data, str(project_path))
-    return _validate(_merge(global_data, project_data), f"{global_path} + {project_path}")
+    return _validate(merge(global_data, project_data), f"{global_path} + {project_path}")
 
 
 def save_global_setting(key: str, value: object) -> None:
     """Persist one top-level key in the global settings file (e.g. the last used model)."""
     path = pi_home() / "settings.json"
-    data = _read_json(path)
+    data = read_json(path)
     data[key] = value
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".json.tmp")
