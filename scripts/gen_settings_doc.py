@@ -1,4 +1,4 @@
-"""Generate the settings reference in ``docs/settings.md`` from pi's pydantic settings models.
+"""Generate the settings reference in ``docs/settings.md`` from pi's settings records.
 
 Every key is documented once, as users write it (camelCase), with its type, its default and
 the ``description`` of its field, so the reference cannot drift from the code. The generated
@@ -7,7 +7,9 @@ part sits between two markers; the prose around it is written by hand.
     python scripts/gen_settings_doc.py           # rewrite the generated part
     python scripts/gen_settings_doc.py --check   # exit 1 if it is stale (part of `make lint`)
 
-A field without a description is an error: write one in ``pi_cli/shell/config/``.
+A field without a description is an error: write one in ``pi_cli/shell/config/``
+(``Annotated[int, Meta(ge=0, description="...")]``; for ``X | None`` the ``Meta`` may sit on
+``X``).
 """
 
 from __future__ import annotations
@@ -19,12 +21,10 @@ import sys
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-import annotated_types
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
+import msgspec
+from msgspec.structs import FieldInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "settings.md"
@@ -71,23 +71,48 @@ class Section:
     rows: list[Row]
 
 
-def _model_in(annotation: Any) -> type[BaseModel] | None:
+Model = type[msgspec.Struct]
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, msgspec.Struct)
+
+
+def _model_in(annotation: Any) -> Model | None:
     """The settings model a field holds directly (``X`` or ``X | None``), if any."""
     for candidate in (annotation, *_non_none(annotation)):
-        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
-            return candidate
+        if _is_model(candidate := _plain(candidate)):
+            return candidate  # type: ignore[no-any-return]
     return None
 
 
+def _plain(annotation: Any) -> Any:
+    """``annotation`` without its ``Annotated`` metadata."""
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation
+
+
+def _metas(annotation: Any) -> list[msgspec.Meta]:
+    """The ``Meta`` of a field: on its type, or on the ``X`` of ``X | None``."""
+    found: list[msgspec.Meta] = []
+    for candidate in (annotation, *_non_none(annotation)):
+        while get_origin(candidate) is Annotated:
+            found += [m for m in candidate.__metadata__ if isinstance(m, msgspec.Meta)]
+            candidate = get_args(candidate)[0]
+    return found
+
+
 def _non_none(annotation: Any) -> list[Any]:
+    annotation = _plain(annotation)
     if get_origin(annotation) in (Union, types.UnionType):
         return [arg for arg in get_args(annotation) if arg is not type(None)]
     return []
 
 
-def _nested_model(annotation: Any) -> tuple[str, type[BaseModel]] | None:
+def _nested_model(annotation: Any) -> tuple[str, Model] | None:
     """``("<name>", Model)`` for ``dict[str, Model]``, ``("[]", Model)`` for ``list[Model]``."""
-    for candidate in (annotation, *_non_none(annotation)):
+    for candidate in (_plain(annotation), *map(_plain, _non_none(annotation))):
         args = get_args(candidate)
         if get_origin(candidate) is dict and len(args) == 2 and (model := _model_in(args[1])):
             return ".<name>", model
@@ -101,6 +126,7 @@ _SCALARS = {bool: "boolean", int: "integer", float: "number", str: "string"}
 
 def type_name(annotation: Any) -> str:
     """A JSON-flavoured name for a field's type, as a user writes the value."""
+    annotation = _plain(annotation)
     if annotation is Any:
         return "any"
     if annotation in _SCALARS:
@@ -116,7 +142,7 @@ def type_name(annotation: Any) -> str:
         if not args or args[1] is Any:
             return "object"
         return f"object: name → {type_name(args[1])}"
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+    if _is_model(annotation):
         return "object"
     return getattr(annotation, "__name__", str(annotation))
 
@@ -128,10 +154,10 @@ def _plural(name: str) -> str:
 def _bounds(field: FieldInfo) -> str:
     """``≥ 0``, ``> 0, ≤ 600`` from the field's constraints."""
     words = []
-    for item in field.metadata:
+    for meta in _metas(field.type):
         for attr, sign in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<")):
-            if isinstance(item, getattr(annotated_types, attr.capitalize())):
-                words.append(f"{sign} {_number(getattr(item, attr))}")
+            if getattr(meta, attr) is not None:
+                words.append(f"{sign} {_number(getattr(meta, attr))}")
     return ", ".join(words)
 
 
@@ -143,48 +169,49 @@ def _number(value: Any) -> str:
 
 def default_text(field: FieldInfo) -> str:
     """The default as JSON (``unset`` for ``None``; a section's default is its keys')."""
-    if field.default_factory is not None:
-        value = field.default_factory()  # type: ignore[call-arg]
-    elif field.default is PydanticUndefined:
+    if field.default_factory is not msgspec.NODEFAULT:
+        value = field.default_factory()
+    elif field.default is msgspec.NODEFAULT:
         return "required"
     else:
         value = field.default
     if value is None:
         return "unset"
-    if isinstance(value, BaseModel):
+    if isinstance(value, msgspec.Struct):
         return "see below"
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return f"`{json.dumps(value)}`"
 
 
-def _describe(owner: type[BaseModel], name: str, field: FieldInfo) -> str:
-    text = " ".join((field.description or "").split())
+def _describe(owner: Model, name: str, field: FieldInfo) -> str:
+    described = [m.description for m in _metas(field.type) if m.description]
+    text = " ".join((described[0] if described else "").split())
     if not text:
         raise MissingDescription(
             f"{owner.__module__}.{owner.__qualname__}.{name} has no description: "
-            "give it Field(description=...)"
+            'give it Annotated[..., Meta(description="...")]'
         )
     return text
 
 
-def collect(model: type[BaseModel], prefix: str = "") -> list[Section]:
+def collect(model: Model, prefix: str = "") -> list[Section]:
     """The sections of ``model``: its plain keys first, then one section per nested model."""
     rows: list[Row] = []
     nested: list[Section] = []
-    for name, field in model.model_fields.items():
-        key = prefix + (field.alias or name)
-        description = _describe(model, name, field)
-        sub_model = _model_in(field.annotation)
-        deeper = _nested_model(field.annotation)
+    for field in msgspec.structs.fields(model):
+        key = prefix + field.encode_name
+        description = _describe(model, field.name, field)
+        sub_model = _model_in(field.type)
+        deeper = _nested_model(field.type)
         if sub_model is not None:
             nested.extend(_subsections(sub_model, key, description))
             continue
         if deeper is not None:
-            rows.append(Row(key, type_name(field.annotation), default_text(field), description))
+            rows.append(Row(key, type_name(field.type), default_text(field), description))
             nested.extend(_subsections(deeper[1], key + deeper[0], description))
             continue
-        kind = type_name(field.annotation)
+        kind = type_name(field.type)
         bounds = _bounds(field)
         rows.append(
             Row(key, f"{kind} ({bounds})" if bounds else kind, default_text(field), description)
@@ -195,7 +222,7 @@ def collect(model: type[BaseModel], prefix: str = "") -> list[Section]:
     return own + sorted(nested, key=lambda section: section.title)
 
 
-def _subsections(model: type[BaseModel], key: str, description: str) -> list[Section]:
+def _subsections(model: Model, key: str, description: str) -> list[Section]:
     sections = collect(model, key + ".")
     if sections and sections[0].title == key:
         sections[0].description = description
@@ -247,7 +274,7 @@ def splice(page: str, generated: str) -> str:
     return before + generated.rstrip("\n") + after
 
 
-def settings_model() -> type[BaseModel]:
+def settings_model() -> Model:
     """The root settings model (imported here so the module loads without pi on the path)."""
     sys.path.insert(0, str(ROOT))
     from pi_cli.shell.config.settings import Settings

@@ -116,7 +116,7 @@ def _settings_and_trust(shell: ReloadHost) -> list[str]:
     loaded = load_layered(shell.cwd, safety.trusted, options.settings)
     for problem in loaded.problems:
         shell.notify(problem, "warning")
-    for name in Settings.model_fields:
+    for name in Settings.field_names():
         setattr(shell.settings, name, getattr(loaded.settings, name))
     safety.loaded = loaded
     rules, problems = build_rules(loaded.layers, options, shell.cwd)

@@ -1,4 +1,4 @@
-"""The settings reference is generated from the settings models and cannot go stale."""
+"""The settings reference is generated from the settings records and cannot go stale."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 from types import UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+import msgspec
 import pytest
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
+from agent_core.records import Record, field
 from pi_cli.shell.config.settings import Settings
 from tests.scripts.conftest import ROOT, load_script
 
@@ -19,12 +21,12 @@ gen = load_script("gen_settings_doc")
 PAGE = ROOT / "docs" / "settings.md"
 
 
-def _every_key(model: type[BaseModel], prefix: str = "") -> list[str]:
+def _every_key(model: type[msgspec.Struct], prefix: str = "") -> list[str]:
     keys = []
-    for name, field in model.model_fields.items():
-        key = prefix + (field.alias or name)
-        annotation = _unless_none(field.annotation)
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+    for info in msgspec.structs.fields(model):
+        key = prefix + info.encode_name
+        annotation = _unless_none(_plain(info.type))
+        if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
             keys += _every_key(annotation, key + ".")
         else:
             keys.append(key)
@@ -32,22 +34,28 @@ def _every_key(model: type[BaseModel], prefix: str = "") -> list[str]:
     return keys
 
 
+def _plain(annotation: Any) -> Any:
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation
+
+
 def _unless_none(annotation: Any) -> Any:
     """``Model | None`` (a section that may be left out, ``statusLine``): the model."""
     if get_origin(annotation) in (Union, UnionType):
         options = [o for o in get_args(annotation) if o is not type(None)]
         if len(options) == 1:
-            return options[0]
+            return _plain(options[0])
     return annotation
 
 
-def _list_models(annotation: Any) -> list[type[BaseModel]]:
+def _list_models(annotation: Any) -> list[type[msgspec.Struct]]:
     """The models a list's items may be (``list[str | PackageSpec]``: PackageSpec)."""
     if get_origin(annotation) is not list:
         return []
     (item,) = get_args(annotation)
     options = get_args(item) if get_origin(item) in (Union, UnionType) else (item,)
-    return [o for o in options if isinstance(o, type) and issubclass(o, BaseModel)]
+    return [o for o in options if isinstance(o, type) and issubclass(o, msgspec.Struct)]
 
 
 def test_every_settings_key_is_documented_exactly_once() -> None:
@@ -97,12 +105,12 @@ def test_a_page_without_the_markers_is_an_error(
     assert "must hold the markers" in capsys.readouterr().err
 
 
-class _Inner(BaseModel):
-    port: int = Field(default=1, ge=1, le=65535, description="The port.")
+class _Inner(Record):
+    port: Annotated[int, Meta(ge=1, le=65535, description="The port.")] = 1
 
 
-class _Undocumented(BaseModel):
-    documented: bool = Field(default=True, description="Yes.")
+class _Undocumented(Record):
+    documented: Annotated[bool, Meta(description="Yes.")] = True
     forgotten: int = 3
 
 
@@ -113,14 +121,15 @@ def test_a_field_without_a_description_is_named() -> None:
         gen.collect(_Undocumented)
 
 
-class _Kinds(BaseModel):
-    mode: Literal["a", "b"] = Field(default="a", description="M.")
-    names: list[str] | None = Field(default=None, description="N.")
-    ports: dict[str, int] = Field(default_factory=dict, description="P.")
-    blob: dict[str, Any] = Field(default_factory=dict, description="B.")
-    ratio: float = Field(default=2.0, gt=0, description="R.")
-    servers: dict[str, _Inner] = Field(default_factory=dict, description="S.")
-    inner: _Inner = Field(default_factory=_Inner, description="I.")
+class _Kinds(Record):
+    mode: Annotated[Literal["a", "b"], Meta(description="M.")] = "a"
+    names: Annotated[list[str] | None, Meta(description="N.")] = None
+    ports: Annotated[dict[str, int], Meta(description="P.")] = {}
+    blob: Annotated[dict[str, Any], Meta(description="B.")] = {}
+    ratio: Annotated[float, Meta(gt=0, description="R.")] = 2.0
+    limit: Annotated[int, Meta(ge=1, description="L.")] | None = None
+    servers: Annotated[dict[str, _Inner], Meta(description="S.")] = {}
+    inner: Annotated[_Inner, Meta(description="I.")] = field(default_factory=_Inner)
 
 
 def test_types_defaults_bounds_and_nested_models_render_as_users_write_them() -> None:
@@ -131,6 +140,8 @@ def test_types_defaults_bounds_and_nested_models_render_as_users_write_them() ->
     assert rows["ports"].type == "object: name → integer" and rows["ports"].default == "`{}`"
     assert rows["blob"].type == "object"
     assert rows["ratio"].type == "number (> 0)" and rows["ratio"].default == "`2`"
+    assert rows["limit"].type == "integer (≥ 1)" and rows["limit"].default == "unset"
+    assert rows["limit"].description == "L."  # the Meta of X in X | None
     assert rows["servers.<name>.port"].type == "integer (≥ 1, ≤ 65535)"
     assert rows["inner.port"].default == "`1`"
     assert [s.title for s in sections] == ["Top-level keys", "inner", "servers.<name>"]

@@ -3,9 +3,9 @@ export and the network (proxy, CAs)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from msgspec import Meta
 
 from pi_cli.shell.config.sections import SettingsSection
 
@@ -18,148 +18,182 @@ class McpSettings(SettingsSection):
     by then fails; ``tool_timeout_s``: one tool call, resource read or prompt.
     """
 
-    startup_timeout_s: float = Field(
-        default=5.0,
-        ge=0,
-        description="How long one-shot and JSON mode wait for servers before the first request.",
-    )
-    connect_timeout_s: float = Field(
-        default=30.0, gt=0, description="A server not started by then fails."
-    )
-    tool_timeout_s: float = Field(
-        default=300.0, gt=0, description="One tool call, resource read or prompt."
-    )
+    startup_timeout_s: Annotated[
+        float,
+        Meta(
+            ge=0,
+            description="How long one-shot and JSON mode wait for servers before the first request.",
+        ),
+    ] = 5.0
+    connect_timeout_s: Annotated[
+        float, Meta(gt=0, description="A server not started by then fails.")
+    ] = 30.0
+    tool_timeout_s: Annotated[
+        float, Meta(gt=0, description="One tool call, resource read or prompt.")
+    ] = 300.0
 
 
 class LspSettings(SettingsSection):
     """``lsp``: language servers (see ``docs/lsp.md``)."""
 
-    enabled: bool = Field(default=True, description="Use language servers at all.")
-    diagnostics: bool = Field(
-        default=True,
-        description="After an edit, write or command, append the new errors and warnings of "
-        "the changed files to the result.",
-    )
-    diagnostics_wait_ms: int = Field(
-        default=1500,
-        ge=0,
-        le=60_000,
-        description="How long a change waits for the servers' diagnostics (milliseconds).",
-    )
-    max_diagnostics: int = Field(
-        default=20, ge=1, le=500, description="Most new problems listed in one result."
-    )
-    navigation: bool = Field(
-        default=True,
-        description="Offer the `lsp` tool (definitions, references, hover, symbols, calls) "
-        "while a server is ready.",
-    )
-    rename: bool = Field(
-        default=False,
-        description="Offer the `lsp_rename` tool (a symbol renamed across files) while a server "
-        "that renames is ready; it changes files, so it is approved and checkpointed like an edit.",
-    )
-    start_on_read: bool | None = Field(
-        default=None,
-        description="A read starts its file's server (unset: in interactive sessions only; an "
-        "edit always does).",
-    )
-    startup_timeout_s: float = Field(
-        default=30.0, gt=0, le=600, description="A server not initialized by then fails."
-    )
-    request_timeout_s: float = Field(
-        default=10.0, gt=0, le=600, description="How long the `lsp` tool waits for an answer."
-    )
-    servers: dict[str, dict[str, Any]] = Field(
-        default_factory=dict,
-        description="Servers by name in Claude Code's `lspServers` shape (`command`, `args`, "
-        "`extensionToLanguage`, ...), or changes to a found one (`disabled`, `args`).",
-    )
+    enabled: Annotated[bool, Meta(description="Use language servers at all.")] = True
+    diagnostics: Annotated[
+        bool,
+        Meta(
+            description="After an edit, write or command, append the new errors and warnings of "
+            "the changed files to the result."
+        ),
+    ] = True
+    diagnostics_wait_ms: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=60_000,
+            description="How long a change waits for the servers' diagnostics (milliseconds).",
+        ),
+    ] = 1500
+    max_diagnostics: Annotated[
+        int, Meta(ge=1, le=500, description="Most new problems listed in one result.")
+    ] = 20
+    navigation: Annotated[
+        bool,
+        Meta(
+            description="Offer the `lsp` tool (definitions, references, hover, symbols, calls) "
+            "while a server is ready."
+        ),
+    ] = True
+    rename: Annotated[
+        bool,
+        Meta(
+            description="Offer the `lsp_rename` tool (a symbol renamed across files) while a server "
+            "that renames is ready; it changes files, so it is approved and checkpointed like an edit."
+        ),
+    ] = False
+    start_on_read: Annotated[
+        bool | None,
+        Meta(
+            description="A read starts its file's server (unset: in interactive sessions only; an "
+            "edit always does)."
+        ),
+    ] = None
+    startup_timeout_s: Annotated[
+        float, Meta(gt=0, le=600, description="A server not initialized by then fails.")
+    ] = 30.0
+    request_timeout_s: Annotated[
+        float, Meta(gt=0, le=600, description="How long the `lsp` tool waits for an answer.")
+    ] = 10.0
+    servers: Annotated[
+        dict[str, dict[str, Any]],
+        Meta(
+            description="Servers by name in Claude Code's `lspServers` shape (`command`, `args`, "
+            "`extensionToLanguage`, ...), or changes to a found one (`disabled`, `args`)."
+        ),
+    ] = {}
 
 
 class WebFetchSettings(SettingsSection):
     """``webFetch``: private addresses it may reach, its size cap and its timeout."""
 
-    allow_private_hosts: list[str] = Field(
-        default_factory=list,
-        description="Private hosts it may reach: an address and port (`127.0.0.1:8080`), a "
-        "network (`10.0.0.0/8`) or a host name.",
-    )
-    max_bytes: int = Field(
-        default=5 * 1024 * 1024,
-        ge=1024,
-        le=100 * 1024 * 1024,
-        description="At most this much of a response body is read; the rest is cut.",
-    )
-    timeout_s: float = Field(
-        default=30.0, gt=0, le=600, description="The whole fetch, redirects included."
-    )
+    allow_private_hosts: Annotated[
+        list[str],
+        Meta(
+            description="Private hosts it may reach: an address and port (`127.0.0.1:8080`), a "
+            "network (`10.0.0.0/8`) or a host name."
+        ),
+    ] = []
+    max_bytes: Annotated[
+        int,
+        Meta(
+            ge=1024,
+            le=100 * 1024 * 1024,
+            description="At most this much of a response body is read; the rest is cut.",
+        ),
+    ] = 5 * 1024 * 1024
+    timeout_s: Annotated[
+        float, Meta(gt=0, le=600, description="The whole fetch, redirects included.")
+    ] = 30.0
 
 
 class WebSearchSettings(SettingsSection):
     """``webSearch``: the web_search tool's backend (the tool is off without one)."""
 
-    backend: Literal["searxng", "brave", "tavily"] | None = Field(
-        default=None,
-        description="`searxng` (a self-hosted instance, no account), `brave` or `tavily` (keyed "
-        "APIs: `BRAVE_API_KEY` / `TAVILY_API_KEY`, held like provider keys); unset: no "
-        "web_search tool.",
-    )
-    url: str | None = Field(
-        default=None,
-        description="The SearXNG instance's URL (required for `searxng`; it must allow the json "
-        "format), or another endpoint for the keyed APIs.",
-    )
-    max_results: int = Field(
-        default=5, ge=1, le=10, description="Results a search returns unless the model asks."
-    )
+    backend: Annotated[
+        Literal["searxng", "brave", "tavily"] | None,
+        Meta(
+            description="`searxng` (a self-hosted instance, no account), `brave` or `tavily` (keyed "
+            "APIs: `BRAVE_API_KEY` / `TAVILY_API_KEY`, held like provider keys); unset: no "
+            "web_search tool."
+        ),
+    ] = None
+    url: Annotated[
+        str | None,
+        Meta(
+            description="The SearXNG instance's URL (required for `searxng`; it must allow the json "
+            "format), or another endpoint for the keyed APIs."
+        ),
+    ] = None
+    max_results: Annotated[
+        int, Meta(ge=1, le=10, description="Results a search returns unless the model asks.")
+    ] = 5
 
 
 class TelemetrySettings(SettingsSection):
     """``telemetry``: OpenTelemetry export of runs, model and tool calls (off by default)."""
 
-    enabled: bool = Field(
-        default=False,
-        description="Export traces and metrics over OTLP/HTTP (`PI_TELEMETRY=1` also turns it on).",
-    )
-    endpoint: str | None = Field(
-        default=None,
-        description="The OTLP/HTTP base URL (`/v1/traces` and `/v1/metrics` are added); unset: "
-        "`OTEL_EXPORTER_OTLP_ENDPOINT`, else `http://localhost:4318`.",
-    )
-    headers: dict[str, str] = Field(
-        default_factory=dict, description="Headers sent with each export (an API key, a tenant)."
-    )
-    log_prompts: bool = Field(
-        default=False,
-        description="Also export prompts, answers, tool arguments and tool output (off: only "
-        "names, ids, durations, tokens, cost and outcomes leave the machine).",
-    )
-    service_name: str = Field(default="pi", description="The `service.name` of the resource.")
-    metrics_interval_s: int = Field(
-        default=60, ge=1, description="Seconds between metric exports (and one at exit)."
-    )
+    enabled: Annotated[
+        bool,
+        Meta(
+            description="Export traces and metrics over OTLP/HTTP (`PI_TELEMETRY=1` also turns it on)."
+        ),
+    ] = False
+    endpoint: Annotated[
+        str | None,
+        Meta(
+            description="The OTLP/HTTP base URL (`/v1/traces` and `/v1/metrics` are added); unset: "
+            "`OTEL_EXPORTER_OTLP_ENDPOINT`, else `http://localhost:4318`."
+        ),
+    ] = None
+    headers: Annotated[
+        dict[str, str], Meta(description="Headers sent with each export (an API key, a tenant).")
+    ] = {}
+    log_prompts: Annotated[
+        bool,
+        Meta(
+            description="Also export prompts, answers, tool arguments and tool output (off: only "
+            "names, ids, durations, tokens, cost and outcomes leave the machine)."
+        ),
+    ] = False
+    service_name: Annotated[str, Meta(description="The `service.name` of the resource.")] = "pi"
+    metrics_interval_s: Annotated[
+        int, Meta(ge=1, description="Seconds between metric exports (and one at exit).")
+    ] = 60
 
 
 class NetworkSettings(SettingsSection):
     """``network``: the proxy and extra CAs of everything pi sends out (web_fetch: see
     ``docs/network.md``)."""
 
-    proxy: str | None = Field(
-        default=None,
-        description="A proxy URL (`http://user:password@proxy:3128`, https or socks5) for model "
-        "requests, MCP servers over HTTP and web_search; wins over `HTTPS_PROXY`.",
-    )
-    no_proxy: list[str] = Field(
-        default_factory=list,
-        description="Hosts reached directly, added to `NO_PROXY`: a name and its subdomains, "
-        "`host:port`, an address or a CIDR network, `*` for all.",
-    )
-    ca_file: str | None = Field(
-        default=None,
-        description="A PEM bundle of extra certificate authorities trusted beside the system "
-        "store (a TLS-inspecting proxy's CA).",
-    )
+    proxy: Annotated[
+        str | None,
+        Meta(
+            description="A proxy URL (`http://user:password@proxy:3128`, https or socks5) for model "
+            "requests, MCP servers over HTTP and web_search; wins over `HTTPS_PROXY`."
+        ),
+    ] = None
+    no_proxy: Annotated[
+        list[str],
+        Meta(
+            description="Hosts reached directly, added to `NO_PROXY`: a name and its subdomains, "
+            "`host:port`, an address or a CIDR network, `*` for all."
+        ),
+    ] = []
+    ca_file: Annotated[
+        str | None,
+        Meta(
+            description="A PEM bundle of extra certificate authorities trusted beside the system "
+            "store (a TLS-inspecting proxy's CA)."
+        ),
+    ] = None
 
     def config(self) -> Any:
         """The :class:`agent_core.net.NetworkConfig` of these settings (None: all defaults)."""

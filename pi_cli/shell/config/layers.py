@@ -18,8 +18,6 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from pi_cli.shell.config._files import merge, read_json
 from pi_cli.shell.config.pi_ts import read_pi_ts_settings
 from pi_cli.shell.config.settings import (
@@ -140,7 +138,9 @@ def gate(
 def load_layered(cwd: Path, trusted: bool, injected: Settings | None = None) -> LoadedSettings:
     """The shell's settings for ``cwd``; ``injected`` (tests, embedders) replaces every file."""
     if injected is not None:
-        data = injected.model_dump(by_alias=True, exclude_defaults=True)
+        from pi_cli.shell.config._validation import non_defaults
+
+        data = non_defaults(injected)
         return LoadedSettings(injected, [Layer(cwd / ".pi" / "injected.json", "user", "pi", data)])
     raw, problems = read_layers(cwd)
     layers: list[Layer] = []
@@ -157,10 +157,12 @@ def load_layered(cwd: Path, trusted: bool, injected: Settings | None = None) -> 
     settings = _validate(merged, " + ".join(str(x.path) for x in layers if x.kind == "pi"))
     for layer in layers:
         if layer.kind == "claude" and isinstance(layer.data.get("permissions"), dict):
+            from pi_cli.shell.config._validation import SettingsInvalid, validated
+
             try:
-                PermissionSettings.model_validate(layer.data["permissions"])
-            except ValidationError as exc:
-                problems.append(f"Invalid permissions in {layer.path}: {exc.errors()[0]['msg']}")
+                validated(layer.data["permissions"], PermissionSettings)
+            except SettingsInvalid as exc:
+                problems.append(f"Invalid permissions in {layer.path}: {exc}")
                 layer.data.pop("permissions")
     return LoadedSettings(settings, layers, ignored, problems)
 

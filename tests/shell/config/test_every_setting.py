@@ -3,7 +3,7 @@
 Each probe writes the key into ``$PI_HOME/settings.json`` (the real loading path), builds a
 shell, and looks where the value is used: the component that consumes it (the agent, the
 stream function's arguments, the sandbox, the tool, the budget...), not ``shell.settings``.
-A key added to the pydantic models without a probe here fails
+A key added to the settings records without a probe here fails
 :func:`test_every_key_has_a_probe`; ``bashTimeoutS`` (which did nothing) is also run for real.
 """
 
@@ -14,10 +14,10 @@ import inspect
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, get_args, get_origin
 
+import msgspec
 import pytest
-from pydantic import BaseModel
 
 from pi_cli.shell.coding_agent import CodingAgent, ShellOptions
 from pi_cli.shell.config.settings import Settings
@@ -35,16 +35,18 @@ from tests.shell.review.test_runner import (  # noqa: F401 - a probe named in RU
 Probe = Callable[[CodingAgent], Any]
 
 
-def leaf_keys(model: type[BaseModel] = Settings, prefix: str = "") -> list[str]:
-    """Every leaf key of the settings, dotted and camelCase, as users write them."""
+def leaf_keys(model: type[msgspec.Struct] = Settings, prefix: str = "") -> list[str]:
+    """Every leaf key of the settings, dotted and camelCase, as users write them (a section
+    that may be left out, ``statusLine``, is one key)."""
     keys: list[str] = []
-    for name, field in model.model_fields.items():
-        alias = field.alias or name
-        kind = field.annotation
-        if isinstance(kind, type) and issubclass(kind, BaseModel):
-            keys.extend(leaf_keys(kind, f"{prefix}{alias}."))
+    for field in msgspec.structs.fields(model):
+        kind = field.type
+        while get_origin(kind) is Annotated:
+            kind = get_args(kind)[0]
+        if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+            keys.extend(leaf_keys(kind, f"{prefix}{field.encode_name}."))
         else:
-            keys.append(prefix + alias)
+            keys.append(prefix + field.encode_name)
     return keys
 
 

@@ -200,11 +200,13 @@ def _deep_merge(base: dict, extra: dict) -> dict:
 
 
 def _get(settings: object, key: str) -> object:
-    from pydantic.alias_generators import to_snake
+    import msgspec
 
     node = settings
     for part in key.split("."):
-        node = getattr(node, to_snake(part))
+        assert isinstance(node, msgspec.Struct), key
+        names = {f.encode_name: f.name for f in msgspec.structs.fields(type(node))}
+        node = getattr(node, names[part])
     return node
 
 
