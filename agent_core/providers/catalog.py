@@ -11,7 +11,6 @@ import os
 import sys
 import threading
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -23,6 +22,7 @@ from agent_core.providers._catalog_index import (
     read_header,
     write_index,
 )
+from agent_core.records import Record
 
 _COST_MAP_FILES = (
     "model_prices_and_context_window_backup.json",
@@ -196,28 +196,26 @@ def provider_of_bare_name(name: str) -> str | None:
 # ---------------------------------------------------------------------------- models.json
 
 
-@dataclass
-class CustomModel:
-    """One model declared in models.json."""
+class CustomModel(Record):
+    """One model declared in models.json (checked by :func:`_parse_models`)."""
 
     id: str
     context_window: int | None = None
     max_tokens: int | None = None
-    cost: dict[str, float] = field(default_factory=dict)
+    cost: dict[str, float] = {}
     reasoning: bool = False
 
 
-@dataclass
-class CustomProvider:
-    """One provider declared in models.json."""
+class CustomProvider(Record):
+    """One provider declared in models.json (checked by :func:`_parse_provider`)."""
 
     name: str
     base_url: str
     api: CustomApi
     api_key: str | None = None
     api_key_env: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    models: dict[str, CustomModel] = field(default_factory=dict)
+    headers: dict[str, str] = {}
+    models: dict[str, CustomModel] = {}
 
 
 def load_models_file(path: Path | Sequence[Path] | None) -> dict[str, CustomProvider]:
@@ -311,8 +309,7 @@ def _parse_provider(path: Path, name: str, raw: Any) -> CustomProvider:
 # ---------------------------------------------------------------------------- metadata
 
 
-@dataclass(frozen=True)
-class ModelMetadata:
+class ModelMetadata(Record, frozen=True):  # type: ignore[misc]  # mypy: frozen under a mutable base
     """Window, prices and capabilities of a model; the defaults mean "not known"."""
 
     context_window: int = DEFAULT_CONTEXT_WINDOW

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from agent_core.messages import Cost, Usage
@@ -32,6 +31,7 @@ from agent_core.providers.catalog import (
     pi_home,
     provider_of_bare_name,
 )
+from agent_core.records import Record
 
 
 def compute_cost(model: ResolvedModel, usage: Usage) -> Cost:
@@ -132,7 +132,16 @@ def resolve_model(
         return _custom_model(customs[provider], provider, name, mode, api_base, key, key_env, env)
     native = NATIVE.get(provider)
     if native is not None:
-        request = _Request(provider, name, spec, mode, api_base, key, key_env, env)
+        request = _Request(
+            provider=provider,
+            name=name,
+            spec=spec,
+            mode=mode,
+            api_base=api_base,
+            key=key,
+            key_env=key_env,
+            env=env,
+        )
         return _native_model(native, request, openai_api)
     if api_base:
         var = f"{provider.upper()}_API_KEY"
@@ -219,8 +228,7 @@ def _custom_model(
     )
 
 
-@dataclass(frozen=True)
-class _Request:
+class _Request(Record, frozen=True):  # type: ignore[misc]  # mypy: frozen under a mutable base
     """What :func:`resolve_model` was asked, for the native providers' branch."""
 
     provider: str

@@ -124,6 +124,14 @@ def test_headers_are_hidden_like_the_key() -> None:
         "headers" not in model.model_dump()
         and model.headers["Authorization"] == "Bearer hidden-token"
     )
+    from rich.pretty import pretty_repr
+
+    keyed = model.model_copy(update={"api_key": "sk-hidden-1234"})
+    assert keyed.api_key == "sk-hidden-1234" and model.api_key is None
+    for shown in (pretty_repr(keyed), repr(keyed), str(keyed.model_dump(by_alias=True))):
+        assert "hidden" not in shown and "'apiKey'" not in shown and "p/m" in shown
+    with pytest.raises(AttributeError):
+        keyed.api_key = "changed"  # type: ignore[misc]
 
 
 def test_max_tokens_cap_is_shared() -> None:
