@@ -67,6 +67,7 @@ from agent_core.tool import (
     BeforeToolCallResult,
     FileEffect,
     Tool,
+    ToolArguments,
     ToolBase,
     ToolCallContext,
     ToolError,
@@ -75,7 +76,7 @@ from agent_core.tool import (
     validate_arguments,
 )
 from agent_core.tool_execution import SKIPPED_FOR_STEERING
-from agent_core.validation import one_line_validation_error
+from agent_core.validation import one_line_record_error, one_line_validation_error
 
 __all__ = [
     "AbortSignal",
@@ -117,6 +118,7 @@ __all__ = [
     "ThinkingEnd",
     "ThinkingStart",
     "Tool",
+    "ToolArguments",
     "ToolBase",
     "ToolCall",
     "ToolCallContext",
@@ -138,6 +140,7 @@ __all__ = [
     "message_from_wire",
     "now_ms",
     "first_line",
+    "one_line_record_error",
     "one_line_validation_error",
     "parse_tool_arguments",
     "run_agent_loop",

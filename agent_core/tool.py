@@ -5,15 +5,22 @@ from __future__ import annotations
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 from agent_core._frozen import frozen_value
+from agent_core._schemas import copied, record_schema
 from agent_core.abort import AbortSignal
 from agent_core.messages import AssistantMessage, Message, ToolCall, ToolResult
+from agent_core.records import Record, RecordError
 from agent_core.stream import ToolSpec
-from agent_core.validation import one_line_validation_error
+from agent_core.validation import one_line_record_error
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+Parameters: TypeAlias = "type[Record] | type[BaseModel]"
+"""What a tool's ``parameters`` may be: a :class:`Record` type (pi's own tools), or a pydantic
+model (an extension's tool, an MCP tool's :mod:`agent_core.json_schema` arguments)."""
 
 OnToolUpdate = Callable[[ToolResult], None]
 
@@ -33,12 +40,24 @@ class FileEffect:
     access: Literal["read", "write"]
 
 
+class ToolArguments(Record, rename=None):
+    """Base of a tool's arguments as a :class:`Record`: the fields are named as the model writes
+    them (no camelCase renaming; ``field(name="activeForm")`` names one otherwise).
+
+    Describe a field for the model with ``Annotated[int, msgspec.Meta(ge=1, description=...)]``;
+    the class docstring is the schema's description. A check across fields goes in
+    ``__post_init__`` (raise ``ValueError``: the model reads the message). Unknown keys are
+    ignored unless the class says ``forbid_unknown_fields=True``.
+    """
+
+
 class Tool(Protocol):
     """A tool the model can call, and how front ends and the shell present it.
 
-    ``parameters`` is a pydantic model; its JSON schema (field descriptions included) is what the
-    model sees, and arguments are validated against it before ``execute`` runs. A tool whose
-    schema comes as raw JSON Schema (an MCP server's) uses
+    ``parameters`` is a :class:`ToolArguments` (a :class:`Record`) type or a pydantic model; its
+    JSON schema (field descriptions included) is what the model sees, and arguments are
+    validated against it before ``execute`` runs (a pydantic model's with pydantic, imported only
+    then). A tool whose schema comes as raw JSON Schema (an MCP server's) uses
     :func:`agent_core.json_schema.json_schema_model`: the schema passes through unchanged and
     arguments are checked with a JSON Schema validator. ``execute``
     may raise :class:`ToolError` (or any exception) to produce an error result; it must honour
@@ -59,7 +78,7 @@ class Tool(Protocol):
         ...
 
     @property
-    def parameters(self) -> type[BaseModel]: ...
+    def parameters(self) -> Parameters: ...
 
     @property
     def summary(self) -> str:
@@ -118,7 +137,7 @@ class ToolBase:
 
     name: str
     description: str
-    parameters: type[BaseModel]
+    parameters: Parameters
     guideline: str | None = None
 
     @property
@@ -148,39 +167,24 @@ class ToolBase:
         return None
 
 
-# A pydantic model's schema is a function of its core schema: generating it takes ~0.3 ms a
-# tool, and the loop asks for every tool's at every turn. Keyed by the class, checked against
-# the core schema object (``model_rebuild`` replaces it), handed out as a copy (callers edit it).
-_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], tuple[object, dict[str, Any]]] = (
-    weakref.WeakKeyDictionary()
-)
-_PYDANTIC_SCHEMA = BaseModel.model_json_schema.__func__  # type: ignore[attr-defined]
+# A record type's schema never changes (a record cannot be rebuilt): made once per type,
+# handed out as a copy (callers edit it).
+_SCHEMAS: weakref.WeakKeyDictionary[type[Record], dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
-def _parameters_schema(parameters: type[BaseModel]) -> dict[str, Any]:
-    if getattr(parameters.model_json_schema, "__func__", None) is not _PYDANTIC_SCHEMA:
-        return parameters.model_json_schema()  # its own method (a raw JSON Schema): no cache
-    core = parameters.__dict__.get("__pydantic_core_schema__")
-    cached = _SCHEMAS.get(parameters)
-    if cached is None or core is None or cached[0] is not core:
-        schema = parameters.model_json_schema()
-        core = parameters.__dict__.get("__pydantic_core_schema__")
-        if core is None:
-            return schema
-        cached = (core, schema)
-        _SCHEMAS[parameters] = cached
-    copied: dict[str, Any] = _copied(cached[1])
-    return copied
+def _is_record(parameters: object) -> bool:
+    return isinstance(parameters, type) and issubclass(parameters, Record)
 
 
-def _copied(value: Any) -> Any:
-    # A JSON schema is dicts, lists and immutable scalars: copying those is all a deep copy
-    # does here, at a tenth of copy.deepcopy's cost.
-    if isinstance(value, dict):
-        return {key: _copied(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copied(item) for item in value]
-    return value
+def _parameters_schema(parameters: Parameters) -> dict[str, Any]:
+    if not _is_record(parameters):
+        from agent_core import _pydantic_arguments
+
+        return _pydantic_arguments.parameters_schema(parameters)  # type: ignore[arg-type]
+    schema = _SCHEMAS.get(parameters)  # type: ignore[arg-type]
+    if schema is None:
+        schema = _SCHEMAS[parameters] = record_schema(parameters)  # type: ignore[index,arg-type]
+    return copied(schema)  # type: ignore[no-any-return]
 
 
 def tool_spec(tool: Tool) -> ToolSpec:
@@ -191,7 +195,7 @@ def tool_spec(tool: Tool) -> ToolSpec:
     lazily loaded extension's) does; ``parameters`` then only needs to accept the arguments.
     """
     given = getattr(tool, "parameters_schema", None)
-    schema = _copied(given) if isinstance(given, dict) else _parameters_schema(tool.parameters)
+    schema = copied(given) if isinstance(given, dict) else _parameters_schema(tool.parameters)
     schema.pop("title", None)
     return ToolSpec(name=tool.name, description=tool.description, parameters=schema)
 
@@ -199,15 +203,17 @@ def tool_spec(tool: Tool) -> ToolSpec:
 def spec_key(tool: Tool) -> tuple[object, ...] | None:
     """What ``tool``'s spec is made of (``None``: unknown, make it each time).
 
-    The name, description, parameters type and the object its schema comes from (pydantic's
-    core schema, replaced by ``model_rebuild``; a raw schema's ``json_schema``, replaced when
-    the tool's server changes it). A spec is reused while this key is the same.
+    The name, description, parameters type and the object its schema comes from (a record
+    type itself; pydantic's core schema, replaced by ``model_rebuild``; a raw schema's
+    ``json_schema``, replaced when the tool's server changes it). A spec is reused while this
+    key is the same.
     """
     parameters = tool.parameters
-    if getattr(parameters.model_json_schema, "__func__", None) is _PYDANTIC_SCHEMA:
-        source = parameters.__dict__.get("__pydantic_core_schema__")
-    else:
-        source = getattr(parameters, "json_schema", None)
+    source: object | None = parameters
+    if not _is_record(parameters):
+        from agent_core import _pydantic_arguments
+
+        source = _pydantic_arguments.schema_source(parameters)  # type: ignore[arg-type]
     if source is None:
         return None
     return (tool.name, tool.description, parameters, id(source), source)
@@ -220,8 +226,14 @@ def frozen_tool_spec(tool: Tool) -> ToolSpec:
     return spec
 
 
-def validate_arguments(tool: Tool, call: ToolCall) -> tuple[BaseModel | None, str | None]:
-    """Validate a call's arguments. Returns (parsed args, None) or (None, error message)."""
+def validate_arguments(tool: Tool, call: ToolCall) -> tuple[Any | None, str | None]:
+    """Validate a call's arguments. Returns (parsed args, None) or (None, error message).
+
+    The message is one line the model can act on: ``Invalid arguments for tool read: offset:
+    Expected `int`, got `str```. Keys the parameters do not name are ignored (unless they
+    forbid unknown fields); JSON's lax forms are accepted (``"5"`` for 5, ``"true"``).
+    """
+    prefix = f"Invalid arguments for tool {call.name}: "
     if call.raw_arguments is not None:
         snippet = (
             call.raw_arguments
@@ -232,14 +244,17 @@ def validate_arguments(tool: Tool, call: ToolCall) -> tuple[BaseModel | None, st
             f"Invalid JSON in arguments for tool {call.name}: {snippet!r}. "
             "Send the arguments as one JSON object."
         )
+    parameters = tool.parameters
     try:
-        return tool.parameters.model_validate(call.arguments), None
-    except ValidationError as error:
-        return None, one_line_validation_error(
-            error, f"Invalid arguments for tool {call.name}: ", root="arguments"
-        )
+        if _is_record(parameters):
+            return parameters.model_validate(call.arguments), None
+        from agent_core import _pydantic_arguments
+
+        return _pydantic_arguments.validated(parameters, call.arguments, prefix)  # type: ignore[arg-type]
+    except RecordError as error:
+        return None, one_line_record_error(error, prefix, root="arguments")
     except Exception as exc:  # noqa: BLE001 - a custom validator raising e.g. TypeError/KeyError
-        return None, f"Invalid arguments for tool {call.name}: {type(exc).__name__}: {exc}"
+        return None, f"{prefix}{type(exc).__name__}: {exc}"
 
 
 @dataclass
@@ -248,7 +263,7 @@ class ToolCallContext:
 
     assistant_message: AssistantMessage
     tool_call: ToolCall
-    args: BaseModel
+    args: Any
     messages: list[Message]
 
 
@@ -273,7 +288,7 @@ class AfterToolCallContext:
 
     assistant_message: AssistantMessage
     tool_call: ToolCall
-    args: BaseModel
+    args: Any
     result: ToolResult
     is_error: bool
     messages: list[Message]

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-
-from pydantic import BaseModel
+from typing import Any
 
 from agent_core.abort import Aborted, AbortSignal, run_abortable
 from agent_core.context import AgentContext, AgentLoopConfig, Emit
@@ -53,7 +52,7 @@ class BatchResult:
 class _Prepared:
     call: ToolCall
     tool: Tool | None = None
-    args: BaseModel | None = None
+    args: Any = None  # the validated instance of the tool's parameters
     error: str | None = None
     answer: tuple[ToolResult, bool] | None = None  # a hook answered instead of the tool
 
@@ -223,9 +222,7 @@ class _BatchRunner:
         except Exception:  # noqa: BLE001 - contract: must not raise; keep the tool's own result
             return result, is_error
 
-    async def _execute(
-        self, tool: Tool, call: ToolCall, args: BaseModel
-    ) -> tuple[ToolResult, bool]:
+    async def _execute(self, tool: Tool, call: ToolCall, args: object) -> tuple[ToolResult, bool]:
         def on_update(partial: ToolResult) -> None:
             self.emit(
                 ToolExecutionUpdate(

@@ -21,7 +21,7 @@ PACKAGES = ("agent_core", "tools", "pi_cli")
 MAX_MODULE_LINES = 400
 FORBIDDEN_FOR_CORE = {"pi_cli", "tools", "textual", "typer", "rich", "litellm"}
 # Beyond the standard library and agent_core, the only package the tools may import.
-TOOLS_MAY_IMPORT = {"agent_core", "pydantic"}
+TOOLS_MAY_IMPORT = {"agent_core", "msgspec"}
 # web_fetch's two modules, and only they, import one library more each (lazily: see below).
 TOOLS_MODULE_MAY_IMPORT = {
     "tools.web._http": {"httpx"},
@@ -161,7 +161,7 @@ def test_no_import_cycles(package: str) -> None:
     assert not cycles, f"import cycles in {package}:\n{_describe(cycles)}"
 
 
-def test_tools_import_only_agent_core_pydantic_and_the_standard_library() -> None:
+def test_tools_import_only_agent_core_msgspec_and_the_standard_library() -> None:
     graph = _graph()
     outside = set()
     for module in graph.find_descendants("tools") | {"tools"}:
@@ -170,7 +170,7 @@ def test_tools_import_only_agent_core_pydantic_and_the_standard_library() -> Non
             top = imported.split(".")[0]
             if top != "tools" and top not in allowed and top not in sys.stdlib_module_names:
                 outside.add(f"{module} -> {imported}")
-    assert not outside, "tools import more than agent_core, pydantic and the stdlib:\n" + "\n".join(
+    assert not outside, "tools import more than agent_core, msgspec and the stdlib:\n" + "\n".join(
         sorted(outside)
     )
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import msgspec
+from msgspec import Meta
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult, first_line
+from agent_core import AbortSignal, ToolArguments, ToolBase, ToolError, ToolResult, first_line
 from agent_core.tool import OnToolUpdate
 
 MAX_QUESTIONS = 4
@@ -24,63 +25,66 @@ MAX_OPTIONS = 6
 MAX_HEADER = 30
 
 
-class AskOption(BaseModel):
+class AskOption(ToolArguments):
     """One choice of a question."""
 
-    label: str = Field(
-        min_length=1, max_length=200, description="The choice as the user sees it (1-5 words)"
-    )
-    description: str = Field(
-        default="", max_length=1000, description="What choosing it means, its trade-offs"
-    )
+    label: Annotated[
+        str,
+        Meta(
+            min_length=1, max_length=200, description="The choice as the user sees it (1-5 words)"
+        ),
+    ]
+    description: Annotated[
+        str, Meta(max_length=1000, description="What choosing it means, its trade-offs")
+    ] = ""
 
 
-class AskQuestion(BaseModel):
+class AskQuestion(ToolArguments):
     """One question for the user."""
 
-    model_config = ConfigDict(populate_by_name=True)
+    question: Annotated[
+        str,
+        Meta(min_length=1, max_length=2000, description="The complete question, ending with '?'"),
+    ]
+    header: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            max_length=MAX_HEADER,
+            description="A very short label for the question (at most 12 characters: 'Auth method')",
+        ),
+    ]
+    options: Annotated[
+        list[AskOption],
+        Meta(
+            min_length=2,
+            max_length=MAX_OPTIONS,
+            description="2-4 distinct choices; do not add an 'Other' choice: the user can always "
+            "answer in their own words",
+        ),
+    ]
+    multi_select: Annotated[
+        bool, Meta(description="true lets the user choose several options (not mutually exclusive)")
+    ] = msgspec.field(name="multiSelect", default=False)
 
-    question: str = Field(
-        min_length=1, max_length=2000, description="The complete question, ending with '?'"
-    )
-    header: str = Field(
-        min_length=1,
-        max_length=MAX_HEADER,
-        description="A very short label for the question (at most 12 characters: 'Auth method')",
-    )
-    options: list[AskOption] = Field(
-        min_length=2,
-        max_length=MAX_OPTIONS,
-        description="2-4 distinct choices; do not add an 'Other' choice: the user can always "
-        "answer in their own words",
-    )
-    multi_select: bool = Field(
-        default=False,
-        alias="multiSelect",
-        description="true lets the user choose several options (not mutually exclusive)",
-    )
-
-    @model_validator(mode="after")
-    def _distinct(self) -> AskQuestion:
+    def __post_init__(self) -> None:
         labels = [option.label.strip() for option in self.options]
         if len(set(labels)) != len(labels) or not all(labels):
             raise ValueError("a question's option labels must be distinct and not blank")
-        return self
 
 
-class AskUserArgs(BaseModel):
+class AskUserArgs(ToolArguments):
     """Arguments of the ask_user tool."""
 
-    questions: list[AskQuestion] = Field(
-        min_length=1, max_length=MAX_QUESTIONS, description="1-4 questions, asked in order"
-    )
+    questions: Annotated[
+        list[AskQuestion],
+        Meta(min_length=1, max_length=MAX_QUESTIONS, description="1-4 questions, asked in order"),
+    ]
 
-    @model_validator(mode="after")
-    def _distinct(self) -> AskUserArgs:
+    def __post_init__(self) -> None:
         texts = [q.question.strip() for q in self.questions]
         if len(set(texts)) != len(texts):
             raise ValueError("the questions must be distinct")
-        return self
 
 
 Unanswered = Literal["no_user", "declined", "timeout", "aborted"]

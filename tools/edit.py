@@ -6,11 +6,12 @@ import asyncio
 import difflib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, ValidationError
+from msgspec import Meta
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, FileEffect, ToolArguments, ToolBase, ToolError, ToolResult
+from agent_core.records import Record, RecordError
 from agent_core.tool import OnToolUpdate
 from tools._match import find_match
 from tools._paths import display_path, resolve_path
@@ -28,31 +29,38 @@ from tools.safe_files import (
 _BOM = "\ufeff"
 
 
-class EditItem(BaseModel):
+class EditItem(ToolArguments):
     """One replacement."""
 
-    old_text: str = Field(
-        description="Exact text to find; must occur exactly once in the file (include enough context)"
-    )
-    new_text: str = Field(description="Text that replaces old_text")
+    old_text: Annotated[
+        str,
+        Meta(
+            description="Exact text to find; must occur exactly once in the file (include enough context)"
+        ),
+    ]
+    new_text: Annotated[str, Meta(description="Text that replaces old_text")]
 
 
-class EditArgs(BaseModel):
+class EditArgs(ToolArguments):
     """Arguments of the edit tool."""
 
-    path: str = Field(
-        description="Path to the file to edit (relative to the working directory or absolute)"
-    )
-    edits: list[EditItem] = Field(
-        min_length=1,
-        description=(
-            "Replacements, each matched against the original file; they must not overlap. "
-            "Use several edits to change several places in one call."
+    path: Annotated[
+        str,
+        Meta(
+            description="Path to the file to edit (relative to the working directory or absolute)"
         ),
-    )
+    ]
+    edits: Annotated[
+        list[EditItem],
+        Meta(
+            min_length=1,
+            description="Replacements, each matched against the original file; they must not overlap. "
+            "Use several edits to change several places in one call.",
+        ),
+    ]
 
 
-class EditDetails(BaseModel):
+class EditDetails(Record, rename=None):
     """What a successful edit reports to front ends.
 
     On the wire (``ToolResult.details``, session files) it is the plain dict
@@ -71,7 +79,7 @@ class EditDetails(BaseModel):
         """The details of an edit result, or None when ``details`` is not one (never raises)."""
         try:
             return cls.model_validate(details)
-        except ValidationError:
+        except RecordError:
             return None
 
 

@@ -9,24 +9,27 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult, first_line
+from agent_core import AbortSignal, ToolArguments, ToolBase, ToolError, ToolResult, first_line
 from agent_core.tool import OnToolUpdate
 
 MAX_PLAN_CHARS = 40_000
 
 
-class ExitPlanModeArgs(BaseModel):
+class ExitPlanModeArgs(ToolArguments):
     """Arguments of the exit_plan_mode tool."""
 
-    plan: str = Field(
-        min_length=1,
-        max_length=MAX_PLAN_CHARS,
-        description="The plan, in Markdown: the concrete steps you will take, concisely",
-    )
+    plan: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            max_length=MAX_PLAN_CHARS,
+            description="The plan, in Markdown: the concrete steps you will take, concisely",
+        ),
+    ]
 
 
 @dataclass(frozen=True)

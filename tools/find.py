@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, first_line
+from agent_core import (
+    AbortSignal,
+    FileEffect,
+    ToolArguments,
+    ToolBase,
+    ToolError,
+    ToolResult,
+    first_line,
+)
 from agent_core.tool import OnToolUpdate
 from tools._paths import search_target
 from tools._present import path_effect, search_title, str_arg
@@ -18,20 +26,21 @@ from tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 DEFAULT_LIMIT = 1000
 
 
-class FindArgs(BaseModel):
+class FindArgs(ToolArguments):
     """Arguments of the find tool."""
 
-    pattern: str = Field(
-        description="Glob pattern to match files, e.g. '*.py', '**/*.json' or 'src/**/test_*.py'"
-    )
-    path: str | None = Field(
-        default=None, description="Directory to search in (default: working directory)"
-    )
-    limit: int = Field(
-        default=DEFAULT_LIMIT,
-        ge=1,
-        description=f"Maximum number of results (default {DEFAULT_LIMIT})",
-    )
+    pattern: Annotated[
+        str,
+        Meta(
+            description="Glob pattern to match files, e.g. '*.py', '**/*.json' or 'src/**/test_*.py'"
+        ),
+    ]
+    path: Annotated[
+        str | None, Meta(description="Directory to search in (default: working directory)")
+    ] = None
+    limit: Annotated[
+        int, Meta(ge=1, description=f"Maximum number of results (default {DEFAULT_LIMIT})")
+    ] = DEFAULT_LIMIT
 
 
 class FindTool(ToolBase):

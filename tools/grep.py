@@ -5,11 +5,19 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, first_line
+from agent_core import (
+    AbortSignal,
+    FileEffect,
+    ToolArguments,
+    ToolBase,
+    ToolError,
+    ToolResult,
+    first_line,
+)
 from agent_core.tool import OnToolUpdate
 from tools._paths import display_path, search_target
 from tools._present import path_effect, search_title, str_arg
@@ -21,27 +29,27 @@ DEFAULT_LIMIT = 100
 _LINE = re.compile(rb"(\d+)([:-])(.*)", re.DOTALL)
 
 
-class GrepArgs(BaseModel):
+class GrepArgs(ToolArguments):
     """Arguments of the grep tool."""
 
-    pattern: str = Field(description="Search pattern (regex, or literal text with literal=true)")
-    path: str | None = Field(
-        default=None, description="Directory or file to search (default: working directory)"
-    )
-    glob: str | None = Field(
-        default=None,
-        description="Only search files matching this glob, e.g. '*.py' or '**/*.spec.ts'",
-    )
-    ignore_case: bool = Field(default=False, description="Case-insensitive search")
-    literal: bool = Field(default=False, description="Treat pattern as literal text, not a regex")
-    context: int = Field(
-        default=0, ge=0, le=50, description="Lines of context before and after each match"
-    )
-    limit: int = Field(
-        default=DEFAULT_LIMIT,
-        ge=1,
-        description=f"Maximum number of matches (default {DEFAULT_LIMIT})",
-    )
+    pattern: Annotated[
+        str, Meta(description="Search pattern (regex, or literal text with literal=true)")
+    ]
+    path: Annotated[
+        str | None, Meta(description="Directory or file to search (default: working directory)")
+    ] = None
+    glob: Annotated[
+        str | None,
+        Meta(description="Only search files matching this glob, e.g. '*.py' or '**/*.spec.ts'"),
+    ] = None
+    ignore_case: Annotated[bool, Meta(description="Case-insensitive search")] = False
+    literal: Annotated[bool, Meta(description="Treat pattern as literal text, not a regex")] = False
+    context: Annotated[
+        int, Meta(ge=0, le=50, description="Lines of context before and after each match")
+    ] = 0
+    limit: Annotated[
+        int, Meta(ge=1, description=f"Maximum number of matches (default {DEFAULT_LIMIT})")
+    ] = DEFAULT_LIMIT
 
 
 def _is_match(line: bytes) -> bool:

@@ -6,11 +6,19 @@ import asyncio
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult, first_line
+from agent_core import (
+    AbortSignal,
+    FileEffect,
+    ToolArguments,
+    ToolBase,
+    ToolError,
+    ToolResult,
+    first_line,
+)
 from agent_core.tool import OnToolUpdate
 from tools._paths import search_target
 from tools._present import path_effect, str_arg
@@ -18,17 +26,15 @@ from tools._present import path_effect, str_arg
 DEFAULT_LIMIT = 500
 
 
-class LsArgs(BaseModel):
+class LsArgs(ToolArguments):
     """Arguments of the ls tool."""
 
-    path: str | None = Field(
-        default=None, description="Directory to list (default: working directory)"
-    )
-    limit: int = Field(
-        default=DEFAULT_LIMIT,
-        ge=1,
-        description=f"Maximum number of entries (default {DEFAULT_LIMIT})",
-    )
+    path: Annotated[
+        str | None, Meta(description="Directory to list (default: working directory)")
+    ] = None
+    limit: Annotated[
+        int, Meta(ge=1, description=f"Maximum number of entries (default {DEFAULT_LIMIT})")
+    ] = DEFAULT_LIMIT
 
 
 class LsTool(ToolBase):

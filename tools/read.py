@@ -7,15 +7,16 @@ import base64
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Annotated, Any, BinaryIO
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
 from agent_core import (
     AbortSignal,
     FileEffect,
     ImageContent,
     TextContent,
+    ToolArguments,
     ToolBase,
     ToolError,
     ToolResult,
@@ -40,16 +41,22 @@ MAX_LINE_BYTES = 48 * 1024
 _SNIFF_BYTES = 8192
 
 
-class ReadArgs(BaseModel):
+class ReadArgs(ToolArguments):
     """Arguments of the read tool."""
 
-    path: str = Field(
-        description="Path to the file to read (relative to the working directory or absolute)"
-    )
-    offset: int | None = Field(
-        default=None, ge=1, description="Line number to start reading from (1-based)"
-    )
-    limit: int | None = Field(default=None, ge=1, description="Maximum number of lines to read")
+    path: Annotated[
+        str,
+        Meta(
+            description="Path to the file to read (relative to the working directory or absolute)"
+        ),
+    ]
+    offset: Annotated[
+        Annotated[int, Meta(ge=1)] | None,
+        Meta(description="Line number to start reading from (1-based)"),
+    ] = None
+    limit: Annotated[
+        Annotated[int, Meta(ge=1)] | None, Meta(description="Maximum number of lines to read")
+    ] = None
 
 
 def sniff_image(head: bytes) -> str | None:

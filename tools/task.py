@@ -12,49 +12,52 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult, first_line
+from agent_core import AbortSignal, ToolArguments, ToolBase, ToolError, ToolResult, first_line
 from agent_core.tool import OnToolUpdate
 
 GENERAL_PURPOSE = "general-purpose"
 
 
-class TaskArgs(BaseModel):
+class TaskArgs(ToolArguments):
     """Arguments of the task tool."""
 
-    description: str = Field(
-        min_length=1, max_length=200, description="A short (3-5 word) label shown to the user"
-    )
-    prompt: str = Field(
-        min_length=1,
-        description=(
-            "The complete task for the sub-agent. It sees nothing of this conversation: give "
-            "every detail it needs and say exactly what it should report back"
+    description: Annotated[
+        str,
+        Meta(
+            min_length=1, max_length=200, description="A short (3-5 word) label shown to the user"
         ),
-    )
-    subagent_type: str = Field(
-        default=GENERAL_PURPOSE,
-        description="Which agent to run: a name from the list in this tool's description",
-    )
-    worktree: bool = Field(
-        default=False,
-        description=(
-            "Give the agent a git worktree of its own (a separate checkout on a new branch), so "
+    ]
+    prompt: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            description="The complete task for the sub-agent. It sees nothing of this conversation: give "
+            "every detail it needs and say exactly what it should report back",
+        ),
+    ]
+    subagent_type: Annotated[
+        str, Meta(description="Which agent to run: a name from the list in this tool's description")
+    ] = GENERAL_PURPOSE
+    worktree: Annotated[
+        bool,
+        Meta(
+            description="Give the agent a git worktree of its own (a separate checkout on a new branch), so "
             "agents working in parallel do not edit the same files; its report says what it "
             "changed and the branch to merge"
         ),
-    )
-    background: bool = Field(
-        default=False,
-        description=(
-            "Run it in the background: the call returns the agent's id at once and you keep "
+    ] = False
+    background: Annotated[
+        bool,
+        Meta(
+            description="Run it in the background: the call returns the agent's id at once and you keep "
             "working; its final report arrives later as a message. Use it for long, independent "
             "work; do not wait or poll for it"
         ),
-    )
+    ] = False
 
 
 @dataclass(frozen=True)

@@ -9,49 +9,54 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from msgspec import Meta, field
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, ToolArguments, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 MAX_ITEMS = 100
 
 
-class TodoItem(BaseModel):
+class TodoItem(ToolArguments):
     """One step of the plan."""
 
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
-
-    content: str = Field(
-        min_length=1,
-        max_length=500,
-        description="The step, in the imperative: 'Run the test suite'",
-    )
-    status: TodoStatus = Field(
-        description="pending (not started), in_progress (working on it now), completed (done)"
-    )
-    active_form: str | None = Field(
-        default=None,
-        alias="activeForm",
-        max_length=500,
-        description="The step as shown while it is in progress: 'Running the test suite'",
-    )
+    content: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            max_length=500,
+            description="The step, in the imperative: 'Run the test suite'",
+        ),
+    ]
+    status: Annotated[
+        TodoStatus,
+        Meta(
+            description="pending (not started), in_progress (working on it now), completed (done)"
+        ),
+    ]
+    active_form: Annotated[
+        Annotated[str, Meta(max_length=500)] | None,
+        Meta(description="The step as shown while it is in progress: 'Running the test suite'"),
+    ] = field(name="activeForm", default=None)
 
     def wire(self) -> dict[str, Any]:
         """The item as it goes into events and sessions (camelCase, no nulls)."""
         return self.model_dump(by_alias=True, exclude_none=True)
 
 
-class TodoWriteArgs(BaseModel):
+class TodoWriteArgs(ToolArguments):
     """Arguments of the todo_write tool."""
 
-    todos: list[TodoItem] = Field(
-        max_length=MAX_ITEMS,
-        description="The whole list, in order; it replaces the previous one",
-    )
+    todos: Annotated[
+        list[TodoItem],
+        Meta(
+            max_length=MAX_ITEMS,
+            description="The whole list, in order; it replaces the previous one",
+        ),
+    ]
 
 
 TodoChanged = Callable[[list[TodoItem]], None]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, FileEffect, ToolArguments, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._paths import display_path, resolve_path
 from tools._present import path_effect, str_arg, with_suffix
@@ -23,13 +23,16 @@ from tools.safe_files import (
 )
 
 
-class WriteArgs(BaseModel):
+class WriteArgs(ToolArguments):
     """Arguments of the write tool."""
 
-    path: str = Field(
-        description="Path to the file to write (relative to the working directory or absolute)"
-    )
-    content: str = Field(description="The complete content to write to the file")
+    path: Annotated[
+        str,
+        Meta(
+            description="Path to the file to write (relative to the working directory or absolute)"
+        ),
+    ]
+    content: Annotated[str, Meta(description="The complete content to write to the file")]
 
 
 class WriteTool(ToolBase):

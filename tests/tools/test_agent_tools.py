@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
 from agent_core import AbortSignal, ToolError, ToolResult
+from agent_core.records import RecordError
 from tests.tools._helpers import run
 from tools import TOOL_FACTORIES, create_tools
 from tools.exit_plan_mode import ExitPlanModeTool, PlanDecision
@@ -40,17 +41,17 @@ async def test_todo_write_replaces_the_list_and_reports_it() -> None:
 
 
 @pytest.mark.parametrize(
-    "todos",
+    ("todos", "where"),
     [
-        [{"content": "", "status": "pending"}],
-        [{"content": "x", "status": "done-ish"}],
-        [{"status": "pending"}],
-        [{"content": "x", "status": "pending"}] * 101,
-        [{"content": "x" * 501, "status": "pending"}],
+        ([{"content": "", "status": "pending"}], "$.todos[0].content"),
+        ([{"content": "x", "status": "done-ish"}], "$.todos[0].status"),
+        ([{"status": "pending"}], "$.todos[0]"),
+        ([{"content": "x", "status": "pending"}] * 101, "$.todos"),
+        ([{"content": "x" * 501, "status": "pending"}], "$.todos[0].content"),
     ],
 )
-async def test_todo_write_rejects_bad_lists(todos: list[dict[str, Any]]) -> None:
-    with pytest.raises(ValidationError):
+async def test_todo_write_rejects_bad_lists(todos: list[dict[str, Any]], where: str) -> None:
+    with pytest.raises(RecordError, match=f"at `{re.escape(where)}`$"):
         await run(TodoTool(), todos=todos)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_core import ToolError
+from agent_core.records import RecordError
 from tests.tools._helpers import run
 from tools import create_edit_tool
 
@@ -140,5 +141,5 @@ async def test_unicode_path(tmp_path: Path) -> None:
 
 
 async def test_empty_edits_list_is_invalid(tmp_path: Path) -> None:
-    with pytest.raises(Exception, match="at least 1"):
+    with pytest.raises(RecordError, match=r"length >= 1 - at `\$\.edits`"):
         await run(create_edit_tool(tmp_path), path="x", edits=[])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_core import AbortSignal, ToolError
+from agent_core import AbortSignal, ToolError, tool_spec
 from tests.tools._helpers import run
 from tools import (
     DEFAULT_TOOL_NAMES,
@@ -200,7 +200,7 @@ def test_registry_and_create_tools(tmp_path: Path) -> None:
     assert [tool.name for tool in tools] == ["ls", "read"]
     for tool in create_tools(list(TOOL_FACTORIES), tmp_path):
         assert tool.summary and "\n" not in tool.summary
-        schema = tool.parameters.model_json_schema()
+        schema = tool_spec(tool).parameters
         assert all(field.get("description") for field in schema["properties"].values())
     with pytest.raises(ValueError, match="Unknown tool.*nope.*Valid tools: read, bash"):
         create_tools(["read", "nope"], tmp_path)

@@ -15,11 +15,11 @@ import time
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult, first_line
+from agent_core import AbortSignal, ToolArguments, ToolBase, ToolError, ToolResult, first_line
 from agent_core.tool import TITLE_LIMIT, OnToolUpdate
 from tools._output import OutputBuffer
 from tools._present import str_arg
@@ -52,23 +52,28 @@ __all__ = [
 ]
 
 
-class BashArgs(BaseModel):
+class BashArgs(ToolArguments):
     """Arguments of the bash tool."""
 
-    command: str = Field(description="Bash command to execute")
-    timeout: float | None = Field(
-        default=None, gt=0, description=f"Timeout in seconds (default {DEFAULT_TIMEOUT:g})"
-    )
-    background: bool = Field(
-        default=False,
-        description="Start a long-running command (dev server, watcher) and return at once "
-        "with an id for bash_output and bash_kill",
-    )
-    sandbox: bool = Field(
-        default=True,
-        description="false runs the command outside the sandbox; only when it failed "
-        "because of the sandbox, and the user is asked first",
-    )
+    command: Annotated[str, Meta(description="Bash command to execute")]
+    timeout: Annotated[
+        Annotated[float, Meta(gt=0)] | None,
+        Meta(description=f"Timeout in seconds (default {DEFAULT_TIMEOUT:g})"),
+    ] = None
+    background: Annotated[
+        bool,
+        Meta(
+            description="Start a long-running command (dev server, watcher) and return at once "
+            "with an id for bash_output and bash_kill"
+        ),
+    ] = False
+    sandbox: Annotated[
+        bool,
+        Meta(
+            description="false runs the command outside the sandbox; only when it failed "
+            "because of the sandbox, and the user is asked first"
+        ),
+    ] = True
 
 
 def find_shell() -> str:

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, ToolResult
+from agent_core import AbortSignal, ToolArguments, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools.bash._background_tool import BackgroundShellTool, shell_state
 from tools.sandbox import Sandbox
 
 
-class BashKillArgs(BaseModel):
+class BashKillArgs(ToolArguments):
     """Arguments of the bash_kill tool."""
 
-    id: str = Field(description="The background shell's id")
+    id: Annotated[str, Meta(description="The background shell's id")]
 
 
 class BashKillTool(BackgroundShellTool):

@@ -21,11 +21,11 @@ from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, ToolError, ToolResult, first_line
+from agent_core import AbortSignal, ToolArguments, ToolError, ToolResult, first_line
 from agent_core.tool import TITLE_LIMIT, OnToolUpdate
 from tools._present import str_arg
 from tools.bash import BashTool
@@ -83,25 +83,36 @@ class MonitorDelivery:
 MonitorSink = Callable[[MonitorDelivery], None]
 
 
-class MonitorArgs(BaseModel):
+class MonitorArgs(ToolArguments):
     """Arguments of the monitor tool."""
 
-    command: str = Field(description="The command to run and watch (a log tail, a dev server...)")
-    description: str = Field(
-        max_length=80, description="A short label shown with each delivery ('errors in app.log')"
-    )
-    pattern: str | None = Field(
-        default=None,
-        description="A Python regular expression: only lines it matches (re.search) are "
-        "delivered; none: every line",
-    )
-    timeout: float | None = Field(
-        default=None, gt=0, description="Stop the monitor after this many seconds (default: never)"
-    )
-    sandbox: bool = Field(
-        default=True,
-        description="false runs the command outside the sandbox (asks the user first), as bash",
-    )
+    command: Annotated[
+        str, Meta(description="The command to run and watch (a log tail, a dev server...)")
+    ]
+    description: Annotated[
+        str,
+        Meta(
+            max_length=80,
+            description="A short label shown with each delivery ('errors in app.log')",
+        ),
+    ]
+    pattern: Annotated[
+        str | None,
+        Meta(
+            description="A Python regular expression: only lines it matches (re.search) are "
+            "delivered; none: every line"
+        ),
+    ] = None
+    timeout: Annotated[
+        Annotated[float, Meta(gt=0)] | None,
+        Meta(description="Stop the monitor after this many seconds (default: never)"),
+    ] = None
+    sandbox: Annotated[
+        bool,
+        Meta(
+            description="false runs the command outside the sandbox (asks the user first), as bash"
+        ),
+    ] = True
 
 
 class _Watch:
@@ -271,10 +282,10 @@ class MonitorTool(BackgroundShellTool):
         )
 
 
-class MonitorStopArgs(BaseModel):
+class MonitorStopArgs(ToolArguments):
     """Arguments of the monitor_stop tool."""
 
-    id: str = Field(description="The monitor's id (from the monitor tool's result)")
+    id: Annotated[str, Meta(description="The monitor's id (from the monitor tool's result)")]
 
 
 class MonitorStopTool(BackgroundShellTool):

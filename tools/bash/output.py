@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, ToolResult
+from agent_core import AbortSignal, ToolArguments, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
 from tools.bash._background_tool import BackgroundShellTool, shell_state
@@ -14,10 +15,12 @@ from tools.bash._result import clean_output
 from tools.sandbox import Sandbox
 
 
-class BashOutputArgs(BaseModel):
+class BashOutputArgs(ToolArguments):
     """Arguments of the bash_output tool."""
 
-    id: str = Field(description="The background shell's id (from bash with background: true)")
+    id: Annotated[
+        str, Meta(description="The background shell's id (from bash with background: true)")
+    ]
 
 
 class BashOutputTool(BackgroundShellTool):

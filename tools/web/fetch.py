@@ -15,11 +15,11 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, ToolArguments, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._present import int_arg, str_arg, with_suffix
 from tools._truncate import DEFAULT_MAX_BYTES, format_size, split_lines, truncate_head
@@ -38,17 +38,16 @@ CACHE_ENTRIES = 16
 _HTML = ("text/html", "application/xhtml+xml")
 
 
-class WebFetchArgs(BaseModel):
+class WebFetchArgs(ToolArguments):
     """Arguments of the web_fetch tool."""
 
-    url: str = Field(
-        min_length=1, max_length=4000, description="The http(s) URL to fetch, complete"
-    )
-    offset: int | None = Field(
-        default=None,
-        ge=1,
-        description="Line of the converted page to start from (1-based), to read on",
-    )
+    url: Annotated[
+        str, Meta(min_length=1, max_length=4000, description="The http(s) URL to fetch, complete")
+    ]
+    offset: Annotated[
+        Annotated[int, Meta(ge=1)] | None,
+        Meta(description="Line of the converted page to start from (1-based), to read on"),
+    ] = None
 
 
 @dataclass

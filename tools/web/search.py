@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, ToolArguments, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from tools._present import str_arg
 from tools.web._search_backends import DEFAULT_URLS as DEFAULT_URLS
@@ -27,19 +27,23 @@ DEFAULT_RESULTS = 5
 SNIPPET_CHARS = 400
 
 
-class WebSearchArgs(BaseModel):
+class WebSearchArgs(ToolArguments):
     """Arguments of the web_search tool."""
 
-    query: str = Field(min_length=2, max_length=400, description="What to search the web for")
-    max_results: int | None = Field(
-        default=None, ge=1, le=MAX_RESULTS, description="How many results (default 5)"
-    )
-    allowed_domains: list[str] | None = Field(
-        default=None, description="Only results from these domains (and their subdomains)"
-    )
-    blocked_domains: list[str] | None = Field(
-        default=None, description="Never results from these domains (and their subdomains)"
-    )
+    query: Annotated[
+        str, Meta(min_length=2, max_length=400, description="What to search the web for")
+    ]
+    max_results: Annotated[
+        Annotated[int, Meta(ge=1, le=MAX_RESULTS)] | None,
+        Meta(description="How many results (default 5)"),
+    ] = None
+    allowed_domains: Annotated[
+        list[str] | None, Meta(description="Only results from these domains (and their subdomains)")
+    ] = None
+    blocked_domains: Annotated[
+        list[str] | None,
+        Meta(description="Never results from these domains (and their subdomains)"),
+    ] = None
 
 
 @dataclass

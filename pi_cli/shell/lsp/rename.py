@@ -19,11 +19,12 @@ from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, ValidationError
+from msgspec import Meta
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, FileEffect, ToolArguments, ToolBase, ToolError, ToolResult
+from agent_core.records import RecordError
 from agent_core.tool import OnToolUpdate
 from pi_cli.shell.lsp import workspace_edit as wedit
 from pi_cli.shell.lsp.manager import LspManager
@@ -41,18 +42,19 @@ MAX_PREVIEW_LINES = 400
 MAX_NAME = 200
 
 
-class RenameArgs(BaseModel):
+class RenameArgs(ToolArguments, kw_only=True):
     """Arguments of the lsp_rename tool."""
 
-    path: str = Field(description="The file where the symbol is (relative or absolute)")
-    line: int = Field(ge=1, description="1-based line of the symbol")
-    symbol: str | None = Field(
-        default=None, description="The identifier on that line to rename (its first occurrence)"
-    )
-    column: int | None = Field(
-        default=None, ge=1, description="1-based column instead of symbol (characters)"
-    )
-    new_name: str = Field(min_length=1, max_length=MAX_NAME, description="The new name")
+    path: Annotated[str, Meta(description="The file where the symbol is (relative or absolute)")]
+    line: Annotated[int, Meta(ge=1, description="1-based line of the symbol")]
+    symbol: Annotated[
+        str | None, Meta(description="The identifier on that line to rename (its first occurrence)")
+    ] = None
+    column: Annotated[
+        Annotated[int, Meta(ge=1)] | None,
+        Meta(description="1-based column instead of symbol (characters)"),
+    ] = None
+    new_name: Annotated[str, Meta(min_length=1, max_length=MAX_NAME, description="The new name")]
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ def plan_key(args: Mapping[str, Any]) -> str | None:
     """What identifies a call's plan: its validated arguments (None: invalid arguments)."""
     try:
         parsed = RenameArgs.model_validate(args)
-    except ValidationError:
+    except RecordError:
         return None
     return json.dumps(parsed.model_dump(), sort_keys=True)
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, FileEffect, ToolArguments, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from pi_cli.shell.lsp.documents import read_text
 from pi_cli.shell.lsp.jsonrpc import METHOD_NOT_FOUND, LspError
@@ -56,22 +56,26 @@ SYMBOL_KINDS = (
 ).split()
 
 
-class LspArgs(BaseModel):
+class LspArgs(ToolArguments):
     """Arguments of the lsp tool."""
 
-    operation: Operation = Field(description="What to ask the language server")
-    path: str | None = Field(
-        default=None,
-        description="The file (relative or absolute); not needed for workspace_symbols",
-    )
-    line: int | None = Field(default=None, ge=1, description="1-based line of the symbol")
-    symbol: str | None = Field(
-        default=None, description="The identifier on that line to ask about (its first occurrence)"
-    )
-    column: int | None = Field(
-        default=None, ge=1, description="1-based column instead of symbol (characters)"
-    )
-    query: str | None = Field(default=None, description="workspace_symbols: the name to search")
+    operation: Annotated[Operation, Meta(description="What to ask the language server")]
+    path: Annotated[
+        str | None,
+        Meta(description="The file (relative or absolute); not needed for workspace_symbols"),
+    ] = None
+    line: Annotated[
+        Annotated[int, Meta(ge=1)] | None, Meta(description="1-based line of the symbol")
+    ] = None
+    symbol: Annotated[
+        str | None,
+        Meta(description="The identifier on that line to ask about (its first occurrence)"),
+    ] = None
+    column: Annotated[
+        Annotated[int, Meta(ge=1)] | None,
+        Meta(description="1-based column instead of symbol (characters)"),
+    ] = None
+    query: Annotated[str | None, Meta(description="workspace_symbols: the name to search")] = None
 
 
 class LspTool(ToolBase):

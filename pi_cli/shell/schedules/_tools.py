@@ -10,11 +10,11 @@ like any tool (they ask in the default mode); listing is read-only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, Tool, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, Tool, ToolArguments, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from pi_cli.shell.schedules._state import MAX_PROMPT_CHARS
 from pi_cli.shell.schedules._timing import format_time, iso
@@ -24,57 +24,62 @@ if TYPE_CHECKING:
     from pi_cli.shell.schedules._state import Schedule
 
 
-class CreateArgs(BaseModel):
+class CreateArgs(ToolArguments, forbid_unknown_fields=True):
     """Arguments of schedule_create (CronCreate's, and pi's bounds)."""
 
-    model_config = ConfigDict(extra="forbid")
+    prompt: Annotated[
+        str, Meta(max_length=MAX_PROMPT_CHARS, description="The prompt to send at each firing.")
+    ]
+    cron: Annotated[
+        Annotated[str, Meta(max_length=200)] | None,
+        Meta(
+            description='Standard 5-field cron expression in UTC: "M H DoM Mon DoW" (e.g. '
+            '"*/5 * * * *" = every 5 minutes, "0 9 * * 1-5" = weekdays at 09:00 UTC).'
+        ),
+    ] = None
+    interval: Annotated[
+        Annotated[str, Meta(max_length=40)] | None,
+        Meta(description='Instead of cron: fire every interval, e.g. "30s", "5m", "2h", "1d".'),
+    ] = None
+    at: Annotated[
+        Annotated[str, Meta(max_length=60)] | None,
+        Meta(
+            description='Instead of cron: fire once at this time: "14:30" (UTC), '
+            '"2026-12-03T09:00Z", or "+20m".'
+        ),
+    ] = None
+    recurring: Annotated[
+        bool,
+        Meta(
+            description="true (default): fire on every match until deleted or bounded; false: "
+            "fire once at the next match, then end."
+        ),
+    ] = True
+    durable: Annotated[
+        bool,
+        Meta(
+            description="Accepted for Claude Code's shape: pi always keeps schedules in the session."
+        ),
+    ] = True
+    max_firings: Annotated[
+        Annotated[int, Meta(ge=1, le=1_000_000)] | None,
+        Meta(description="End after this many firings."),
+    ] = None
+    expires_in: Annotated[
+        Annotated[str, Meta(max_length=40)] | None,
+        Meta(description='End after this long, e.g. "8h" (nothing ends otherwise until deleted).'),
+    ] = None
 
-    prompt: str = Field(
-        max_length=MAX_PROMPT_CHARS, description="The prompt to send at each firing."
-    )
-    cron: str | None = Field(
-        default=None,
-        max_length=200,
-        description='Standard 5-field cron expression in UTC: "M H DoM Mon DoW" (e.g. '
-        '"*/5 * * * *" = every 5 minutes, "0 9 * * 1-5" = weekdays at 09:00 UTC).',
-    )
-    interval: str | None = Field(
-        default=None,
-        max_length=40,
-        description='Instead of cron: fire every interval, e.g. "30s", "5m", "2h", "1d".',
-    )
-    at: str | None = Field(
-        default=None,
-        max_length=60,
-        description='Instead of cron: fire once at this time: "14:30" (UTC), '
-        '"2026-12-03T09:00Z", or "+20m".',
-    )
-    recurring: bool = Field(
-        default=True,
-        description="true (default): fire on every match until deleted or bounded; false: "
-        "fire once at the next match, then end.",
-    )
-    durable: bool = Field(
-        default=True,
-        description="Accepted for Claude Code's shape: pi always keeps schedules in the session.",
-    )
-    max_firings: int | None = Field(
-        default=None, ge=1, le=1_000_000, description="End after this many firings."
-    )
-    expires_in: str | None = Field(
-        default=None,
-        max_length=40,
-        description='End after this long, e.g. "8h" (nothing ends otherwise until deleted).',
-    )
 
-
-class DeleteArgs(BaseModel):
+class DeleteArgs(ToolArguments):
     """Arguments of schedule_delete."""
 
-    id: str = Field(max_length=64, description="The id schedule_create or schedule_list gave.")
+    id: Annotated[
+        str, Meta(max_length=64, description="The id schedule_create or schedule_list gave.")
+    ]
 
 
-class ListArgs(BaseModel):
+class ListArgs(ToolArguments):
     """schedule_list takes no arguments."""
 
 
