@@ -31,13 +31,17 @@ def record_schema(kind: type[msgspec.Struct]) -> dict[str, Any]:
         del defs[name]  # referred to by no record (a recursive one keeps its definition)
     if defs:
         schema["$defs"] = defs
-    literals: dict[frozenset[object], list[object]] = {}
-    _literals(kind, literals, set())
-    _touched(schema, literals)
+    enums: list[dict[str, Any]] = []
+    _touched(schema, enums)
+    if any(len(enum["enum"]) > 1 for enum in enums):  # (evaluating the hints again costs)
+        literals: dict[frozenset[object], list[object]] = {}
+        _literals(kind, literals, set())
+        for enum in enums:
+            enum["enum"] = literals.get(frozenset(enum["enum"]), enum["enum"])
     return schema
 
 
-def _literals(kind: Any, found: dict[frozenset[object], list[object]], seen: set[int]) -> None:
+def _literals(kind: Any, found: dict[frozenset[object], list[object]], seen: set[type]) -> None:
     """Every ``Literal``'s values inside ``kind`` (its fields, nested records), in order."""
     origin = typing.get_origin(kind)
     if origin is Literal:
@@ -47,26 +51,27 @@ def _literals(kind: Any, found: dict[frozenset[object], list[object]], seen: set
     elif origin is not None:
         for arg in typing.get_args(kind):
             _literals(arg, found, seen)
-    elif isinstance(kind, type) and issubclass(kind, msgspec.Struct) and id(kind) not in seen:
-        seen.add(id(kind))
+    elif isinstance(kind, type) and issubclass(kind, msgspec.Struct) and kind not in seen:
+        seen.add(kind)
         for hint in typing.get_type_hints(kind, include_extras=True).values():
             _literals(hint, found, seen)
 
 
-def _touched(value: Any, literals: dict[frozenset[object], list[object]]) -> None:
+def _touched(value: Any, enums: list[dict[str, Any]]) -> None:
+    """Types string enums (collected in ``enums``), drops ``"required": []``."""
     if isinstance(value, dict):
         enum = value.get("enum")
         if isinstance(enum, list):
-            value["enum"] = literals.get(frozenset(enum), enum)
+            enums.append(value)
             if "type" not in value and all(isinstance(item, str) for item in enum):
                 value["type"] = "string"
         if value.get("required") == []:
             del value["required"]
         for item in value.values():
-            _touched(item, literals)
+            _touched(item, enums)
     elif isinstance(value, list):
         for item in value:
-            _touched(item, literals)
+            _touched(item, enums)
 
 
 def copied(value: Any) -> Any:

@@ -6,8 +6,9 @@ Each tool is a factory over a working directory returning an object that satisfi
 system prompt's tool list, a ``guideline`` line, a one-line ``title`` for a call) and the files a
 call reads or writes (``file_effects``). The tools that need the shell (a sub-agent runner, plan
 approval, the todo display) get it as :class:`~tools.services.ToolServices`. This package imports
-only agent_core, pydantic and the standard library (ripgrep is run as a subprocess), except
-web_fetch's two modules, which import httpx and trafilatura when a fetch is made.
+only agent_core, msgspec (the arguments are :class:`~agent_core.ToolArguments` records) and the
+standard library (ripgrep is run as a subprocess), except web_fetch's two modules, which import
+httpx and trafilatura when a fetch is made.
 
 The process tools (``bash``, ``bash_output``, ``bash_kill``, ``monitor``, ``monitor_stop``) share one :class:`Sandbox`: the
 session's sandbox and background shells. :func:`create_tools` makes an unsandboxed one (still

@@ -1,13 +1,18 @@
-"""tool_spec's schema cache: always what pydantic would say now, and never shared."""
+"""tool_spec's schemas: a record's made once per type; a pydantic model's always what pydantic
+would say now; never shared."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
+import pytest
+from msgspec import Meta
 from pydantic import BaseModel, Field
 
-from agent_core import ToolBase, tool_spec
+import agent_core.tool
+from agent_core import ToolArguments, ToolBase, tool_spec
 from agent_core.json_schema import json_schema_model
+from agent_core.tool import spec_key
 
 
 class Args(BaseModel):
@@ -71,3 +76,113 @@ def test_raw_json_schemas_are_read_from_the_tool_each_time() -> None:
     assert tool_spec(Tool3()).parameters["properties"] == {"a": {"type": "string"}}
     model.json_schema = {"type": "object", "properties": {"b": {"type": "integer"}}}
     assert tool_spec(Tool3()).parameters["properties"] == {"b": {"type": "integer"}}
+
+
+# ------------------------------------------------------------------ record parameters
+
+
+class Step(ToolArguments):
+    """One step."""
+
+    state: Annotated[Literal["todo", "doing", "done"], Meta(description="where it is")]
+    then: Annotated[list[Step] | None, Meta(description="steps after it")] = None
+
+
+class Plan(ToolArguments):
+    """A plan."""
+
+    steps: Annotated[list[Step], Meta(min_length=1, description="the steps")]
+    title: Annotated[str, Meta(max_length=80, description="its name")] = ""
+
+
+class Nothing(ToolArguments):
+    """No arguments."""
+
+
+class PlanTool(Tool):
+    parameters = Plan  # type: ignore[assignment]
+
+
+def test_a_record_schema_is_the_object_inlined_with_nested_records_in_defs() -> None:
+    schema = tool_spec(PlanTool()).parameters
+    assert schema == {
+        "description": "A plan.",
+        "type": "object",
+        "properties": {
+            "steps": {
+                "description": "the steps",
+                "type": "array",
+                "items": {"$ref": "#/$defs/Step"},
+                "minItems": 1,
+            },
+            "title": {"description": "its name", "type": "string", "maxLength": 80, "default": ""},
+        },
+        "required": ["steps"],
+        "$defs": {
+            "Step": {
+                "title": "Step",
+                "description": "One step.",
+                "type": "object",
+                "properties": {
+                    # the Literal's order (msgspec sorts), and a type beside the enum
+                    "state": {
+                        "description": "where it is",
+                        "enum": ["todo", "doing", "done"],
+                        "type": "string",
+                    },
+                    "then": {
+                        "description": "steps after it",
+                        "anyOf": [
+                            {"type": "array", "items": {"$ref": "#/$defs/Step"}},
+                            {"type": "null"},
+                        ],
+                        "default": None,
+                    },
+                },
+                "required": ["state"],
+            }
+        },
+    }
+
+
+def test_a_recursive_top_record_keeps_its_definition() -> None:
+    class StepTool(Tool):
+        parameters = Step  # type: ignore[assignment]
+
+    schema = tool_spec(StepTool()).parameters
+    assert schema["properties"]["then"]["anyOf"][0]["items"] == {"$ref": "#/$defs/Step"}
+    assert schema["$defs"]["Step"]["properties"] == schema["properties"]
+    assert "title" not in schema
+
+
+def test_no_arguments_no_required_list() -> None:
+    class NoTool(Tool):
+        parameters = Nothing  # type: ignore[assignment]
+
+    assert tool_spec(NoTool()).parameters == {
+        "description": "No arguments.",
+        "type": "object",
+        "properties": {},
+    }
+
+
+def test_a_record_schema_is_made_once_per_type_and_handed_out_as_copies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Once(ToolArguments):
+        n: int = 1
+
+    class OnceTool(Tool):
+        parameters = Once  # type: ignore[assignment]
+
+    made: list[type] = []
+    real = agent_core.tool.record_schema
+    monkeypatch.setattr(
+        agent_core.tool, "record_schema", lambda kind: made.append(kind) or real(kind)
+    )
+    first = tool_spec(OnceTool()).parameters
+    first["properties"].clear()
+    second = tool_spec(OnceTool()).parameters
+    assert second["properties"] == {"n": {"type": "integer", "default": 1}}
+    assert made == [Once]
+    assert spec_key(OnceTool()) == spec_key(OnceTool())

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+from agent_core import ToolCall, validate_arguments
 from pi_cli.shell.events import PermissionRequested
 from pi_cli.shell.events.long_running import SchedulesChanged
 from tests.agent_core.scripted_stream import ScriptedStream, reply, text, tool_call
@@ -110,3 +112,25 @@ async def test_a_sub_agent_never_gets_the_schedule_tools(tmp_path: Path) -> None
     child = [t.name for t in shell.agent_tools.runner._tools(None, AGENT_TOOL_NAMES)]
     assert child and not any(name.startswith("schedule_") for name in child)
     await shell.aclose()
+
+
+def test_schedule_create_refuses_what_it_does_not_know() -> None:
+    # Its arguments forbid unknown keys (a misspelt bound must not be dropped silently).
+    from pi_cli.shell.schedules._tools import CreateArgs
+
+    tool = SimpleNamespace(name="schedule_create", parameters=CreateArgs)
+
+    def error(arguments: dict[str, Any]) -> str | None:
+        call = ToolCall(id="c", name="schedule_create", arguments=arguments)
+        return validate_arguments(tool, call)[1]  # type: ignore[arg-type]
+
+    assert error({"prompt": "p", "interval": "5m"}) is None
+    assert error({"prompt": "p", "interval": "5m", "max_fires": 3}) == (
+        "Invalid arguments for tool schedule_create: max_fires: unknown field (not accepted)"
+    )
+    assert error({"prompt": "p", "max_firings": 0}) == (
+        "Invalid arguments for tool schedule_create: max_firings: Expected `int` >= 1"
+    )
+    assert error({"prompt": "x" * 20_000}) == (
+        "Invalid arguments for tool schedule_create: prompt: Expected `str` of length <= 16000"
+    )
