@@ -101,13 +101,12 @@ def _type_at(kind: Any, parts: list[str]) -> Any:
 
 
 def _choices(kind: Any) -> str:
-    """A Literal's values as users write them: ``"a", "b" or "c"``."""
-    values = [json.dumps(v) for v in get_args(_bare(kind))] if _is_literal(_bare(kind)) else []
-    return ", ".join(values[:-1]) + f" or {values[-1]}" if len(values) > 1 else "".join(values)
-
-
-def _is_literal(kind: Any) -> bool:
-    return get_origin(kind) is Literal
+    """A Literal's values as users write them: ``"a", "b" or "c"`` ("" for another type)."""
+    kind = _bare(kind)
+    if get_origin(kind) is not Literal:
+        return ""
+    *first, last = [json.dumps(value) for value in get_args(kind)]
+    return f"{', '.join(first)} or {last}" if first else last
 
 
 def _bare(kind: Any) -> Any:
