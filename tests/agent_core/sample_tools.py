@@ -1,21 +1,22 @@
-"""Small real ``Tool`` implementations for agent_core tests."""
+"""Small real ``Tool`` implementations for agent_core tests (arguments as records, like the
+built-in tools'; the pydantic path of extensions and MCP is tested where those are)."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from msgspec import Meta
 
-from agent_core import AbortSignal, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, ToolArguments, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 
 
-class EchoArgs(BaseModel):
+class EchoArgs(ToolArguments):
     """Arguments of :class:`EchoTool`."""
 
-    text: str = Field(description="Text to echo back")
-    times: int = Field(default=1, description="How many times")
+    text: Annotated[str, Meta(description="Text to echo back")]
+    times: Annotated[int, Meta(description="How many times")] = 1
 
 
 class EchoTool(ToolBase):
@@ -41,17 +42,17 @@ class EchoTool(ToolBase):
         return ToolResult.of_text(args.text * args.times, details={"id": tool_call_id})
 
 
-class EmptyArgs(BaseModel):
+class EmptyArgs(ToolArguments):
     """No arguments."""
 
 
-class PathArgs(BaseModel):
+class PathArgs(ToolArguments):
     """A ``path`` argument (like the real read tool)."""
 
     path: str
 
 
-class CommandArgs(BaseModel):
+class CommandArgs(ToolArguments):
     """A ``command`` argument (like the real bash tool)."""
 
     command: str
@@ -62,7 +63,7 @@ class StaticTool(ToolBase):
 
     description = "Static answers."
 
-    def __init__(self, name: str, parameters: type[BaseModel], answers: dict[str, str]) -> None:
+    def __init__(self, name: str, parameters: type[ToolArguments], answers: dict[str, str]) -> None:
         self.name = name
         self.parameters = parameters
         self.answers = answers

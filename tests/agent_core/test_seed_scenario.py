@@ -139,7 +139,7 @@ async def test_seed_scenario_exact_event_sequence() -> None:
     assert final.text == "This is a tiny Node.js hello-world project."
     assert final.tool_calls == []
 
-    # tools got validated pydantic args
+    # tools got their validated arguments
     assert bash.seen == ["ls -la"]
     assert read.seen == ["package.json", "hello.mjs"]
     assert agent.state.is_streaming is False

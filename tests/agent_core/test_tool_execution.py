@@ -81,14 +81,21 @@ async def test_unknown_tool(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_invalid_arguments_name_the_field(mode: str) -> None:
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ({"times": 2}, "text: required field missing"),
+        ({"text": "hi", "times": "many"}, "times: Expected `int`, got `str`"),
+        ({"times": "many"}, "times: Expected `int`, got `str`"),  # the first problem found
+    ],
+)
+async def test_invalid_arguments_name_the_field(
+    mode: str, arguments: dict[str, Any], problem: str
+) -> None:
     echo = EchoTool()
-    agent, stream, rec = await run_one_call(
-        tool_call("c1", "echo", {"times": "many"}), [echo], mode
-    )
+    agent, stream, rec = await run_one_call(tool_call("c1", "echo", arguments), [echo], mode)
     result = assert_error_fed_back(agent, stream, rec, "Invalid arguments for tool echo")
-    assert "text" in result.text  # missing required field
-    assert "times" in result.text  # wrong type
+    assert result.text == f"Invalid arguments for tool echo: {problem}"
     assert echo.calls == []
 
 
