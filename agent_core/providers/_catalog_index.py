@@ -49,6 +49,27 @@ def write_index(path: Path, table: dict[str, dict[str, Any]]) -> None:
     os.replace(partial, path)  # whole or not at all, also with two pi starting at once
 
 
+STALE_AFTER_S: Final = 7 * 24 * 3600
+"""An index of another map (an older litellm) unwritten this long is removed (see :func:`prune`)."""
+
+
+def prune(kept: Path, now: float) -> None:
+    """Remove the indexes of other maps (and partial writes) not written for
+    :data:`STALE_AFTER_S`, beside ``kept``, the index just written.
+
+    Each litellm upgrade names a new index (~2.7 MB); the old ones would otherwise stay forever.
+    An index another install still uses is at worst rebuilt once (it is only written when
+    missing, so one in use is spared for a week after each write).
+    """
+    for pattern in ("model-catalog-*.index", "model-catalog-*.tmp"):
+        for other in kept.parent.glob(pattern):
+            try:
+                if other != kept and now - other.stat().st_mtime > STALE_AFTER_S:
+                    other.unlink()
+            except OSError:
+                continue  # gone already (another pi pruning), or not ours to remove
+
+
 def read_header(path: Path) -> dict[str, Any] | None:
     """The index's header (with where its file and entries are), ``None`` if unusable."""
     try:

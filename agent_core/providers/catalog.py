@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -19,6 +20,7 @@ from agent_core.providers._catalog_index import (
     indexed_entries,
     indexed_entry,
     providers_of,
+    prune,
     read_header,
     write_index,
 )
@@ -115,6 +117,7 @@ def _load_index() -> dict[str, Any] | None:
         header = read_header(path)
         if header is None:
             write_index(path, cost_map())
+            prune(path, time.time())
             header = read_header(path)
         _index = header or {}
     except OSError:

@@ -121,6 +121,37 @@ def test_the_index_is_built_once_and_read_after(
     assert catalog._entries_for(("b/m", "a/m", "c")) == [{"max_tokens": 2}, {"max_tokens": 1}, None]
 
 
+def test_a_new_index_removes_the_indexes_of_maps_unused_for_a_week(
+    fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import os
+    import time
+
+    cache = tmp_path / "pi-home" / "cache"
+    cache.mkdir(parents=True)
+    week = 7 * 24 * 3600
+    files = {
+        "model-catalog-1-1-311.index": time.time() - week - 60,  # an old litellm's: removed
+        "model-catalog-2-2-311.123.tmp": time.time() - week - 60,  # a crashed write: removed
+        "model-catalog-3-3-311.index": time.time() - week + 3600,  # another install's: kept
+        "extensions.json": time.time() - 10 * week,  # not an index: kept
+    }
+    for name, when in files.items():
+        (cache / name).write_bytes(b"x")
+        os.utime(cache / name, (when, when))
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps({"a/m": {"max_tokens": 1}}, indent=4))
+    use_file(monkeypatch, path)
+    assert catalog.lookup_metadata("a", "m") == {"max_tokens": 1}
+    left = sorted(p.name for p in cache.iterdir())
+    (new,) = [name for name in left if name not in files]
+    assert left == sorted([new, "model-catalog-3-3-311.index", "extensions.json"])
+    catalog._cost_map, catalog._index = None, None
+    os.utime(cache / new, (time.time() - 2 * week, time.time() - 2 * week))
+    assert catalog.lookup_metadata("a", "m") == {"max_tokens": 1}  # read, not rewritten:
+    assert (cache / new).exists()  # an old index in use is never removed by its own pi
+
+
 def test_an_unwritable_cache_reads_the_whole_map(
     fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
