@@ -1,10 +1,14 @@
 """agent_core: the turn loop, the Agent, messages, events and the Tool / StreamFn protocols.
 
-Pure asyncio + pydantic. Imports no provider, tool, UI or CLI module.
+Pure asyncio + msgspec records. Imports no provider, tool, UI or CLI module; not pydantic
+either (a module defining pydantic models calls :func:`skip_pydantic_plugin_discovery` first).
 """
 
 from __future__ import annotations
 
+from agent_core._pydantic_plugins import (
+    skip_discovery_without_plugins as skip_pydantic_plugin_discovery,
+)
 from agent_core.abort import AbortSignal
 from agent_core.agent import Agent, AgentBusyError, AgentState, QueueMode
 from agent_core.context import AgentContext, AgentLoopConfig, Emit
@@ -51,6 +55,7 @@ from agent_core.messages import (
     to_wire,
     user_message,
 )
+from agent_core.records import Record, RecordError
 from agent_core.stream import (
     AssistantMessageBuilder,
     LlmContext,
@@ -79,6 +84,9 @@ from agent_core.tool_execution import SKIPPED_FOR_STEERING
 from agent_core.validation import one_line_record_error, one_line_validation_error
 
 __all__ = [
+    "Record",
+    "RecordError",
+    "skip_pydantic_plugin_discovery",
     "AbortSignal",
     "AfterToolCallContext",
     "AfterToolCallResult",

@@ -2,8 +2,7 @@
 
 Every turn sends the whole history. Converting it again each turn made a turn's cost grow with
 the conversation (19,900 redundant ``json.dumps`` over 200 turns), so the providers cache each
-message's request form. A cache is only as safe as its key: messages are mutable pydantic
-models, handed to hooks, ``transform_context`` and every front end. The decision:
+message's request form. A cache is only as safe as its key: messages are mutable records, handed to hooks, ``transform_context`` and every front end. The decision:
 
 * **A message is frozen when it is finished** — at its ``message_end`` (the loop freezes
   prompts, steers and follow-ups as they join the history, each final assistant message, each
@@ -12,7 +11,7 @@ models, handed to hooks, ``transform_context`` and every front end. The decision
   the message or of one of its content blocks raises :class:`FrozenMessageError`; its
   ``content`` list and a tool call's ``arguments`` (deeply) become :class:`FrozenList` /
   :class:`FrozenDict`, a ``list``/``dict`` whose mutating methods raise. They stay real lists
-  and dicts for ``isinstance``, ``json`` and pydantic; a copy of them (``copy``, ``deepcopy``,
+  and dicts for ``isinstance``, ``json`` and msgspec; a copy of them (``copy``, ``deepcopy``,
   pickling, ``model_copy(deep=True)``, ``list(...)``, ``dict(...)``) is an ordinary, mutable one.
   What ``details`` and ``usage`` hold is left as it is (no request carries them), though the
   attributes themselves cannot be reassigned.
@@ -30,6 +29,8 @@ from __future__ import annotations
 import copy
 import weakref
 from typing import TYPE_CHECKING, Any, NoReturn, SupportsIndex
+
+from msgspec.structs import force_setattr
 
 __all__ = ["FrozenDict", "FrozenList", "FrozenMessageError", "is_frozen", "mark_frozen"]
 
@@ -117,16 +118,21 @@ def mark_frozen(obj: object) -> None:
 
 
 class Freezable:
-    """Mixin of the message and content-block models: attribute changes raise once frozen."""
+    """Mixin of the message and content-block records: attribute changes raise once frozen."""
+
+    __slots__ = ()
 
     if not TYPE_CHECKING:  # hidden from mypy: a __setattr__ would let it accept any attribute
 
         def __setattr__(self, name: str, value: Any) -> None:
             if _FROZEN and is_frozen(self):
                 _refuse()
-            super().__setattr__(name, value)
+            force_setattr(self, name, value)
 
         def __delattr__(self, name: str) -> None:
             if _FROZEN and is_frozen(self):
                 _refuse()
-            super().__delattr__(name)
+            delattr_slot = getattr(type(self), name, None)
+            if delattr_slot is None or not hasattr(delattr_slot, "__delete__"):
+                raise AttributeError(name)
+            delattr_slot.__delete__(self)

@@ -17,7 +17,7 @@ from agent_core.events import (
     TurnEnd,
     TurnStart,
 )
-from agent_core.messages import AssistantMessage, Message, build_message_models, freeze
+from agent_core.messages import AssistantMessage, Message, freeze
 from agent_core.stream import AssistantMessageBuilder, LlmContext, StreamOptions
 from agent_core.tool_execution import execute_tool_calls
 
@@ -74,7 +74,6 @@ async def run_agent_loop(
     """
     signal = signal or AbortSignal()
     new_messages: list[Message] = list(prompts)
-    build_message_models()  # before the first event holding one is built (see there)
     emit(AgentStart())
     emit(TurnStart())
     for prompt in prompts:
@@ -100,7 +99,6 @@ async def run_agent_loop_continue(
         raise ValueError("Cannot continue from message role: assistant")
     signal = signal or AbortSignal()
     new_messages: list[Message] = []
-    build_message_models()
     emit(AgentStart())
     emit(TurnStart())
     await run_loop(context, new_messages, config, emit, signal)

@@ -8,15 +8,12 @@ Use :func:`to_wire` / :func:`message_from_wire` for a lossless round trip.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar
+
+from msgspec.structs import force_setattr
 
 from agent_core._frozen import Freezable, FrozenList, frozen_value, is_frozen, mark_frozen
-from agent_core._pydantic_plugins import skip_discovery_without_plugins
-
-skip_discovery_without_plugins()  # before the first model is built (~15 ms of start-up)
-
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator  # noqa: E402
-from pydantic.alias_generators import to_camel  # noqa: E402
+from agent_core.records import Record, RecordError, convert, field, wire_dict
 
 
 def now_ms() -> int:
@@ -24,46 +21,38 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class WireModel(BaseModel):
-    """Base model: snake_case in Python, camelCase on the wire."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        serialize_by_alias=True,
-        extra="ignore",
-        defer_build=True,
-    )
+WireModel = Record
+"""The base of every wire type (the name the shell's events and extensions know)."""
 
 
 # ---------------------------------------------------------------------------- content blocks
 
 
-class TextContent(Freezable, WireModel):
+class TextContent(Freezable, Record, tag_field="type", tag="text"):
     """A block of plain text."""
 
-    type: Literal["text"] = "text"
+    type: ClassVar[str] = "text"
     text: str
 
 
-class ImageContent(Freezable, WireModel):
+class ImageContent(Freezable, Record, tag_field="type", tag="image"):
     """A base64-encoded image."""
 
-    type: Literal["image"] = "image"
+    type: ClassVar[str] = "image"
     data: str
     mime_type: str
 
 
-class ThinkingContent(Freezable, WireModel):
+class ThinkingContent(Freezable, Record, tag_field="type", tag="thinking"):
     """Model reasoning. ``signature`` carries Anthropic's thinking signature for replay."""
 
-    type: Literal["thinking"] = "thinking"
+    type: ClassVar[str] = "thinking"
     thinking: str
     signature: str | None = None
     redacted: bool = False
 
 
-class ToolCall(Freezable, WireModel):
+class ToolCall(Freezable, Record, tag_field="type", tag="toolCall"):
     """A tool call requested by the model.
 
     ``raw_arguments`` is set only when the model's argument JSON could not be parsed; the loop
@@ -73,23 +62,23 @@ class ToolCall(Freezable, WireModel):
     one response, gets a fresh one, and ``original_id`` keeps what the provider sent.
     """
 
-    type: Literal["toolCall"] = "toolCall"
+    type: ClassVar[str] = "toolCall"
     id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = field(default_factory=dict)
     raw_arguments: str | None = None
     original_id: str | None = None
 
 
-UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
-AssistantContent = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
-ToolResultContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
+UserContent = TextContent | ImageContent
+AssistantContent = TextContent | ThinkingContent | ToolCall
+ToolResultContent = TextContent | ImageContent
 
 
 # ---------------------------------------------------------------------------- usage
 
 
-class Cost(WireModel):
+class Cost(Record):
     """Cost in US dollars, split like the token counts."""
 
     input: float = 0.0
@@ -99,7 +88,7 @@ class Cost(WireModel):
     total: float = 0.0
 
 
-class Usage(WireModel):
+class Usage(Record):
     """Token usage reported by the provider for one response."""
 
     input: int = 0
@@ -107,7 +96,7 @@ class Usage(WireModel):
     cache_read: int = 0
     cache_write: int = 0
     total_tokens: int = 0
-    cost: Cost = Field(default_factory=Cost)
+    cost: Cost = field(default_factory=Cost)
 
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted", "refusal"]
@@ -118,20 +107,36 @@ the provider's safety system declined (``AssistantMessage.refusal`` says why, wh
 # ---------------------------------------------------------------------------- messages
 
 
-def _coerce_text(value: Any) -> Any:
-    if isinstance(value, str):
-        return [{"type": "text", "text": value}]
-    return value
+def _text_content(data: Any) -> Any:
+    """Wire data whose ``content`` is a plain string (pi's user and tool-result messages may
+    carry one) with that string as one text block."""
+    if isinstance(data, dict) and isinstance(data.get("content"), str):
+        return {**data, "content": [{"type": "text", "text": data["content"]}]}
+    return data
 
 
-class UserMessage(Freezable, WireModel):
+class _TextContentOnWire(Record):
+    """A record whose wire ``content`` may be a plain string (one text block)."""
+
+    if TYPE_CHECKING:  # each subclass declares it, in its place in the wire order
+        content: list[Any]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.content, str):  # as pi's own code and extensions may build one
+            force_setattr(self, "content", [TextContent(text=self.content)])
+
+    @classmethod
+    def model_validate(cls, data: Any) -> Self:
+        """The record from wire data (see :meth:`Record.model_validate`)."""
+        return super().model_validate(_text_content(data))
+
+
+class UserMessage(Freezable, _TextContentOnWire, tag_field="role", tag="user"):
     """A message from the user (typed, steered, queued as follow-up, or injected by the shell)."""
 
-    role: Literal["user"] = "user"
+    role: ClassVar[str] = "user"
     content: list[UserContent]
-    timestamp: int = Field(default_factory=now_ms)
-
-    _coerce = field_validator("content", mode="before")(classmethod(lambda cls, v: _coerce_text(v)))
+    timestamp: int = field(default_factory=now_ms)
 
     @property
     def text(self) -> str:
@@ -139,7 +144,7 @@ class UserMessage(Freezable, WireModel):
         return "".join(b.text for b in self.content if isinstance(b, TextContent))
 
 
-class AssistantMessage(Freezable, WireModel):
+class AssistantMessage(Freezable, Record, tag_field="role", tag="assistant"):
     """One model response: text, thinking and tool-call blocks plus stop reason and usage.
 
     ``refusal`` is set with ``stop_reason`` ``refusal``: the refusal as the provider worded it
@@ -147,16 +152,16 @@ class AssistantMessage(Freezable, WireModel):
     filter's categories); ``None`` when the provider gave no reason.
     """
 
-    role: Literal["assistant"] = "assistant"
-    content: list[AssistantContent] = Field(default_factory=list)
+    role: ClassVar[str] = "assistant"
+    content: list[AssistantContent] = field(default_factory=list)
     api: str = ""
     provider: str = ""
     model: str = ""
-    usage: Usage = Field(default_factory=Usage)
+    usage: Usage = field(default_factory=Usage)
     stop_reason: StopReason = "stop"
     error_message: str | None = None
     refusal: str | None = None
-    timestamp: int = Field(default_factory=now_ms)
+    timestamp: int = field(default_factory=now_ms)
 
     @property
     def text(self) -> str:
@@ -169,18 +174,18 @@ class AssistantMessage(Freezable, WireModel):
         return [b for b in self.content if isinstance(b, ToolCall)]
 
 
-class ToolResultMessage(Freezable, WireModel):
+class ToolResultMessage(
+    Freezable, _TextContentOnWire, tag_field="role", tag="toolResult", kw_only=True
+):
     """The result of one tool call, always fed back to the model (errors included)."""
 
-    role: Literal["toolResult"] = "toolResult"
+    role: ClassVar[str] = "toolResult"
     tool_call_id: str
     tool_name: str
-    content: list[ToolResultContent] = Field(default_factory=list)
+    content: list[ToolResultContent] = field(default_factory=list)
     details: Any = None
     is_error: bool = False
-    timestamp: int = Field(default_factory=now_ms)
-
-    _coerce = field_validator("content", mode="before")(classmethod(lambda cls, v: _coerce_text(v)))
+    timestamp: int = field(default_factory=now_ms)
 
     @property
     def text(self) -> str:
@@ -188,17 +193,15 @@ class ToolResultMessage(Freezable, WireModel):
         return "".join(b.text for b in self.content if isinstance(b, TextContent))
 
 
-Message = Annotated[UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")]
+Message = UserMessage | AssistantMessage | ToolResultMessage
 
 
-class ToolResult(WireModel):
+class ToolResult(_TextContentOnWire):
     """What a tool returns: content for the model, details for the UI, and a terminate flag."""
 
-    content: list[ToolResultContent] = Field(default_factory=list)
+    content: list[ToolResultContent] = field(default_factory=list)
     details: Any = None
     terminate: bool = False
-
-    _coerce = field_validator("content", mode="before")(classmethod(lambda cls, v: _coerce_text(v)))
 
     @classmethod
     def of_text(cls, text: str, details: Any = None, terminate: bool = False) -> ToolResult:
@@ -227,48 +230,28 @@ def freeze(message: AnyMessage) -> AnyMessage:
         return message
     for block in message.content:
         if isinstance(block, ToolCall) and not is_frozen(block):
-            block.__dict__["arguments"] = frozen_value(block.arguments)
+            force_setattr(block, "arguments", frozen_value(block.arguments))
         mark_frozen(block)
-    message.__dict__["content"] = FrozenList(message.content)
+    force_setattr(message, "content", FrozenList(message.content))
     mark_frozen(message)
     return message
 
 
 # ---------------------------------------------------------------------------- wire helpers
 
-_message_adapter: TypeAdapter[Message] | None = None
 
-
-def to_wire(model: BaseModel) -> dict[str, Any]:
+def to_wire(record: Record) -> dict[str, Any]:
     """The camelCase JSON-ready dict of any message, event or block (``None`` fields dropped)."""
-    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return wire_dict(record)
 
 
 def message_from_wire(data: dict[str, Any]) -> UserMessage | AssistantMessage | ToolResultMessage:
-    """Parse a message from its wire dict (camelCase or snake_case keys)."""
-    global _message_adapter
-    if _message_adapter is None:
-        _message_adapter = TypeAdapter(Message)
-    return _message_adapter.validate_python(data)
-
-
-_models_built: list[bool] = []
-
-
-def build_message_models() -> None:
-    """Build the message models' validators now, blocks first, if not done yet (pydantic builds
-    a model at its first use). The event models holding a message, built at their first use
-    too, then reuse them instead of generating every message schema again inside each event's:
-    a run's first events cost ~9 ms of building instead of ~15."""
-    if _models_built:
-        return
-    _models_built.append(True)
-    blocks_first: tuple[type[BaseModel], ...] = (
-        TextContent, ImageContent, ThinkingContent, ToolCall, Cost, Usage,
-        UserMessage, AssistantMessage, ToolResultMessage, ToolResult,
-    )  # fmt: skip
-    for model in blocks_first:
-        model.model_rebuild()
+    """Parse a message from its wire dict (camelCase keys), validated: :class:`RecordError`
+    names what is wrong. A user or tool-result message's plain-string ``content`` is one text
+    block."""
+    if not isinstance(data, dict):
+        raise RecordError(f"Expected `object`, got `{type(data).__name__}`")
+    return convert(_text_content(data), Message)
 
 
 def user_message(text: str, images: list[ImageContent] | None = None) -> UserMessage:

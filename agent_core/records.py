@@ -32,7 +32,18 @@ class RecordError(ValueError):
     """Data did not match a record's type; the message names the field (``at `$.path```)."""
 
 
-class Record(msgspec.Struct, kw_only=True, rename="camel", weakref=True):
+class _RecordMeta(msgspec.StructMeta):
+    """Every record's fields are keyword-only (msgspec's ``kw_only`` covers only the fields of
+    the class that sets it): a subclass may add a required field after optional ones."""
+
+    def __new__(
+        mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **options: Any
+    ) -> _RecordMeta:
+        options.setdefault("kw_only", True)
+        return super().__new__(mcls, name, bases, namespace, **options)
+
+
+class Record(msgspec.Struct, metaclass=_RecordMeta, rename="camel", weakref=True):
     """Base of every record: keyword construction, camelCase on the wire, weak-referenceable."""
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self:
@@ -112,9 +123,10 @@ def _dumped(value: Any, by_alias: bool, exclude_none: bool) -> Any:
     if isinstance(value, dict):
         return {key: item if type(item) in _SCALARS else _dumped(item, by_alias, exclude_none)
                 for key, item in value.items()}  # fmt: skip
-    if isinstance(value, msgspec.Struct):
+    try:  # a dataclass, another struct, an enum...: its plain form, as pydantic gave it
         return msgspec.to_builtins(value)
-    return value
+    except TypeError:
+        return value  # left to the caller's JSON encoder (``default=str``...), as before
 
 
 _SCALARS: frozenset[type] = frozenset({str, int, float, bool, type(None)})

@@ -306,8 +306,12 @@ class AfterToolCallResult:
         """The result and error flag with the set fields replaced."""
         updated = result.model_copy()
         if self.content is not _UNSET:
-            updated = ToolResult(
-                content=self.content, details=updated.details, terminate=updated.terminate
+            updated = ToolResult.model_validate(  # a hook's content is checked here
+                {
+                    "content": self.content,
+                    "details": updated.details,
+                    "terminate": updated.terminate,
+                }
             )
         if self.details is not _UNSET:
             updated.details = self.details

@@ -12,7 +12,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
+import msgspec
+from pydantic import BaseModel
 
 from pi_cli import __version__
 from pi_cli.modes.rpc.schema import COMMAND_MODELS, command_schemas
@@ -41,7 +42,8 @@ def _schema(model: type[BaseModel], schemas: dict[str, Any]) -> dict[str, str]:
 def _event_schemas(schemas: dict[str, Any]) -> dict[str, Any]:
     from pi_cli.shell import ShellEvent
 
-    schema = TypeAdapter(ShellEvent).json_schema(by_alias=True, ref_template=REF)
+    template = REF.replace("{model}", "{name}")
+    schema = msgspec.json.schema(ShellEvent, ref_template=template)
     schemas.update(schema.pop("$defs", {}))
     extras = [
         {

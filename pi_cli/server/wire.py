@@ -13,7 +13,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from agent_core import skip_pydantic_plugin_discovery
 from pi_cli.shell import ShellOptions
+
+skip_pydantic_plugin_discovery()  # before the first model is built (~15 ms of start-up)
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 """What a session id (or a unique prefix of one) may look like."""

@@ -11,6 +11,7 @@ REPO = Path(__file__).resolve().parents[2]
 PROBE = """
 import sys
 import agent_core
+agent_core.skip_pydantic_plugin_discovery()
 from pydantic import BaseModel
 
 class M(BaseModel):

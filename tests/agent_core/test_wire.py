@@ -18,6 +18,7 @@ from agent_core import (
     MessageEnd,
     MessageStart,
     MessageUpdate,
+    RecordError,
     TextContent,
     TextDelta,
     TextEnd,
@@ -144,10 +145,10 @@ def all_keys(value: Any) -> set[str]:
 
 
 def test_every_event_type_is_covered() -> None:
-    union = get_args(get_args(AgentEvent)[0])
+    union = get_args(AgentEvent)
     assert {cls.__name__ for cls in union} == {type(e).__name__ for e in EVENTS}
     assert len(union) == 10
-    stream_union = get_args(get_args(AssistantStreamEvent)[0])
+    stream_union = get_args(AssistantStreamEvent)
     assert {cls.__name__ for cls in stream_union} == {type(e).__name__ for e in STREAM_EVENTS}
 
 
@@ -219,18 +220,40 @@ def test_camel_case_wire_keys() -> None:
     assert tool_end["assistantMessageEvent"]["toolCall"]["id"] == "toolu_01"
 
 
-def test_snake_case_input_is_accepted_too() -> None:
+def test_snake_case_keys_are_not_the_wire() -> None:
+    """The wire is camelCase: a snake_case key is an unknown one, and the error names the
+    camelCase field that is missing."""
+    with pytest.raises(RecordError, match="toolCallId"):
+        message_from_wire(
+            {"role": "toolResult", "tool_call_id": "c", "tool_name": "t", "content": "plain"}
+        )
+
+
+def test_damaged_messages_raise_one_clear_error() -> None:
+    cases: list[Any] = [
+        {"role": "nobody", "content": []},
+        {"content": []},
+        {"role": "user", "content": 5},
+        {"role": "user", "content": [{"type": "video", "data": "x"}]},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": 1, "name": "x"}]},
+        {"role": "assistant", "stopReason": "exploded"},
+        {"role": "toolResult", "toolCallId": "c", "toolName": "t", "isError": "maybe"},
+        [],
+        "text",
+        None,
+    ]
+    for data in cases:
+        with pytest.raises(RecordError) as caught:
+            message_from_wire(data)
+        assert "\n" not in str(caught.value) and str(caught.value)
+
+
+def test_plain_string_content_is_one_text_block() -> None:
     message = message_from_wire(
-        {
-            "role": "toolResult",
-            "tool_call_id": "c",
-            "tool_name": "t",
-            "content": "plain",
-            "is_error": True,
-        }
+        {"role": "toolResult", "toolCallId": "c", "toolName": "t", "content": "plain"}
     )
     assert isinstance(message, ToolResultMessage)
-    assert (message.tool_call_id, message.is_error, message.text) == ("c", True, "plain")
+    assert (message.tool_call_id, message.text) == ("c", "plain")
 
 
 def test_anchor_example_lines_parse() -> None:

@@ -317,9 +317,8 @@ def test_openapi_describes_every_rpc_command_and_event(server: ServerProcess) ->
     for member in schemas["RpcLine"]["oneOf"]:
         if "$ref" in member:
             member = schemas[member["$ref"].rsplit("/", 1)[1]]
-        kinds.add(
-            member["properties"]["type"].get("const") or member["properties"]["type"].get("default")
-        )
+        kind = member["properties"]["type"]
+        kinds.add(kind.get("const") or kind.get("default") or kind.get("enum", [None])[0])
     assert {
         "agent_start",
         "message_update",

@@ -24,7 +24,9 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-import agent_core  # noqa: F401 - before the first pydantic model: see the docstring
+from agent_core import skip_pydantic_plugin_discovery
+
+skip_pydantic_plugin_discovery()  # before the first pydantic model: see the docstring
 
 
 @contextlib.contextmanager

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from agent_core import (
     AssistantMessage,
     MessageEnd,
@@ -37,6 +35,7 @@ from agent_core import (
     stream_event_from_wire,
 )
 from agent_core.events import AssistantStreamEvent
+from agent_core.records import convert
 from pi_cli.shell import (
     BashExecutionMessage,
     OwnEvent,
@@ -62,7 +61,6 @@ AGENT_EVENTS = frozenset(
 IGNORED = frozenset({"queue_update", "thinking_level_changed", "extension_ui_request"})
 """pi's duplicates of events the shell has its own shape for (and approvals' request lines:
 ``permission_requested`` carries the same)."""
-_own: TypeAdapter[OwnEvent] | None = None
 
 
 def message_of(data: dict[str, Any]) -> Any:
@@ -74,12 +72,9 @@ def message_of(data: dict[str, Any]) -> Any:
 
 def own_event(data: dict[str, Any]) -> OwnEvent:
     """A shell event (not an agent_core one) from its wire dict."""
-    global _own
-    if _own is None:
-        from pi_cli.shell import OwnEvent as Union
+    from pi_cli.shell import OwnEvent as Union
 
-        _own = TypeAdapter(Union)
-    return _own.validate_python(data)
+    return convert(data, Union)
 
 
 class StreamRebuilder:

@@ -7,9 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import Any, ClassVar, Literal
 
 from agent_core.events import (
     AgentEnd,
@@ -24,6 +22,7 @@ from agent_core.events import (
     TurnStart,
 )
 from agent_core.messages import WireModel
+from agent_core.records import field
 from agent_core.stream import RetryNotice
 from pi_cli.shell.events.agent_tools import (
     AGENT_TOOL_EVENT_TYPES,
@@ -69,10 +68,10 @@ CompactionReason = Literal["threshold", "overflow", "manual"]
 SessionReason = Literal["new", "resume", "fork", "tree"]
 
 
-class AutoRetryStart(WireModel):
+class AutoRetryStart(WireModel, tag_field="type", tag="auto_retry_start"):
     """A transient provider error is being retried after ``delay_ms``."""
 
-    type: Literal["auto_retry_start"] = "auto_retry_start"
+    type: ClassVar[str] = "auto_retry_start"
     attempt: int
     max_attempts: int
     delay_ms: int
@@ -89,26 +88,26 @@ class AutoRetryStart(WireModel):
         )
 
 
-class AutoRetryEnd(WireModel):
+class AutoRetryEnd(WireModel, tag_field="type", tag="auto_retry_end"):
     """A retried request finally succeeded or gave up."""
 
-    type: Literal["auto_retry_end"] = "auto_retry_end"
+    type: ClassVar[str] = "auto_retry_end"
     success: bool
     attempt: int
     final_error: str | None = None
 
 
-class CompactionStart(WireModel):
+class CompactionStart(WireModel, tag_field="type", tag="compaction_start"):
     """Older messages are being summarised."""
 
-    type: Literal["compaction_start"] = "compaction_start"
+    type: ClassVar[str] = "compaction_start"
     reason: CompactionReason
 
 
-class CompactionEnd(WireModel):
+class CompactionEnd(WireModel, tag_field="type", tag="compaction_end"):
     """Compaction finished (or failed: ``error_message``)."""
 
-    type: Literal["compaction_end"] = "compaction_end"
+    type: ClassVar[str] = "compaction_end"
     reason: CompactionReason
     summary: str | None = None
     first_kept_entry_id: str | None = None
@@ -119,29 +118,29 @@ class CompactionEnd(WireModel):
     error_message: str | None = None
 
 
-class Notice(WireModel):
+class Notice(WireModel, tag_field="type", tag="notice", kw_only=True):
     """Something the user should read (warnings while loading, command output...)."""
 
-    type: Literal["notice"] = "notice"
+    type: ClassVar[str] = "notice"
     level: Literal["info", "warning", "error"] = "info"
     text: str
     source: str | None = None
     """Who says it, when not pi itself (``extension protected-paths``: an extension's notify)."""
 
 
-class SessionChanged(WireModel):
+class SessionChanged(WireModel, tag_field="type", tag="session_changed"):
     """The shell switched to another session (``/new``, resume, fork, branch)."""
 
-    type: Literal["session_changed"] = "session_changed"
+    type: ClassVar[str] = "session_changed"
     session_id: str
     path: str | None = None
     reason: SessionReason = "new"
 
 
-class ModelChanged(WireModel):
+class ModelChanged(WireModel, tag_field="type", tag="model_changed"):
     """The active model or thinking level changed."""
 
-    type: Literal["model_changed"] = "model_changed"
+    type: ClassVar[str] = "model_changed"
     model: str
     thinking: str
 
@@ -156,22 +155,22 @@ class QueuedItem(WireModel):
     """None: typed by the user; ``agent:<id>``: a background sub-agent's report."""
 
 
-class QueueChanged(WireModel):
+class QueueChanged(WireModel, tag_field="type", tag="queue_changed"):
     """The input queue changed (added, delivered, edited, moved, removed): its whole content."""
 
-    type: Literal["queue_changed"] = "queue_changed"
-    items: list[QueuedItem] = Field(default_factory=list)
+    type: ClassVar[str] = "queue_changed"
+    items: list[QueuedItem] = field(default_factory=list)
 
 
-class QueueReturned(WireModel):
+class QueueReturned(WireModel, tag_field="type", tag="queue_returned"):
     """A run was aborted or failed: what was still queued is handed back, not sent.
 
     Interactive front ends put the texts back into the editor; nothing is lost. ``restored``:
     texts still queued when this session last stopped (stored in it), offered back at start.
     """
 
-    type: Literal["queue_returned"] = "queue_returned"
-    items: list[QueuedItem] = Field(default_factory=list)
+    type: ClassVar[str] = "queue_returned"
+    items: list[QueuedItem] = field(default_factory=list)
     reason: Literal["aborted", "error", "restored"] = "aborted"
 
 
@@ -189,11 +188,11 @@ class BackgroundShellItem(WireModel):
     """A monitor's description (the ``monitor`` tool's shell)."""
 
 
-class BackgroundShellsChanged(WireModel):
+class BackgroundShellsChanged(WireModel, tag_field="type", tag="background_shells"):
     """A background shell started, ended or was killed: the whole list."""
 
-    type: Literal["background_shells"] = "background_shells"
-    shells: list[BackgroundShellItem] = Field(default_factory=list)
+    type: ClassVar[str] = "background_shells"
+    shells: list[BackgroundShellItem] = field(default_factory=list)
 
     @property
     def running(self) -> int:
@@ -220,10 +219,10 @@ class BackgroundShellsChanged(WireModel):
         )
 
 
-class ShellStateChanged(WireModel):
+class ShellStateChanged(WireModel, tag_field="type", tag="shell_state"):
     """The shell became busy or idle (see :data:`ShellState`)."""
 
-    type: Literal["shell_state"] = "shell_state"
+    type: ClassVar[str] = "shell_state"
     state: ShellState
 
 
@@ -231,7 +230,7 @@ ApprovalChoice = Literal["allow_once", "allow_session", "allow_always", "deny"]
 """A user's answer to a :class:`PermissionRequested`."""
 
 
-class PermissionRequested(WireModel):
+class PermissionRequested(WireModel, tag_field="type", tag="permission_requested"):
     """A tool call waits for the user's approval; answer with ``shell.answer(id, ...)``.
 
     ``options`` are the choices a front end offers (``allow_session``/``allow_always`` only when
@@ -239,16 +238,16 @@ class PermissionRequested(WireModel):
     the user settings). ``preview`` is what will happen: the full command, or a diff of the edit.
     """
 
-    type: Literal["permission_requested"] = "permission_requested"
+    type: ClassVar[str] = "permission_requested"
     id: str
     tool_call_id: str
     tool_name: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, Any] = field(default_factory=dict)
     title: str = ""
     reason: str = ""
     preview: str = ""
-    options: list[ApprovalChoice] = Field(default_factory=list)
-    rules: dict[str, list[str]] = Field(default_factory=dict)
+    options: list[ApprovalChoice] = field(default_factory=list)
+    rules: dict[str, list[str]] = field(default_factory=dict)
     question: str | None = None
     """Asked instead of "Allow <tool>: <title>?" (a plan's "Approve this plan?")."""
     labels: dict[str, str] | None = None
@@ -258,13 +257,13 @@ class PermissionRequested(WireModel):
     agent's. The question then names it."""
 
 
-class PermissionResolved(WireModel):
+class PermissionResolved(WireModel, tag_field="type", tag="permission_resolved"):
     """An approval was decided: by the user, a hook, a timeout, an abort, or nobody could ask.
 
     ``by``: ``user``, ``hook``, ``timeout``, ``aborted`` or ``non_interactive``.
     """
 
-    type: Literal["permission_resolved"] = "permission_resolved"
+    type: ClassVar[str] = "permission_resolved"
     id: str
     allowed: bool
     by: Literal["user", "hook", "timeout", "aborted", "non_interactive"] = "user"
@@ -274,19 +273,19 @@ class PermissionResolved(WireModel):
     title: str = ""
 
 
-class PermissionModeChanged(WireModel):
+class PermissionModeChanged(WireModel, tag_field="type", tag="permission_mode_changed"):
     """The permission mode changed (``/permissions``, Shift+Tab, RPC)."""
 
-    type: Literal["permission_mode_changed"] = "permission_mode_changed"
+    type: ClassVar[str] = "permission_mode_changed"
     mode: str
 
 
-class Reloaded(WireModel):
+class Reloaded(WireModel, tag_field="type", tag="reloaded"):
     """``/reload`` read settings, skills, templates, agent profiles, extensions... again: what was
     read, one line each (front ends re-read commands and key bindings)."""
 
-    type: Literal["reloaded"] = "reloaded"
-    what: list[str] = Field(default_factory=list)
+    type: ClassVar[str] = "reloaded"
+    what: list[str] = field(default_factory=list)
 
 
 class McpServerStatus(WireModel):
@@ -299,11 +298,11 @@ class McpServerStatus(WireModel):
     transport: str = "stdio"
 
 
-class McpStatusChanged(WireModel):
+class McpStatusChanged(WireModel, tag_field="type", tag="mcp_status"):
     """An MCP server became ready, failed or stopped: every server's state (footer, ``/mcp``)."""
 
-    type: Literal["mcp_status"] = "mcp_status"
-    servers: list[McpServerStatus] = Field(default_factory=list)
+    type: ClassVar[str] = "mcp_status"
+    servers: list[McpServerStatus] = field(default_factory=list)
 
 
 OwnEvent = (

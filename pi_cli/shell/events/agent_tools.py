@@ -8,12 +8,11 @@ state.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import Any, ClassVar, Literal
 
 from agent_core.events import AgentEvent
 from agent_core.messages import WireModel
+from agent_core.records import field
 
 
 class TodoEntry(WireModel):
@@ -24,17 +23,17 @@ class TodoEntry(WireModel):
     active_form: str | None = None
 
 
-class TodoUpdated(WireModel):
+class TodoUpdated(WireModel, tag_field="type", tag="todo_updated"):
     """The todo list changed (``todo_write``, or a session was resumed, started or switched)."""
 
-    type: Literal["todo_updated"] = "todo_updated"
-    todos: list[TodoEntry] = Field(default_factory=list)
+    type: ClassVar[str] = "todo_updated"
+    todos: list[TodoEntry] = field(default_factory=list)
 
 
-class SubagentStarted(WireModel):
+class SubagentStarted(WireModel, tag_field="type", tag="subagent_start"):
     """A ``task`` call started a sub-agent; ``task_id`` is that call's tool call id."""
 
-    type: Literal["subagent_start"] = "subagent_start"
+    type: ClassVar[str] = "subagent_start"
     task_id: str
     agent: str
     description: str = ""
@@ -43,32 +42,32 @@ class SubagentStarted(WireModel):
     """True: started with ``background: true`` (the ``task`` call has already returned)."""
 
 
-class SubagentEvent(WireModel):
+class SubagentEvent(WireModel, tag_field="type", tag="subagent_event"):
     """One event of a running sub-agent's own loop (its turns, text, tool calls)."""
 
-    type: Literal["subagent_event"] = "subagent_event"
+    type: ClassVar[str] = "subagent_event"
     task_id: str
     agent: str
     event: AgentEvent
 
 
-class SubagentEnded(WireModel):
+class SubagentEnded(WireModel, tag_field="type", tag="subagent_end"):
     """A sub-agent finished: its answer, turns and usage (``cost`` in US dollars), or its error."""
 
-    type: Literal["subagent_end"] = "subagent_end"
+    type: ClassVar[str] = "subagent_end"
     task_id: str
     agent: str
     model: str = ""
     answer: str = ""
     turns: int = 0
-    usage: dict[str, float] = Field(default_factory=dict)
+    usage: dict[str, float] = field(default_factory=dict)
     error_message: str | None = None
 
 
 BackgroundStatus = Literal["running", "done", "failed", "aborted", "interrupted"]
 
 
-class BackgroundAgentInfo(WireModel):
+class BackgroundAgentInfo(WireModel, kw_only=True):
     """A background sub-agent as ``/agents`` and RPC's ``get_agents`` list it.
 
     ``status``: ``running``; ``done`` (it reported); ``failed`` (its model or a budget ended
@@ -84,7 +83,7 @@ class BackgroundAgentInfo(WireModel):
     model: str = ""
     status: BackgroundStatus = "running"
     turns: int = 0
-    usage: dict[str, float] = Field(default_factory=dict)
+    usage: dict[str, float] = field(default_factory=dict)
     last_tool: str = ""
     started_at: str = ""
     ended_at: str | None = None
@@ -93,31 +92,31 @@ class BackgroundAgentInfo(WireModel):
     """Its report (or the news that it stopped) has been queued for the parent."""
 
 
-class BackgroundAgentChanged(WireModel):
+class BackgroundAgentChanged(WireModel, tag_field="type", tag="background_agent"):
     """A background sub-agent started, took a turn, called a tool, spent tokens or ended."""
 
-    type: Literal["background_agent"] = "background_agent"
+    type: ClassVar[str] = "background_agent"
     agent: BackgroundAgentInfo
 
 
-class BudgetExceeded(WireModel):
+class BudgetExceeded(WireModel, tag_field="type", tag="budget_exceeded"):
     """``--max-turns`` or ``--max-cost`` stopped the run before its next model call, or a goal
     before its next round (``rounds``: ``goal.maxRounds``)."""
 
-    type: Literal["budget_exceeded"] = "budget_exceeded"
+    type: ClassVar[str] = "budget_exceeded"
     budget: Literal["turns", "cost", "rounds"]
     limit: float
     used: float
     message: str
 
 
-class StructuredOutput(WireModel):
+class StructuredOutput(WireModel, tag_field="type", tag="structured_output"):
     """``--output-schema``: the final answer and whether it matched (``value`` when it did)."""
 
-    type: Literal["structured_output"] = "structured_output"
+    type: ClassVar[str] = "structured_output"
     valid: bool
     value: Any = None
-    errors: list[str] = Field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
     attempts: int = 1
 
 

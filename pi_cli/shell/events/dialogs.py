@@ -7,11 +7,10 @@ how it ended. Their wire shapes (camelCase) are documented in ``docs/rpc.md`` ("
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
+from typing import Any, ClassVar, Literal
 
 from agent_core.messages import WireModel
+from agent_core.records import field
 
 DialogKind = Literal["select", "confirm", "input", "editor"]
 """What a :class:`DialogRequested` asks: choose options, yes or no, a line, a longer text."""
@@ -41,7 +40,7 @@ class MessageView(WireModel):
     """
 
     title: str | None = None
-    lines: list[list[ViewSpan]] = Field(default_factory=list)
+    lines: list[list[ViewSpan]] = field(default_factory=list)
 
     @classmethod
     def of(cls, text: str, *, title: str | None = None, role: ViewRole = "text") -> MessageView:
@@ -63,7 +62,7 @@ class DialogOption(WireModel):
     description: str | None = None
 
 
-class DialogRequested(WireModel):
+class DialogRequested(WireModel, tag_field="type", tag="dialog_requested"):
     """A question for the user (an extension's or a tool's); answer with ``shell.answer(id, ...)``.
 
     ``select`` offers ``options`` (``multiple``: any number of them; ``allow_other``: the user
@@ -73,12 +72,12 @@ class DialogRequested(WireModel):
     ``source`` names who asks (``extension protected-paths``, ``tool ask_user``).
     """
 
-    type: Literal["dialog_requested"] = "dialog_requested"
+    type: ClassVar[str] = "dialog_requested"
     id: str
     kind: DialogKind
     title: str
     message: str | None = None
-    options: list[DialogOption] = Field(default_factory=list)
+    options: list[DialogOption] = field(default_factory=list)
     multiple: bool = False
     allow_other: bool = False
     placeholder: str | None = None
@@ -90,7 +89,7 @@ class DialogRequested(WireModel):
     (``message`` holds its plain text, for front ends that draw no views)."""
 
 
-class DialogResolved(WireModel):
+class DialogResolved(WireModel, tag_field="type", tag="dialog_resolved"):
     """A dialog ended (see :data:`DialogResolution`); ``cancelled`` when it has no answer.
 
     The answer: ``values`` (the options chosen, ``select``), ``other`` (the user's own answer to
@@ -98,7 +97,7 @@ class DialogResolved(WireModel):
     choice of a ``select``), ``confirmed`` (``confirm``).
     """
 
-    type: Literal["dialog_resolved"] = "dialog_resolved"
+    type: ClassVar[str] = "dialog_resolved"
     id: str
     by: DialogResolution = "user"
     cancelled: bool = False
@@ -114,14 +113,14 @@ panel of lines above the editor, the terminal's title (one line, cleaned; ``None
 again), or the editor's text (``editor``: put into the editor once, not kept as state)."""
 
 
-class UiChanged(WireModel):
+class UiChanged(WireModel, tag_field="type", tag="ui_changed"):
     """An extension set (or, with ``text`` and ``lines`` both ``None``, cleared) a piece of UI.
 
     ``key`` is unique per slot (``<extension>.<name>``); ``text`` for ``footer`` and ``status``,
     ``lines`` for ``panel``. The whole current state is ``shell.ui_state()``.
     """
 
-    type: Literal["ui_changed"] = "ui_changed"
+    type: ClassVar[str] = "ui_changed"
     slot: UiSlot
     key: str
     text: str | None = None
@@ -133,16 +132,16 @@ class UiChanged(WireModel):
         return self.text is None and self.lines is None
 
 
-class CustomMessageShown(WireModel):
+class CustomMessageShown(WireModel, tag_field="type", tag="custom_message", kw_only=True):
     """An extension sent a message for the transcript (``pi.send_message``): the entry as
     stored (``custom_type``, ``content``, ``details``) and ``view``, how it is drawn (its
     extension renderer's, or the default one's)."""
 
-    type: Literal["custom_message"] = "custom_message"
+    type: ClassVar[str] = "custom_message"
     entry_id: str | None = None
     custom_type: str
     content: str
-    details: object = None
+    details: Any = None
     view: MessageView
     expanded: MessageView | None = None
     """The renderer's expanded view, when it differs (the TUI unfolds to it: Ctrl+O, a click)."""

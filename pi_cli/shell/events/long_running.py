@@ -7,7 +7,7 @@ Their wire shapes (camelCase, as JSON mode and RPC write them) are documented in
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from agent_core.messages import WireModel
 
@@ -18,7 +18,7 @@ judge found it cannot be reached without the user; ``budget-limited`` a budget e
 pursuit (``maxTurns``, ``maxCost``, ``goal.maxRounds``)."""
 
 
-class GoalInfo(WireModel):
+class GoalInfo(WireModel, kw_only=True):
     """The goal of the session, as a footer or a client shows it."""
 
     id: str
@@ -50,17 +50,17 @@ class GoalInfo(WireModel):
         return f"goal {state} ({self.rounds}/{self.max_rounds}, {how}): {self.condition}{why}"
 
 
-class GoalChanged(WireModel):
+class GoalChanged(WireModel, tag_field="type", tag="goal_changed"):
     """The goal was set, checked, paused, resumed, edited, met, ended or dropped (``null``)."""
 
-    type: Literal["goal_changed"] = "goal_changed"
+    type: ClassVar[str] = "goal_changed"
     goal: GoalInfo | None = None
 
 
-class GoalChecked(WireModel):
+class GoalChecked(WireModel, tag_field="type", tag="goal_checked"):
     """One verdict on the goal after a round: by the check command or by the judge."""
 
-    type: Literal["goal_checked"] = "goal_checked"
+    type: ClassVar[str] = "goal_checked"
     goal_id: str
     round: int
     met: bool
@@ -103,10 +103,10 @@ class ScheduleInfo(WireModel):
     created_by: Literal["user", "model"] = "user"
 
 
-class SchedulesChanged(WireModel):
+class SchedulesChanged(WireModel, tag_field="type", tag="schedules_changed"):
     """The session's active schedules changed (created, fired, ended, deleted, restored)."""
 
-    type: Literal["schedules_changed"] = "schedules_changed"
+    type: ClassVar[str] = "schedules_changed"
     schedules: list[ScheduleInfo] = []
 
     def short(self) -> str:
@@ -125,10 +125,10 @@ ScheduleDelivery = Literal["now", "follow_up", "held", "skipped"]
 shell is free; ``skipped``: its previous firing was still queued (a backlog is never built)."""
 
 
-class ScheduleFired(WireModel):
+class ScheduleFired(WireModel, tag_field="type", tag="schedule_fired"):
     """A schedule fired: its prompt was sent as a normal prompt (or skipped, see ``delivered``)."""
 
-    type: Literal["schedule_fired"] = "schedule_fired"
+    type: ClassVar[str] = "schedule_fired"
     schedule_id: str
     prompt: str
     schedule: str
@@ -157,11 +157,11 @@ class ScheduleFired(WireModel):
         )
 
 
-class MonitorDelivered(WireModel):
+class MonitorDelivered(WireModel, tag_field="type", tag="monitor_delivered"):
     """A monitor's new lines (or its end) were queued for the model: it reads them at the next
     turn boundary, or a run starts for them (see ``docs/long-running.md``, "Monitors")."""
 
-    type: Literal["monitor_delivered"] = "monitor_delivered"
+    type: ClassVar[str] = "monitor_delivered"
     monitor_id: str
     description: str
     lines: list[str]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
+from typing import ClassVar, Literal
 
 from agent_core.messages import WireModel
+from agent_core.records import field
 
 LspState = Literal["starting", "ready", "failed", "stopped", "restarting"]
 
@@ -16,7 +15,7 @@ class LspServerStatus(WireModel):
 
     name: str
     state: LspState
-    files: list[str] = Field(default_factory=list)
+    files: list[str] = field(default_factory=list)
     command: str = ""
     source: str = ""
     error: str | None = None
@@ -25,11 +24,11 @@ class LspServerStatus(WireModel):
     """What it is busy with (``indexing 40%``), from its progress reports."""
 
 
-class LspStatusChanged(WireModel):
+class LspStatusChanged(WireModel, tag_field="type", tag="lsp_status"):
     """A language server started, became ready, failed or stopped: every started server."""
 
-    type: Literal["lsp_status"] = "lsp_status"
-    servers: list[LspServerStatus] = Field(default_factory=list)
+    type: ClassVar[str] = "lsp_status"
+    servers: list[LspServerStatus] = field(default_factory=list)
 
 
 class Diagnostic(WireModel):
@@ -58,7 +57,7 @@ class FileDiagnostics(WireModel):
 
     path: str
     server: str
-    new: list[Diagnostic] = Field(default_factory=list)
+    new: list[Diagnostic] = field(default_factory=list)
     new_count: int = 0
     new_errors: int = 0
     present: int = 0
@@ -78,18 +77,18 @@ class FileDiagnostics(WireModel):
         return f"{self.server}: {', '.join(parts)} in {self.path}" if parts else ""
 
 
-class DiagnosticsReported(WireModel):
+class DiagnosticsReported(WireModel, tag_field="type", tag="lsp_diagnostics"):
     """What the language servers said about the files a tool call changed (sent before its
     ``tool_execution_end``; the same data is in the result's ``details["diagnostics"]``).
 
     ``pending``: servers that did not answer within ``lsp.diagnosticsWaitMs``.
     """
 
-    type: Literal["lsp_diagnostics"] = "lsp_diagnostics"
+    type: ClassVar[str] = "lsp_diagnostics"
     tool_call_id: str
     tool_name: str
-    files: list[FileDiagnostics] = Field(default_factory=list)
-    pending: list[str] = Field(default_factory=list)
+    files: list[FileDiagnostics] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
     waited_ms: int = 0
 
 

@@ -342,7 +342,7 @@ def _wildcard(event: str) -> bool:
 
 
 def _copy(event: Any) -> Any:
-    """A copy for one handler (a shell event is a pydantic model; ours are dataclasses)."""
+    """A copy for one handler (a shell event is a record; ours are dataclasses)."""
     import copy
 
     return event.model_copy(deep=True) if hasattr(event, "model_copy") else copy.deepcopy(event)

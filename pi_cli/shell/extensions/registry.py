@@ -108,10 +108,7 @@ def known_events() -> frozenset[str]:
     """Every event name ``pi.on`` accepts: the shell's events, ours, ``*`` (all)."""
     from pi_cli.shell.events import ShellEvent
 
-    names = {
-        typing.get_args(cls.model_fields["type"].annotation)[0]
-        for cls in typing.get_args(ShellEvent)
-    }
+    names = {cls.type for cls in typing.get_args(ShellEvent)}
     return frozenset({*names, *DECISION_EVENTS, *DERIVED_EVENTS, "*"})
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, RootModel, ValidationError
 
-from agent_core import AbortSignal, FileEffect, ToolBase, ToolError, ToolResult
+from agent_core import AbortSignal, FileEffect, RecordError, ToolBase, ToolError, ToolResult
 from agent_core.tool import OnToolUpdate
 from agent_core.validation import one_line_validation_error
 
@@ -148,7 +148,7 @@ def as_result(value: Any) -> ToolResult:
             return ToolResult.model_validate(
                 {"content": value["content"], "details": value.get("details")}
             )
-        except ValidationError:
+        except RecordError:
             pass
     try:
         return ToolResult.of_text(json.dumps(value, ensure_ascii=False, default=str))

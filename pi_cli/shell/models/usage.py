@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from agent_core import AssistantMessage, Message, ToolResultMessage
+from agent_core import AssistantMessage, Message, ToolResultMessage, to_wire
 
 
 @dataclass
@@ -89,7 +90,8 @@ def estimate_tokens(text: str) -> int:
 
 def message_tokens(message: Message) -> int:
     """Estimated tokens of one message."""
-    return estimate_tokens(message.model_dump_json(exclude_none=True))  # as on the wire
+    wire = json.dumps(to_wire(message), separators=(",", ":"), ensure_ascii=False)
+    return estimate_tokens(wire)  # as on the wire
 
 
 def context_tokens(messages: Sequence[Message]) -> int:

@@ -7,6 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from agent_core import skip_pydantic_plugin_discovery
+
+skip_pydantic_plugin_discovery()  # before the first model is built (~15 ms of start-up)
+
 RequestId = str | int | None
 
 
