@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -94,9 +95,12 @@ def test_rpc_rewind_restore_undo_export_and_name(
 def test_a_queue_survives_kill_9_and_comes_back_on_the_next_start(
     scripted_client: Callable[[list[dict]], RpcClient], project: Path
 ) -> None:
-    client = scripted_client([bash("sleep 30"), {"text": "never"}])
+    client = scripted_client([bash("touch running; sleep 30"), {"text": "never"}])
     client.request({"type": "prompt", "id": "p", "message": "wait a long time"})
     client.wait_for(is_event("tool_execution_start"))
+    deadline = time.monotonic() + 30
+    while not (project / "running").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)  # steered while the command runs, not while the call is prepared
     assert client.request({"type": "steer", "id": "s", "message": "then do this instead"})[
         "success"
     ]
