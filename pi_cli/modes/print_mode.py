@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Any
 from agent_core import AgentEnd, AssistantMessage, MessageEnd, ToolExecutionEnd, ToolExecutionStart
 from pi_cli.args import ExitCode, LaunchArgs, error
 from pi_cli.modes.common import build_shell
-from pi_cli.modes.json_writer import JsonEventWriter, write_command_output
-from pi_cli.modes.pi_events import PiEventWriter
 from pi_cli.modes.termination import Termination
 from pi_cli.shell import (
     AutoRetryStart,
@@ -34,6 +32,7 @@ from pi_cli.shell import (
 )
 
 if TYPE_CHECKING:
+    from pi_cli.modes.json_writer import JsonEventWriter
     from pi_cli.shell import CodingAgent, CommandResult
 
 
@@ -133,9 +132,12 @@ class Outcome:
 async def _run(
     shell: CodingAgent, args: LaunchArgs, prompt: str, images: list[Any] | None = None
 ) -> int:
-    json_mode = args.mode == "json"
-    writer = JsonEventWriter(sys.stdout) if json_mode else None
-    if writer is not None:
+    writer: JsonEventWriter | None = None
+    if args.mode == "json":  # the JSON writers load only for it (~4 ms of a text one-shot)
+        from pi_cli.modes.json_writer import JsonEventWriter
+        from pi_cli.modes.pi_events import PiEventWriter
+
+        writer = JsonEventWriter(sys.stdout)
         writer.write_header(shell.session.header.to_json())
         shell.subscribe(
             PiEventWriter(writer.write_data, shell.thinking) if args.json_partials else writer
@@ -177,6 +179,8 @@ async def _run(
         return ExitCode.INTERRUPTED
     if result is not None and result.output:
         if writer is not None:
+            from pi_cli.modes.json_writer import write_command_output
+
             write_command_output(writer, result)
         else:
             say(redact(result.output), err=bool(result.error))

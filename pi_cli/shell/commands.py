@@ -7,7 +7,6 @@ CodingAgent satisfies) and return a :class:`CommandResult`; front ends print ``o
 
 from __future__ import annotations
 
-import difflib
 import re
 import shlex
 from collections.abc import Awaitable, Callable, Sequence
@@ -187,6 +186,8 @@ class SlashCommandRegistry:
         name, args = parsed
         if not _NAME.fullmatch(name):
             return None  # "/ ..." or "/*" is punctuation, not a name
+        import difflib  # only for a mistyped command
+
         close = difflib.get_close_matches(name, [*self.commands, *self._aliases], n=3, cutoff=0.6)
         names = [c.name for n in close if (c := self.get(n)) is not None]
         return UnknownCommand(name, args, list(dict.fromkeys(names)))

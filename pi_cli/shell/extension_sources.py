@@ -17,11 +17,9 @@ the result is cached with the modification times of ``sys.path``'s folders.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -58,6 +56,8 @@ class Source:
 
 
 def _stamp(paths: list[Path]) -> str:
+    import hashlib  # with tempfile below: ~4 ms no start without extensions needs
+
     hasher = hashlib.sha256()
     for path in paths:
         try:
@@ -225,6 +225,8 @@ def write_cache(data: dict[str, Any]) -> None:
     path = cache_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".extensions.", suffix=".tmp")
     except OSError:
         return

@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_cli.shell.packages.files import verify, write_json
 from pi_cli.shell.paths import pi_home, project_dir
 
 Kind = Literal["skills", "prompts", "extensions", "themes", "agents", "python"]
@@ -149,6 +148,8 @@ def write_lock(packages: dict[str, dict[str, Any]]) -> None:
     if scope.project is not None:
         packages = {name: _relative(scope.home, r) for name, r in packages.items()}
         _ignore_store(scope.home)
+    from pi_cli.shell.packages.files import write_json  # hashlib, tempfile, shutil: ~4 ms
+
     write_json(scope.lock, {"version": LOCK_VERSION, "packages": dict(sorted(packages.items()))})
     _cache.clear()
 
@@ -243,7 +244,7 @@ def _cached_resources(scope: Scope) -> tuple[dict[Kind, list[Path]], list[str]]:
     again = "pi install" if scope.project is None else "pi install -l"
     for name, record in read_lock(scope).items():
         root = Path(str(record.get("path") or ""))
-        changed = verify(root, record.get("files") or {}) if record.get("path") else None
+        changed = _verify(root, record.get("files") or {}) if record.get("path") else None
         if not record.get("path"):
             changed = "the lock names a folder outside its store"
         if changed is not None:
@@ -265,3 +266,10 @@ def _cached_resources(scope: Scope) -> tuple[dict[Kind, list[Path]], list[str]]:
 def package_paths(kind: Kind) -> list[Path]:
     """The installed packages' folders or files of one kind (verified copies only)."""
     return list(package_resources()[0].get(kind, []))
+
+
+def _verify(root: Path, files: dict[str, Any]) -> str | None:
+    """:func:`~.files.verify`, loaded when a package is recorded (not on every start)."""
+    from pi_cli.shell.packages.files import verify
+
+    return verify(root, files)
