@@ -269,3 +269,6 @@ def test_the_one_shot_loads_no_lsp_server_extensions_or_plugins(tmp_path: Path) 
     assert "pi_cli.shell.coding_agent" in loaded  # the probe sees the shell's own modules
     features = sorted(m for m in loaded for f in WAVE_FEATURES if m == f or m.startswith(f + "."))
     assert not features, f"on the one-shot path: {features}"
+    # pydantic only where a user file or a client's request is validated: not for the events,
+    # messages, settings and tool arguments every run makes (issue 25)
+    assert not {m for m in loaded if m.split(".")[0] in ("pydantic", "pydantic_core")}
