@@ -1,7 +1,7 @@
 """Model access: native OpenAI (Chat Completions, Responses) and Anthropic transports, litellm
 for everything else.
 
-Importing this package is cheap (httpx + pydantic); litellm is imported only when a
+Importing this package is cheap (httpx + msgspec); litellm is imported only when a
 litellm-routed request is actually made.
 
 Typical use::

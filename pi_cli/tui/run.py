@@ -1,7 +1,7 @@
 """``run_tui``: the entry point ``pi`` (no prompt, in a terminal) calls.
 
 The first frame is drawn before the shell exists: building it (agent_core, providers, tools,
-pydantic, settings, session) costs about as much as importing Textual, so it runs in a thread
+settings, session) costs about as much as importing Textual, so it runs in a thread
 right after the first refresh and the app attaches it when ready.
 """
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def theme_setting(cwd: Path) -> str | None:
-    """The ``theme`` setting, read without pydantic so the first frame has the right colours.
+    """The ``theme`` setting, read before the shell loads, so the first frame has the right colours.
 
     The full settings (validated, with clear errors) are loaded with the shell.
     """
