@@ -15,6 +15,15 @@ if TYPE_CHECKING:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pi`` console script."""
+    code = _main(argv)
+    if argv is None:  # the console script: a finished one-shot ends without the teardown
+        from pi_cli.fast_exit import leave
+
+        leave(code)
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args in (["--version"], ["-v"]):  # fast path: no typer, no pydantic
         print(f"pi {__version__}")

@@ -49,9 +49,13 @@ def run_print(args: LaunchArgs, prompt: str) -> int:
     if isinstance(shell, int):
         return shell
     try:
-        return asyncio.run(_run(shell, args, prompt, images))
+        code = asyncio.run(_run(shell, args, prompt, images))
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
+    from pi_cli import fast_exit
+
+    fast_exit.arm()  # finished: no interpreter teardown needed (see there)
+    return code
 
 
 class Progress:
