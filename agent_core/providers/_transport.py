@@ -18,7 +18,7 @@ from agent_core.messages import AssistantMessage, Usage
 
 if TYPE_CHECKING:
     from agent_core.net import NetworkConfig
-from agent_core.providers._wire.clients import async_client, httpx
+from agent_core.providers._wire.clients import async_client, httpx, plain_http_transport
 from agent_core.providers._wire.http_source import sse_json_source
 from agent_core.providers._wire.stall import Timeouts
 from agent_core.providers.errors import Aborted, ProviderError, one_line, redact
@@ -92,19 +92,24 @@ class TransportConfig:
                 del self._clients[key]
         # No read timeout here: the stall watch of each response does it (first byte, idle).
         timeout = httpx.Timeout(None, connect=self.connect_timeout_s, write=60.0)
-        # Loading the CA bundle costs ~0.1 s; a plain-http endpoint (local server) never uses it.
-        verify: Any = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        if not self.plain_http:
-            from agent_core.net import ssl_context  # the system store (+ network.caFile)
-
-            verify = ssl_context(self.network)
         # Local endpoints are reached directly; others through network.proxy or *_PROXY.
         self.proxy = None
         if self.trust_env:
             from agent_core.net import proxy_for
 
             self.proxy = proxy_for(self.base_url, self.network)
-        client = async_client(timeout=timeout, trust_env=False, verify=verify, proxy=self.proxy)
+        if self.plain_http and self.proxy is None:  # a local server: no certificate, no TLS
+            client = async_client(
+                timeout=timeout, trust_env=False, transport=plain_http_transport()
+            )
+        else:
+            # Loading the CA bundle costs ~0.1 s: only for an endpoint that may need it.
+            verify: Any = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            if not self.plain_http:
+                from agent_core.net import ssl_context  # the system store (+ network.caFile)
+
+                verify = ssl_context(self.network)
+            client = async_client(timeout=timeout, trust_env=False, verify=verify, proxy=self.proxy)
         self._clients[id(loop)] = (loop, client)
         return client
 

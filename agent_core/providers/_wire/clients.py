@@ -13,7 +13,7 @@ if "httpx" not in sys.modules:
 
 import httpx
 
-__all__ = ["async_client", "httpx"]
+__all__ = ["async_client", "httpx", "plain_http_transport"]
 
 
 def async_client(**kwargs: Any) -> httpx.AsyncClient:
@@ -24,12 +24,37 @@ def async_client(**kwargs: Any) -> httpx.AsyncClient:
     httpcore imports that class again where it opens an HTTP/2 connection, so h2 is hidden
     only while httpcore's package loads: anyone asking for HTTP/2 later (litellm) still gets it.
     """
+    _import_httpcore()
+    return httpx.AsyncClient(**kwargs)
+
+
+def _import_httpcore() -> None:
     if "httpcore" in sys.modules or "h2" in sys.modules:
-        return httpx.AsyncClient(**kwargs)
+        return
     sys.modules["h2"] = None  # type: ignore[assignment]
     try:
         import httpcore  # noqa: F401
     finally:
         if sys.modules.get("h2", 0) is None:
             del sys.modules["h2"]
-    return httpx.AsyncClient(**kwargs)
+
+
+def plain_http_transport() -> httpx.AsyncHTTPTransport:
+    """httpx's transport with its defaults (limits, HTTP/1.1), for a plain-http endpoint: no
+    SSL context is made. OpenSSL's first context costs ~2 ms of a start and a local server never
+    uses it (httpcore makes a default one itself if a redirect ever leads to https). httpx is
+    pinned exactly; its transport keeps the pool in ``_pool``, which this fills."""
+    _import_httpcore()
+    import httpcore
+
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)  # httpx's defaults
+    transport = httpx.AsyncHTTPTransport.__new__(httpx.AsyncHTTPTransport)
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=None,
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        http1=True,
+        http2=False,
+    )
+    return transport

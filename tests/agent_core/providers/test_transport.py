@@ -146,3 +146,25 @@ async def test_local_endpoint_ignores_proxy_settings(monkeypatch: pytest.MonkeyP
         fn = make_stream_fn(model, retry=RetryConfig(max_retries=0))
         assert (await _final(fn)).text == "direct"
         await fn.aclose()
+
+
+async def test_a_local_plain_http_endpoint_makes_no_ssl_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """OpenSSL's first context costs ~2 ms of a start; a local server never uses one."""
+    import ssl
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("an SSL context was made for a plain-http endpoint")
+
+    with FakeProviderServer([Turn(text="no tls"), Turn(text="again")]) as server:
+        model = resolve_model(
+            "openai/gpt-4o", api_base=server.openai_base_url, env={"OPENAI_API_KEY": "k"}
+        )
+        fn = make_stream_fn(model, retry=RetryConfig(max_retries=0))
+        monkeypatch.setattr(ssl.SSLContext, "__new__", refuse)
+        assert (await _final(fn)).text == "no tls"
+        assert (await _final(fn)).text == "again"  # the kept connection, from the same pool
+        monkeypatch.undo()
+        await fn.aclose()
+    assert len(server.requests) == 2
