@@ -7,8 +7,6 @@ answer in their own words instead ("other"). The tool knows no front end: the sh
 says at once when nobody is (one-shot, JSON mode): the model then hears "no user available".
 """
 
-from __future__ import annotations
-
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -1,7 +1,5 @@
 """The ``edit`` tool: exact-text replacements, several per call, applied atomically."""
 
-from __future__ import annotations
-
 import asyncio
 import difflib
 from collections.abc import Mapping
@@ -75,7 +73,7 @@ class EditDetails(Record, rename=None):
     """The file as shown to the model (relative to the working directory when inside it)."""
 
     @classmethod
-    def from_details(cls, details: object) -> EditDetails | None:
+    def from_details(cls, details: object) -> "EditDetails | None":
         """The details of an edit result, or None when ``details`` is not one (never raises)."""
         try:
             return cls.model_validate(details)

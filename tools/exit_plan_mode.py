@@ -4,8 +4,6 @@ The tool knows no permission mode and no front end: the shell passes an ``approv
 that asks the user (through the approval mechanism) and switches the mode when approved.
 """
 
-from __future__ import annotations
-
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path

@@ -1,7 +1,5 @@
 """The ``find`` tool: list files matching a glob with ripgrep (respects .gitignore)."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any

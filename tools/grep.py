@@ -1,7 +1,5 @@
 """The ``grep`` tool: search file contents with ripgrep (respects .gitignore)."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
 from pathlib import Path

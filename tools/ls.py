@@ -1,7 +1,5 @@
 """The ``ls`` tool: list one directory, sorted, directories marked with ``/``."""
 
-from __future__ import annotations
-
 import asyncio
 import os
 from collections.abc import Mapping

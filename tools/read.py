@@ -1,7 +1,5 @@
 """The ``read`` tool: text files (paged and truncated) and images."""
 
-from __future__ import annotations
-
 import asyncio
 import base64
 import os

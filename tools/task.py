@@ -7,8 +7,6 @@ batch's calls concurrently); an abort of the parent's run reaches the children t
 ``cancel``.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path

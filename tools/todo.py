@@ -5,8 +5,6 @@ Each call replaces the whole list (Claude Code's ``TodoWrite`` shape: ``content`
 and to store it in the session.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal

@@ -1,7 +1,5 @@
 """The ``write`` tool: create or overwrite a file atomically."""
 
-from __future__ import annotations
-
 import asyncio
 from collections.abc import Mapping
 from pathlib import Path

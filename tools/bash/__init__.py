@@ -6,8 +6,6 @@ a timeout or an abort stops it and everything it started. ``background: true`` r
 with an id for ``bash_output`` / ``bash_kill``.
 """
 
-from __future__ import annotations
-
 import asyncio
 import os
 import shutil

@@ -1,7 +1,5 @@
 """The ``bash_kill`` tool: stop a background shell and everything it started."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -12,8 +12,6 @@ at the next turn boundary, or starts a run when idle). The monitor ends when its
 (a last delivery says how), after its ``timeout``, or on ``monitor_stop`` / the user's kill.
 """
 
-from __future__ import annotations
-
 import asyncio
 import re
 import time

@@ -1,7 +1,5 @@
 """The ``bash_output`` tool: what a background shell printed since the last look, and its state."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -7,8 +7,6 @@ without fetching again. Whether a URL may be fetched at all is the permission en
 question (``WebFetch(domain:...)`` rules), asked before the call runs.
 """
 
-from __future__ import annotations
-
 import asyncio
 import time
 from collections import OrderedDict
@@ -62,7 +60,7 @@ class WebFetchConfig:
     max_bytes: int = DEFAULT_MAX_FETCH_BYTES
     timeout_s: float = DEFAULT_TIMEOUT_S
     resolver: Resolver | None = None
-    network: NetworkConfig | None = None  # its trust only, never its proxy (docs/network.md)
+    network: "NetworkConfig | None" = None  # its trust only, never its proxy (docs/network.md)
 
 
 @dataclass

@@ -7,8 +7,6 @@ the shell's ``domain_denied`` (``WebFetch(domain:...)`` deny rules). Whether the
 sent at all is the permission engine's question, asked about the backend's host.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any

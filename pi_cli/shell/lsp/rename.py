@@ -10,8 +10,6 @@ the workspace before it runs. Running writes exactly the planned change, and onl
 changed since it was planned (else nothing is written and the model is told to rename again).
 """
 
-from __future__ import annotations
-
 import asyncio
 import difflib
 import json

@@ -6,8 +6,6 @@ It joins the tools only while a server is ready (:func:`.setup.at_turn_start`). 
 need not count columns.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
 from pathlib import Path

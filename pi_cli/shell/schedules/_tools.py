@@ -7,8 +7,6 @@
 like any tool (they ask in the default mode); listing is read-only.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -83,7 +81,7 @@ class ListArgs(ToolArguments):
     """schedule_list takes no arguments."""
 
 
-def job(schedule: Schedule) -> dict[str, Any]:
+def job(schedule: "Schedule") -> dict[str, Any]:
     """A schedule as schedule_list reports it (CronList's fields, and pi's)."""
     return {
         "id": schedule.id,
@@ -111,7 +109,7 @@ class ScheduleCreateTool(ToolBase):
         "(max_firings, expires_in); prefer bounds for polling."
     )
 
-    def __init__(self, schedules: Schedules) -> None:
+    def __init__(self, schedules: "Schedules") -> None:
         self.schedules = schedules
 
     def title(self, args: Mapping[str, Any]) -> str:
@@ -152,7 +150,7 @@ class ScheduleListTool(ToolBase):
     read_only = True  # the permission engine: it changes nothing
     description = "List the scheduled prompts of this session (ids, schedules, next firings)."
 
-    def __init__(self, schedules: Schedules) -> None:
+    def __init__(self, schedules: "Schedules") -> None:
         self.schedules = schedules
 
     async def execute(
@@ -177,7 +175,7 @@ class ScheduleDeleteTool(ToolBase):
     parameters = DeleteArgs
     description = "Delete a scheduled prompt of this session by its id."
 
-    def __init__(self, schedules: Schedules) -> None:
+    def __init__(self, schedules: "Schedules") -> None:
         self.schedules = schedules
 
     async def execute(
@@ -198,7 +196,7 @@ class ScheduleDeleteTool(ToolBase):
         )
 
 
-def schedule_tools(schedules: Schedules) -> list[Tool]:
+def schedule_tools(schedules: "Schedules") -> list[Tool]:
     """The three tools bound to ``schedules``."""
     return [
         ScheduleCreateTool(schedules),
