@@ -170,6 +170,10 @@ class ToolBase:
 # A record type's schema never changes (a record cannot be rebuilt): made once per type,
 # handed out as a copy (callers edit it).
 _SCHEMAS: weakref.WeakKeyDictionary[type[Record], dict[str, Any]] = weakref.WeakKeyDictionary()
+_FROZEN_SCHEMAS: weakref.WeakKeyDictionary[type[Record], dict[str, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Each record's schema frozen, shared by the specs of every tool taking it."""
 
 
 def _is_record(parameters: object) -> bool:
@@ -220,7 +224,18 @@ def spec_key(tool: Tool) -> tuple[object, ...] | None:
 
 
 def frozen_tool_spec(tool: Tool) -> ToolSpec:
-    """:func:`tool_spec` with its schema frozen (deeply), to be shared: nobody may edit it."""
+    """:func:`tool_spec` with its schema frozen (deeply), to be shared: nobody may edit it.
+
+    A record's frozen schema is made once per type and shared by every spec of it (no copy to
+    edit is needed first)."""
+    parameters = tool.parameters
+    if _is_record(parameters) and not isinstance(getattr(tool, "parameters_schema", None), dict):
+        frozen = _FROZEN_SCHEMAS.get(parameters)  # type: ignore[arg-type]
+        if frozen is None:
+            _parameters_schema(parameters)  # makes and keeps the record's schema
+            frozen = frozen_value(_SCHEMAS[parameters])  # type: ignore[index]
+            _FROZEN_SCHEMAS[parameters] = frozen  # type: ignore[index]
+        return ToolSpec(name=tool.name, description=tool.description, parameters=frozen)
     spec = tool_spec(tool)
     spec.parameters = frozen_value(spec.parameters)
     return spec

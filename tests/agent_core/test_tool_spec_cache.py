@@ -186,3 +186,26 @@ def test_a_record_schema_is_made_once_per_type_and_handed_out_as_copies(
     assert second["properties"] == {"n": {"type": "integer", "default": 1}}
     assert made == [Once]
     assert spec_key(OnceTool()) == spec_key(OnceTool())
+
+
+def test_a_records_frozen_schema_is_made_once_and_shared() -> None:
+    from agent_core._frozen import FrozenMessageError
+    from agent_core.tool import frozen_tool_spec
+
+    class Shared(ToolArguments):
+        path: Annotated[str, Meta(description="where")]
+
+    class First(Tool):
+        name = "first"
+        parameters = Shared  # type: ignore[assignment]
+
+    class Second(Tool):
+        name = "second"
+        parameters = Shared  # type: ignore[assignment]
+
+    one, two = frozen_tool_spec(First()), frozen_tool_spec(Second())
+    assert one.parameters is two.parameters and one.name != two.name
+    assert one.parameters == tool_spec(First()).parameters  # what a copy to edit holds
+    with pytest.raises(FrozenMessageError):
+        one.parameters["properties"]["path"]["description"] = "edited"
+    assert tool_spec(Second()).parameters["properties"]["path"]["description"] == "where"
