@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from agent_core.providers._catalog_index import (
+    chat_keys,
     chat_owner,
     indexed_entries,
     indexed_entry,
@@ -147,8 +148,9 @@ def chat_entries(
         with _lock:
             index = _load_index()
         if index is not None:
-            keys = [(k, p) for p in sorted(providers) for k in index["chat"].get(p, ())]
             try:
+                chat = chat_keys(index)
+                keys = [(k, p) for p in sorted(providers) for k in chat.get(p, ())]
                 entries = indexed_entries(index, (key for key, _ in keys))
                 return [(k, p, e) for (k, p), e in zip(keys, entries, strict=True)]
             except (OSError, ValueError):

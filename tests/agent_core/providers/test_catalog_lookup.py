@@ -207,3 +207,72 @@ def test_a_providers_models_in_unusual_maps(
     monkeypatch.setattr(catalog, "_load_index", lambda: None)  # no usable index
     assert _listed({"a", "b"}) == expected
     assert _listed(None) == [*expected, ("c/m", "c", "litellm", 128_000)]  # the default
+
+
+def test_keys_match_whole_names_only_and_odd_keys_are_safe(
+    fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The header finds a key in one text of them: a prefix, a suffix or a part of a name is
+    no name, and a key holding the separator is left out (a model nobody can be named)."""
+    table = {
+        "gpt-4o": {"max_tokens": 1},
+        "gpt-4o-mini": {"max_tokens": 2},
+        "x/gpt-4o": {"max_tokens": 3},
+        "bad\nkey": {"max_tokens": 4},
+        "": {"max_tokens": 5},
+        "ünïcode/模型": {"max_tokens": 6},
+    }
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps(table, indent=4))
+    use_file(monkeypatch, path)
+    catalog._load_index()  # the first start after an install builds the index
+    catalog._cost_map, catalog._index = None, None
+    wanted = ("gpt-4o", "gpt-4o-mini", "x/gpt-4o", "ünïcode/模型", "gpt-4", "4o", "o\ngpt", "")
+    found = catalog._entries_for(wanted)
+    assert found == [{"max_tokens": 1}, {"max_tokens": 2}, {"max_tokens": 3}, {"max_tokens": 6},
+                     None, None, None, {"max_tokens": 5}]  # fmt: skip
+    assert catalog._entries_for(("bad\nkey",)) == [None]
+    assert catalog._cost_map is None  # all answered from the index
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"keys": None},
+        {"spans": b"\x00" * 3},
+        {"keys": "no separators"},
+        {"chat": "not bytes"},
+        {"spans": "text"},
+    ],
+)
+def test_a_damaged_header_means_the_whole_map(
+    fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, damage: dict[str, object]
+) -> None:
+    import marshal
+
+    from agent_core.providers._catalog_index import read_header, write_index
+
+    index = tmp_path / "map.index"
+    write_index(index, {"a/m": {"max_tokens": 1, "litellm_provider": "a"}})
+    header = read_header(index)
+    assert header is not None
+    raw = index.read_bytes()
+    size = int.from_bytes(raw[:8], "big")
+    fields = marshal.loads(raw[8 : 8 + size]) | damage
+    body = marshal.dumps(fields)
+    index.write_bytes(len(body).to_bytes(8, "big") + body + raw[8 + size :])
+    assert read_header(index) is None
+
+
+def test_damaged_chat_lists_fall_back_to_the_whole_map(
+    fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    table = {"a/m": {"litellm_provider": "a", "max_input_tokens": 1}}
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps(table))
+    use_file(monkeypatch, path)
+    index = catalog._load_index()
+    assert index is not None
+    index["chat"] = b"\xff not marshal"
+    rows = catalog.chat_entries({"a"})
+    assert [(key, owner) for key, owner, _ in rows] == [("a/m", "a")]
