@@ -24,7 +24,7 @@ class Plain:
 class Outer(Record, tag_field="type", tag="outer"):
     type: ClassVar[str] = "outer"
     optional_first: str | None = None
-    inner: Inner  # required after an optional one: every record's fields are keyword-only
+    inner: Inner  # type: ignore[misc]  # after an optional one: records are keyword-only (mypy sees no metaclass default)
     items: list[Inner] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
     plain: Plain | None = None
