@@ -2,7 +2,8 @@
 
 Every turn sends the whole history. Converting it again each turn made a turn's cost grow with
 the conversation (19,900 redundant ``json.dumps`` over 200 turns), so the providers cache each
-message's request form. A cache is only as safe as its key: messages are mutable records, handed to hooks, ``transform_context`` and every front end. The decision:
+message's request form. A cache is only as safe as its key: messages are mutable records,
+handed to hooks, ``transform_context`` and every front end. The decision:
 
 * **A message is frozen when it is finished** — at its ``message_end`` (the loop freezes
   prompts, steers and follow-ups as they join the history, each final assistant message, each

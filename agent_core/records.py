@@ -91,18 +91,19 @@ def wire_dict(record: Record) -> dict[str, Any]:
     return _dumped(record, True, True)  # type: ignore[no-any-return]
 
 
-_Plan = tuple[tuple[str, str], ...]
-_plans: dict[tuple[type, bool], tuple[tuple[str, str] | None, _Plan]] = {}
+_Tag = tuple[str, object] | None
+_Plan = tuple[_Tag, tuple[tuple[str, str], ...]]
+_plans: dict[tuple[type, bool], _Plan] = {}
 
 
-def _plan(kind: type[Record], by_alias: bool) -> tuple[tuple[str, str] | None, _Plan]:
+def _plan(kind: type[Record], by_alias: bool) -> _Plan:
     """A record type's (tag key and value, fields as (attribute, key)), computed once."""
     config = kind.__struct_config__
-    tag = (config.tag_field, config.tag) if config.tag_field else None
+    tag: _Tag = (config.tag_field, config.tag) if config.tag_field else None
     keys = kind.__struct_encode_fields__ if by_alias else kind.__struct_fields__
     plan = (tag, tuple(zip(kind.__struct_fields__, keys, strict=True)))
-    _plans[(kind, by_alias)] = plan  # type: ignore[assignment]
-    return plan  # type: ignore[return-value]
+    _plans[(kind, by_alias)] = plan
+    return plan
 
 
 def _dumped(value: Any, by_alias: bool, exclude_none: bool) -> Any:

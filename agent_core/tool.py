@@ -180,15 +180,20 @@ def _is_record(parameters: object) -> bool:
     return isinstance(parameters, type) and issubclass(parameters, Record)
 
 
+def _record_schema(parameters: type[Record]) -> dict[str, Any]:
+    """The kept schema of a record type (made the first time): callers copy or freeze it."""
+    schema = _SCHEMAS.get(parameters)
+    if schema is None:
+        schema = _SCHEMAS[parameters] = record_schema(parameters)
+    return schema
+
+
 def _parameters_schema(parameters: Parameters) -> dict[str, Any]:
     if not _is_record(parameters):
         from agent_core import _pydantic_arguments
 
         return _pydantic_arguments.parameters_schema(parameters)  # type: ignore[arg-type]
-    schema = _SCHEMAS.get(parameters)  # type: ignore[arg-type]
-    if schema is None:
-        schema = _SCHEMAS[parameters] = record_schema(parameters)  # type: ignore[index,arg-type]
-    return copied(schema)  # type: ignore[no-any-return]
+    return copied(_record_schema(parameters))  # type: ignore[arg-type,no-any-return]
 
 
 def tool_spec(tool: Tool) -> ToolSpec:
@@ -232,8 +237,7 @@ def frozen_tool_spec(tool: Tool) -> ToolSpec:
     if _is_record(parameters) and not isinstance(getattr(tool, "parameters_schema", None), dict):
         frozen = _FROZEN_SCHEMAS.get(parameters)  # type: ignore[arg-type]
         if frozen is None:
-            _parameters_schema(parameters)  # makes and keeps the record's schema
-            frozen = frozen_value(_SCHEMAS[parameters])  # type: ignore[index]
+            frozen = frozen_value(_record_schema(parameters))  # type: ignore[arg-type]
             _FROZEN_SCHEMAS[parameters] = frozen  # type: ignore[index]
         return ToolSpec(name=tool.name, description=tool.description, parameters=frozen)
     spec = tool_spec(tool)
